@@ -1,0 +1,75 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "FleetMesh",
+    products: [
+        .executable(name: "fleetmesh", targets: ["fleetmesh"]),
+        .library(name: "FleetMeshNode", targets: ["Node"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+    ],
+    targets: [
+        // C shim over libavahi-client (apt: libavahi-client-dev).
+        .systemLibrary(name: "CAvahi", pkgConfig: "avahi-client", providers: [.apt(["libavahi-client-dev"])]),
+
+        // Pure cores: no sockets, no clocks, no NIOPosix.
+        .target(name: "MeshTypes"),
+        .target(name: "SecureTransport", dependencies: [
+            "MeshTypes",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "NIOCore", package: "swift-nio"),
+        ]),
+        .target(name: "Membership", dependencies: ["MeshTypes"]),
+        .target(name: "Coordinator", dependencies: ["MeshTypes"]),
+        .target(name: "Geodesy"),
+        .target(name: "Flight", dependencies: ["Geodesy"]),
+        .target(name: "MAVLink", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        // Deterministic simulation of many coordinators on a virtual clock and network.
+        .target(name: "MeshSimulation", dependencies: ["Coordinator", "MeshTypes"]),
+        // Scenario files (TOML) for the flight simulator.
+        .target(name: "Scenarios", dependencies: ["Flight", "Geodesy", .product(name: "TOMLKit", package: "TOMLKit")]),
+
+        // I/O shells.
+        .target(name: "Discovery", dependencies: [
+            "CAvahi", "MeshTypes",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        .target(name: "Node", dependencies: [
+            "MeshTypes", "SecureTransport", "Membership", "Discovery",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "TOMLKit", package: "TOMLKit"),
+        ]),
+
+        // Executables only compose.
+        .executableTarget(name: "fleetmesh", dependencies: [
+            "Node", "Geodesy", "Flight", "Scenarios",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "fleetmesh-bench", dependencies: [
+            "Node", "SecureTransport", "Membership", "MeshTypes", "Coordinator", "MeshSimulation", "Geodesy", "Flight", "MAVLink",
+        ]),
+
+        .testTarget(name: "SecureTransportTests", dependencies: ["SecureTransport", "MeshTypes"],
+                    exclude: ["verify-secure-transport-vector.py"]),
+        .testTarget(name: "MembershipTests", dependencies: ["Membership"]),
+        .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "MeshTypes"]),
+        .testTarget(name: "MeshSimulationTests", dependencies: ["MeshSimulation", "Coordinator", "MeshTypes"]),
+        .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"], exclude: ["make-vectors.sh"], resources: [.copy("Resources")]),
+        .testTarget(name: "FlightTests", dependencies: ["Flight", "Geodesy", "Scenarios"]),
+        .testTarget(name: "MAVLinkTests", dependencies: ["MAVLink"], exclude: ["pymav_vectors.py"]),
+        .testTarget(name: "NodeTests", dependencies: ["Node"]),
+        .testTarget(name: "LabTests", dependencies: ["Node"], exclude: ["udp_tool.py"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

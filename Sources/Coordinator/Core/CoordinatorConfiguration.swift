@@ -1,0 +1,65 @@
+import MeshTypes
+
+/// Everything a coordinator core is told at start. All durations are on the mesh clock.
+public struct CoordinatorConfiguration: Sendable {
+    /// This node's identity.
+    public var nodeID: NodeID
+    /// Station or drone.
+    public var role: NodeRole
+    /// A name for humans ("controlled by <name>").
+    public var name: String
+    /// A UAV number fixed by configuration (drones only). Never renumbered; clashes are reported.
+    public var pinnedUAVNumber: UInt8?
+
+    /// Longest route in hops; nodes further away are unreachable. Also the TTL of routed messages.
+    public var hopLimit: UInt8 = 8
+    /// How often a node re-floods its link-state advertisement without a change.
+    public var linkStateRefreshInterval: Duration = .seconds(10)
+    /// Advertisements not refreshed for this long are dropped.
+    public var linkStateMaxAge: Duration = .seconds(35)
+    /// How long a drone without a number listens to the mesh before claiming one.
+    public var numberingListenPeriod: Duration = .seconds(1)
+
+    /// Telemetry publishing interval (10 Hz).
+    public var telemetryInterval: Duration = .milliseconds(100)
+    /// Trajectory prediction publishing interval (5 Hz).
+    public var predictionInterval: Duration = .milliseconds(200)
+    /// A vehicle whose telemetry is older than this is flagged stale.
+    public var telemetryStaleAfter: Duration = .seconds(1)
+    /// Predictions older than this leave the airspace picture.
+    public var predictionMaxAge: Duration = .seconds(1)
+
+    /// Retransmission interval of a command not yet answered.
+    public var commandRetransmitInterval: Duration = .milliseconds(400)
+    /// Retransmission interval of an accepted command awaiting completion.
+    public var commandRetransmitIntervalAfterAccept: Duration = .seconds(1)
+    /// A command with no answer at all after this long is reported failed.
+    public var commandGiveUpAfter: Duration = .seconds(15)
+    /// An accepted command with no completion after this long is reported failed.
+    public var commandCompletionTimeout: Duration = .seconds(600)
+    /// How long a drone keeps a finished command's answer to replay to retransmissions. Must exceed the origins'
+    /// retransmission horizon (`commandCompletionTimeout`, and `commandGiveUpAfter`) or a late retransmission
+    /// could run a command again.
+    public var answerRetention: Duration = .seconds(660)
+
+    /// A control lease lapses after this long without a command from its station.
+    public var leaseDuration: Duration = .seconds(30)
+    /// Whether a station renews the leases it holds by itself (every third of `leaseDuration`) until it calls
+    /// `releaseControl` or loses them; if false, only commands and manual control renew a lease.
+    public var renewsLeases = true
+
+    /// A flying drone that has heard no station for this long hovers.
+    public var failsafeHoverAfter: Duration = .seconds(5)
+    /// … and after this much longer takes `failsafeAction`.
+    public var failsafeActionAfter: Duration = .seconds(10)
+    /// What the second failsafe step does.
+    public var failsafeAction: FailsafeAction = .returnHome
+
+    /// A configuration with defaults for everything but identity.
+    public init(nodeID: NodeID, role: NodeRole, name: String, pinnedUAVNumber: UInt8? = nil) {
+        self.nodeID = nodeID
+        self.role = role
+        self.name = name
+        self.pinnedUAVNumber = pinnedUAVNumber
+    }
+}

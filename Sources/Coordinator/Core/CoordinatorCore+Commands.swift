@@ -1,0 +1,165 @@
+import MeshTypes
+
+extension CoordinatorCore {
+    /// Sends `command` to the drone holding `uavNumber`. Answers come back as `.commandAnswer(id, …)` directives:
+    /// immediately if the number is unknown or contested, else `accepted` then one final answer. The command is
+    /// retransmitted until answered; the drone executes it at most once.
+    public mutating func sendCommand(_ command: Command, toUAV number: UInt8, takeover: Bool = false,
+                                     now: MeshInstant) -> (id: CommandID, directives: [Directive]) {
+        commandCounter += 1
+        let id = CommandID(origin: nodeID, originIncarnation: incarnation, counter: commandCounter)
+        refreshRoutes()
+        let target: NodeID
+        switch resolve(uavNumber: number) {
+        case .unknown: return (id, [.commandAnswer(id, .rejected(.unknownUAVNumber(number)))])
+        case .contested: return (id, [.commandAnswer(id, .rejected(.contestedNumber(number)))])
+        case .node(let n): target = n
+        }
+        let targetIncarnation = target == nodeID ? incarnation : database[target]!.incarnation
+        let request = CommandRequest(counter: commandCounter, uavNumber: number, targetIncarnation: targetIncarnation,
+                                     takeover: takeover, command: command)
+        outstanding[commandCounter] = OutstandingCommand(request: request, target: target, firstSent: now, acceptedAt: nil,
+                                                         nextRetransmit: now + configuration.commandRetransmitInterval)
+        return (id, sendRouted(.command(request), to: .node(target), now: now))
+    }
+
+    /// Sends one manual-control sample to the drone holding `uavNumber` (unreliable, latest wins, not answered).
+    /// Returns no directives if the number is unknown or contested.
+    public mutating func sendManualControl(_ control: ManualControl, toUAV number: UInt8, takeover: Bool = false,
+                                           now: MeshInstant) -> [Directive] {
+        refreshRoutes()
+        guard case .node(let target) = resolve(uavNumber: number) else { return [] }
+        return sendRouted(.manualControl(uavNumber: number, takeover: takeover, control: control), to: .node(target), now: now)
+    }
+
+    /// Drone: the vehicle's verdict on a command from `.executeCommand`.
+    public mutating func onVehicleVerdict(_ id: CommandID, _ verdict: VehicleVerdict, now: MeshInstant) -> [Directive] {
+        guard var record = commandRecords[id], record.answer == nil else { return [] }
+        switch verdict {
+        case .accepted:
+            record.answer = .accepted
+        case .rejected(let why):
+            record.answer = .rejected(.vehicle(why))
+            record.finishedAt = now
+        }
+        commandRecords[id] = record
+        return answer(id, record.answer!, now: now)
+    }
+
+    /// Drone: how a command the vehicle accepted ended.
+    public mutating func onVehicleCompletion(_ id: CommandID, _ completion: VehicleCompletion, now: MeshInstant) -> [Directive] {
+        guard var record = commandRecords[id], record.answer == .accepted else { return [] }
+        switch completion {
+        case .completed: record.answer = .completed
+        case .failed(let why): record.answer = .failed(why)
+        }
+        record.finishedAt = now
+        commandRecords[id] = record
+        return answer(id, record.answer!, now: now)
+    }
+
+    /// Commands this node sent that have no final answer yet, by counter.
+    public var outstandingCommands: [CommandID] {
+        outstanding.keys.sorted().map { CommandID(origin: nodeID, originIncarnation: incarnation, counter: $0) }
+    }
+
+    // MARK: Drone side
+
+    private mutating func answer(_ id: CommandID, _ a: CommandAnswer, now: MeshInstant) -> [Directive] {
+        sendRouted(.commandAnswer(counter: id.counter, requesterIncarnation: id.originIncarnation, answer: a),
+                   to: .node(id.origin), now: now)
+    }
+
+    mutating func receiveCommand(_ env: Envelope, _ req: CommandRequest, now: MeshInstant) -> [Directive] {
+        let id = CommandID(origin: env.origin, originIncarnation: env.originIncarnation, counter: req.counter)
+        if let record = commandRecords[id] {
+            // A retransmission: replay the latest answer, never execute again.
+            guard let a = record.answer else { return [] }
+            return answer(id, a, now: now)
+        }
+        func refuse(_ why: CommandRejection, _ core: inout CoordinatorCore) -> [Directive] {
+            core.commandRecords[id] = CommandRecord(uavNumber: req.uavNumber, answer: .rejected(why), finishedAt: now)
+            return core.answer(id, .rejected(why), now: now)
+        }
+        guard role == .drone, req.uavNumber == uavNumber else { return refuse(.unknownUAVNumber(req.uavNumber), &self) }
+        guard req.targetIncarnation == incarnation else { return refuse(.targetRestarted, &self) }
+        refreshRoutes()
+        guard claimants(of: req.uavNumber).count == 1 else { return refuse(.contestedNumber(req.uavNumber), &self) }
+        var out: [Directive] = []
+        switch leaseGate(origin: env.origin, takeover: req.takeover, now: now) {
+        case .refused(let holderName): return refuse(.controlledBy(holderName), &self)
+        case .granted(let directives): out = directives
+        }
+        commandRecords[id] = CommandRecord(uavNumber: req.uavNumber, answer: nil, finishedAt: nil)
+        out.append(.executeCommand(id, req.command))
+        return out
+    }
+
+    mutating func receiveManualControl(_ env: Envelope, _ n: UInt8, _ takeover: Bool, _ m: ManualControl, now: MeshInstant) -> [Directive] {
+        guard role == .drone, n == uavNumber else { return [] }
+        if let (inc, seq) = latestManualSequence[env.origin], inc == env.originIncarnation, seq >= env.sequence { return [] }
+        latestManualSequence[env.origin] = (env.originIncarnation, env.sequence)
+        guard case .granted(var out) = leaseGate(origin: env.origin, takeover: takeover, now: now) else { return [] }
+        out.append(.applyManualControl(m, from: env.origin))
+        return out
+    }
+
+    // MARK: Origin side
+
+    mutating func receiveAnswer(_ counter: UInt64, _ answer: CommandAnswer, now: MeshInstant) -> [Directive] {
+        guard var o = outstanding[counter] else { return [] }
+        let id = CommandID(origin: nodeID, originIncarnation: incarnation, counter: counter)
+        var out: [Directive] = []
+        switch answer {
+        case .accepted:
+            guard o.acceptedAt == nil else { return [] }
+            noteControl(of: o.target, uavNumber: o.request.uavNumber, now: now)
+            o.acceptedAt = now
+            o.nextRetransmit = now + configuration.commandRetransmitIntervalAfterAccept
+            outstanding[counter] = o
+            return [.commandAnswer(id, .accepted)]
+        case .completed, .failed:
+            if o.acceptedAt == nil {
+                noteControl(of: o.target, uavNumber: o.request.uavNumber, now: now)
+                out.append(.commandAnswer(id, .accepted))
+            }
+        case .rejected(let why):
+            if case .controlledBy = why { controlled[o.target] = nil }
+        }
+        outstanding[counter] = nil
+        out.append(.commandAnswer(id, answer))
+        return out
+    }
+
+    /// Retransmits commands whose timer ran out and gives up on those past their deadline.
+    mutating func retransmitCommands(now: MeshInstant) -> [Directive] {
+        var out: [Directive] = []
+        for counter in outstanding.keys.sorted() {
+            guard var o = outstanding[counter], now >= o.nextRetransmit else { continue }
+            let id = CommandID(origin: nodeID, originIncarnation: incarnation, counter: counter)
+            if o.acceptedAt == nil, now - o.firstSent >= configuration.commandGiveUpAfter {
+                outstanding[counter] = nil
+                out.append(.commandAnswer(id, .failed("no answer from UAV \(o.request.uavNumber)")))
+                continue
+            }
+            if let a = o.acceptedAt, now - a >= configuration.commandCompletionTimeout {
+                outstanding[counter] = nil
+                out.append(.commandAnswer(id, .failed("no completion report from UAV \(o.request.uavNumber)")))
+                continue
+            }
+            o.nextRetransmit = now + (o.acceptedAt == nil ? configuration.commandRetransmitInterval
+                                                           : configuration.commandRetransmitIntervalAfterAccept)
+            outstanding[counter] = o
+            out += sendRouted(.command(o.request), to: .node(o.target), now: now)
+        }
+        return out
+    }
+
+    /// Forgets finished commands older than `answerRetention`.
+    mutating func forgetOldCommands(now: MeshInstant) {
+        guard !commandRecords.isEmpty, now >= nextRecordSweepAt else { return }
+        nextRecordSweepAt = now + .seconds(1)
+        let old = commandRecords.filter { $0.value.finishedAt.map { now - $0 > configuration.answerRetention } ?? false }
+        for (k, _) in old { commandRecords[k] = nil }
+    }
+}

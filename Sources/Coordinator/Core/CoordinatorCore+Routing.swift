@@ -1,0 +1,180 @@
+import MeshTypes
+
+extension CoordinatorCore {
+    /// The neighbour layer opened a session with `peer`. The core sends it the whole link-state database.
+    public mutating func onNeighbourUp(_ peer: NodeID, now: MeshInstant) -> [Directive] {
+        guard peer != nodeID, !neighbours.contains(peer) else { return [] }
+        neighbours.append(peer)
+        neighbours.sort()
+        topologyChanged()
+        ownAdvertisementDirty = true
+        var out: [Directive] = []
+        out.append(.send(.linkState(ownAdvertisement(sequence: ownSequence)), to: peer, reliability: .reliable))
+        for id in database.keys.sorted() {
+            out.append(.send(.linkState(database[id]!), to: peer, reliability: .reliable))
+        }
+        return out
+    }
+
+    /// The neighbour layer lost its session with `peer`.
+    public mutating func onNeighbourDown(_ peer: NodeID, now: MeshInstant) -> [Directive] {
+        guard let i = neighbours.firstIndex(of: peer) else { return [] }
+        neighbours.remove(at: i)
+        topologyChanged()
+        ownAdvertisementDirty = true
+        return []
+    }
+
+    /// A message arrived from neighbour `from`.
+    public mutating func onMessage(_ message: CoordinatorMessage, from: NodeID, now: MeshInstant) -> [Directive] {
+        switch message {
+        case .linkState(let lsa): return handleAdvertisement(lsa, from: from, now: now)
+        case .routed(let env, let payload): return handleRouted(env, payload, from: from, now: now)
+        }
+    }
+
+    /// Recomputes routes if the topology changed since the last computation.
+    public mutating func refreshRoutes() {
+        guard routesDirty else { return }
+        routesStore = ShortestPaths.compute(from: nodeID, neighbours: neighbours, database: database,
+                                            hopLimit: configuration.hopLimit)
+        stationReachable = routesStore.keys.contains { database[$0]?.role == .station }
+        routesDirty = false
+    }
+
+    mutating func topologyChanged() {
+        routesDirty = true
+        numberingDirty = true
+    }
+
+    /// This node's advertisement as it stands, with the given sequence number.
+    func ownAdvertisement(sequence: UInt64) -> LinkStateAdvertisement {
+        LinkStateAdvertisement(origin: nodeID, incarnation: incarnation, sequence: sequence, role: role,
+                               name: configuration.name, uavNumber: role == .drone ? uavNumber : nil,
+                               numberPinned: numberPinned, flying: isFlying, neighbours: neighbours)
+    }
+
+    /// Floods a fresh advertisement if something changed or the refresh is due.
+    mutating func originateAdvertisementIfDue(now: MeshInstant) -> [Directive] {
+        let refreshDue = lastOrigination.map { now - $0 >= configuration.linkStateRefreshInterval } ?? true
+        guard ownAdvertisementDirty || refreshDue else { return [] }
+        ownAdvertisementDirty = false
+        lastOrigination = now
+        ownSequence += 1
+        let lsa = ownAdvertisement(sequence: ownSequence)
+        return neighbours.map { .send(.linkState(lsa), to: $0, reliability: .reliable) }
+    }
+
+    mutating func handleAdvertisement(_ lsa: LinkStateAdvertisement, from: NodeID, now: MeshInstant) -> [Directive] {
+        if lsa.origin == nodeID {
+            // A copy of an advertisement of ours: if it is not older than our current one (an earlier start's),
+            // jump past it so that ours wins everywhere.
+            if lsa.incarnation == incarnation && lsa.sequence <= ownSequence { return [] }
+            if lsa.sequence >= ownSequence {
+                ownSequence = lsa.sequence
+                ownAdvertisementDirty = true
+            }
+            return []
+        }
+        if let old = database[lsa.origin] {
+            if old.isNewer(than: lsa) {
+                // The sender is behind: send it ours.
+                return [.send(.linkState(old), to: from, reliability: .reliable)]
+            }
+            guard lsa.isNewer(than: old) else { return [] }
+        }
+        let previous = database[lsa.origin]
+        database[lsa.origin] = lsa
+        databaseHeardAt[lsa.origin] = now
+        topologyChanged()
+        var out: [Directive] = []
+        for n in neighbours where n != from {
+            out.append(.send(.linkState(lsa), to: n, reliability: .reliable))
+        }
+        if lsa.role == .drone, previous?.uavNumber != lsa.uavNumber {
+            out.append(.numberAnnounced(node: lsa.origin, number: lsa.uavNumber, previous: previous?.uavNumber))
+        }
+        return out
+    }
+
+    /// Drops advertisements not refreshed within `linkStateMaxAge`.
+    mutating func ageDatabase(now: MeshInstant) {
+        guard now >= nextAgeingAt else { return }
+        nextAgeingAt = now + .seconds(1)
+        let expired = databaseHeardAt.filter { now - $0.value > configuration.linkStateMaxAge }.map(\.key)
+        guard !expired.isEmpty else { return }
+        for id in expired {
+            database[id] = nil
+            databaseHeardAt[id] = nil
+        }
+        topologyChanged()
+    }
+
+    /// Creates a routed message from this node and sends it on its way (or delivers it here if addressed to us).
+    mutating func sendRouted(_ payload: MeshPayload, to destination: Destination, now: MeshInstant) -> [Directive] {
+        messageSequence += 1
+        let env = Envelope(origin: nodeID, originIncarnation: incarnation, sequence: messageSequence,
+                           destination: destination, ttl: configuration.hopLimit)
+        let message = CoordinatorMessage.routed(env, payload)
+        switch destination {
+        case .broadcast:
+            return neighbours.map { .send(message, to: $0, reliability: payload.reliability) }
+        case .node(let d):
+            if d == nodeID { return deliverLocally(env, payload, now: now) }
+            refreshRoutes()
+            guard let r = routesStore[d] else { return [] }
+            return [.send(message, to: r.nextHop, reliability: payload.reliability)]
+        }
+    }
+
+    mutating func handleRouted(_ env: Envelope, _ payload: MeshPayload, from: NodeID, now: MeshInstant) -> [Directive] {
+        guard env.origin != nodeID else { return [] }
+        switch env.destination {
+        case .broadcast:
+            if var w = duplicateWindows[env.origin] {
+                let fresh = w.accept(env.sequence, incarnation: env.originIncarnation)
+                duplicateWindows[env.origin] = w
+                guard fresh else { return [] }
+            } else {
+                duplicateWindows[env.origin] = DuplicateWindow(incarnation: env.originIncarnation, first: env.sequence)
+            }
+            var out = deliverLocally(env, payload, now: now)
+            if env.ttl > 1 {
+                var fwd = env
+                fwd.ttl -= 1
+                let message = CoordinatorMessage.routed(fwd, payload)
+                for n in neighbours where n != from {
+                    out.append(.send(message, to: n, reliability: payload.reliability))
+                }
+            }
+            return out
+        case .node(let d):
+            if d == nodeID { return deliverLocally(env, payload, now: now) }
+            guard env.ttl > 1 else { return [] }
+            refreshRoutes()
+            // Split horizon: never hand a message back to the neighbour it came from.
+            guard let r = routesStore[d], r.nextHop != from else { return [] }
+            var fwd = env
+            fwd.ttl -= 1
+            return [.send(.routed(fwd, payload), to: r.nextHop, reliability: payload.reliability)]
+        }
+    }
+
+    mutating func deliverLocally(_ env: Envelope, _ payload: MeshPayload, now: MeshInstant) -> [Directive] {
+        if database[env.origin]?.role == .station { stationHeardAt = max(stationHeardAt, now) }
+        switch payload {
+        case .telemetry(let n, let s): receiveTelemetry(env, n, s, now: now); return []
+        case .prediction(let n, let p): receivePrediction(env, n, p, now: now); return []
+        case .target(let t): return receiveTarget(env, t)
+        case .command(let req): return receiveCommand(env, req, now: now)
+        case .commandAnswer(let counter, let inc, let answer):
+            return inc == incarnation ? receiveAnswer(counter, answer, now: now) : []
+        case .manualControl(let n, let takeover, let m): return receiveManualControl(env, n, takeover, m, now: now)
+        case .failsafeReport(let r): return role == .station ? [.failsafeReported(r, from: env.origin)] : []
+        case .leaseRevoked(let n, let holder):
+            controlled[env.origin] = nil
+            return [.controlLost(uavNumber: n, to: holder)]
+        case .leaseUpdate(let n, let release): return receiveLeaseUpdate(env, n, release: release, now: now)
+        }
+    }
+}

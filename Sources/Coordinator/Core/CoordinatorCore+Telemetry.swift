@@ -1,0 +1,107 @@
+import MeshTypes
+
+/// One vehicle in the fleet picture.
+public struct FleetVehicle: Hashable, Sendable {
+    /// The drone's node.
+    public var node: NodeID
+    /// The UAV number it published (nil if it had none).
+    public var uavNumber: UInt8?
+    /// The latest state.
+    public var state: VehicleState
+    /// Time since the state was received (zero for this node's own vehicle at the time it was given).
+    public var age: Duration
+    /// Whether the age exceeds `telemetryStaleAfter`.
+    public var isStale: Bool
+}
+
+/// One drone's predicted trajectory in the airspace picture.
+public struct AirspaceEntry: Hashable, Sendable {
+    /// The drone's node.
+    public var node: NodeID
+    /// Its UAV number (nil if it had none).
+    public var uavNumber: UInt8?
+    /// The prediction.
+    public var prediction: TrajectoryPrediction
+    /// Time since it was received.
+    public var age: Duration
+}
+
+extension CoordinatorCore {
+    /// Drone: the local vehicle's latest state. Published as telemetry every `telemetryInterval` on ticks.
+    public mutating func onLocalVehicleState(_ state: VehicleState, now: MeshInstant) -> [Directive] {
+        localState = state
+        fleet[nodeID] = FleetSample(uavNumber: uavNumber ?? 0, state: state, receivedAt: now, incarnation: incarnation, sequence: 0)
+        return []
+    }
+
+    /// Drone: the local vehicle's latest predicted trajectory. Published every `predictionInterval` on ticks.
+    public mutating func onLocalPrediction(_ prediction: TrajectoryPrediction, now: MeshInstant) -> [Directive] {
+        localPrediction = prediction
+        predictions[nodeID] = PredictionSample(uavNumber: uavNumber ?? 0, prediction: prediction, receivedAt: now,
+                                               incarnation: incarnation, sequence: 0)
+        return []
+    }
+
+    /// Sends a target (one sample of a follow-me stream) to the drones it addresses.
+    public mutating func sendTarget(_ target: Target, now: MeshInstant) -> [Directive] {
+        var out = sendRouted(.target(target), to: .broadcast, now: now)
+        if role == .drone, let n = uavNumber, target.address.includes(n) {
+            out.append(.applyTarget(target, from: nodeID))
+        }
+        return out
+    }
+
+    /// Every vehicle whose telemetry this node holds, by UAV number then NodeID.
+    public func fleetPicture(now: MeshInstant) -> [FleetVehicle] {
+        fleet.map { id, s in
+            let age = now - s.receivedAt
+            return FleetVehicle(node: id, uavNumber: s.uavNumber == 0 ? nil : s.uavNumber, state: s.state,
+                                age: age, isStale: age > configuration.telemetryStaleAfter)
+        }.sorted { ($0.uavNumber ?? 255, $0.node) < ($1.uavNumber ?? 255, $1.node) }
+    }
+
+    /// Predictions no older than `predictionMaxAge`, by UAV number then NodeID.
+    public func airspace(now: MeshInstant) -> [AirspaceEntry] {
+        predictions.compactMap { id, p in
+            let age = now - p.receivedAt
+            guard age <= configuration.predictionMaxAge else { return nil }
+            return AirspaceEntry(node: id, uavNumber: p.uavNumber == 0 ? nil : p.uavNumber, prediction: p.prediction, age: age)
+        }.sorted { ($0.uavNumber ?? 255, $0.node) < ($1.uavNumber ?? 255, $1.node) }
+    }
+
+    /// Publishes telemetry and predictions that are due, and drops expired predictions.
+    mutating func publishDue(now: MeshInstant) -> [Directive] {
+        var out: [Directive] = []
+        if role == .drone, let s = localState, now >= nextTelemetryAt {
+            nextTelemetryAt = max(nextTelemetryAt + configuration.telemetryInterval, now)
+            out += sendRouted(.telemetry(uavNumber: uavNumber ?? 0, state: s), to: .broadcast, now: now)
+        }
+        if role == .drone, let p = localPrediction, now >= nextPredictionAt {
+            nextPredictionAt = max(nextPredictionAt + configuration.predictionInterval, now)
+            out += sendRouted(.prediction(uavNumber: uavNumber ?? 0, prediction: p), to: .broadcast, now: now)
+        }
+        if !predictions.isEmpty {
+            let expired = predictions.filter { now - $0.value.receivedAt > configuration.predictionMaxAge }.map(\.key)
+            for id in expired { predictions[id] = nil }
+        }
+        return out
+    }
+
+    mutating func receiveTelemetry(_ env: Envelope, _ n: UInt8, _ s: VehicleState, now: MeshInstant) {
+        if let old = fleet[env.origin], old.incarnation == env.originIncarnation, old.sequence >= env.sequence { return }
+        fleet[env.origin] = FleetSample(uavNumber: n, state: s, receivedAt: now, incarnation: env.originIncarnation, sequence: env.sequence)
+    }
+
+    mutating func receivePrediction(_ env: Envelope, _ n: UInt8, _ p: TrajectoryPrediction, now: MeshInstant) {
+        if let old = predictions[env.origin], old.incarnation == env.originIncarnation, old.sequence >= env.sequence { return }
+        predictions[env.origin] = PredictionSample(uavNumber: n, prediction: p, receivedAt: now,
+                                                   incarnation: env.originIncarnation, sequence: env.sequence)
+    }
+
+    mutating func receiveTarget(_ env: Envelope, _ t: Target) -> [Directive] {
+        guard role == .drone, let n = uavNumber, t.address.includes(n) else { return [] }
+        if let (inc, seq) = latestTargetSequence[env.origin], inc == env.originIncarnation, seq >= env.sequence { return [] }
+        latestTargetSequence[env.origin] = (env.originIncarnation, env.sequence)
+        return [.applyTarget(t, from: env.origin)]
+    }
+}

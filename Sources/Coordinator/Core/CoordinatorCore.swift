@@ -1,0 +1,188 @@
+import MeshTypes
+
+/// The coordinator's sans-IO core: routing, UAV numbering, telemetry, targets, commands, leases and failsafe.
+///
+/// Every input is a `mutating` event function taking `now:`; every output is a `[Directive]` the shell carries
+/// out in order. The core owns no clock, socket or task, so the same inputs always give the same outputs.
+/// The shell must call `onTick(now:)` regularly (every 50–100 ms): publishing, retransmissions, ageing,
+/// numbering and failsafe run there.
+public struct CoordinatorCore: Sendable {
+    /// The configuration the core was started with.
+    public let configuration: CoordinatorConfiguration
+    /// This start's incarnation (drawn anew by the shell on every start).
+    public let incarnation: Incarnation
+
+    // MARK: Routing
+    /// Current neighbours (direct sessions), sorted.
+    public internal(set) var neighbours: [NodeID] = []
+    /// Other nodes' latest advertisements.
+    var database: [NodeID: LinkStateAdvertisement] = [:]
+    var databaseHeardAt: [NodeID: MeshInstant] = [:]
+    var ownSequence: UInt64 = 0
+    var ownAdvertisementDirty = true
+    var lastOrigination: MeshInstant?
+    var routesStore: [NodeID: Route] = [:]
+    var routesDirty = false
+    var stationReachable = false
+    var nextAgeingAt: MeshInstant
+    var duplicateWindows: [NodeID: DuplicateWindow] = [:]
+    var messageSequence: UInt64 = 0
+
+    // MARK: Numbering
+    /// This drone's UAV number (nil for stations and while unnumbered).
+    public internal(set) var uavNumber: UInt8?
+    /// Whether the local vehicle is flying (drones; told by `onFlyingChanged`).
+    public internal(set) var isFlying = false
+    var numberingDirty = true
+    var claimAllowedAt: MeshInstant
+    var renumberAttempt: UInt64 = 0
+    var reportedPinnedClashes: Set<[NodeID]> = []
+    var reportedExhausted = false
+
+    // MARK: Telemetry and targets
+    var localState: VehicleState?
+    var localPrediction: TrajectoryPrediction?
+    var nextTelemetryAt: MeshInstant
+    var nextPredictionAt: MeshInstant
+    var fleet: [NodeID: FleetSample] = [:]
+    var predictions: [NodeID: PredictionSample] = [:]
+    var latestTargetSequence: [NodeID: (Incarnation, UInt64)] = [:]
+
+    // MARK: Commands
+    var commandCounter: UInt64 = 0
+    var outstanding: [UInt64: OutstandingCommand] = [:]
+    var commandRecords: [CommandID: CommandRecord] = [:]
+    var nextRecordSweepAt = MeshInstant(nanoseconds: 0)
+    var latestManualSequence: [NodeID: (Incarnation, UInt64)] = [:]
+
+    // MARK: Leases and failsafe
+    var lease: Lease?
+    /// Station side: drones whose lease this node believes it holds, with their number and the next renewal time.
+    var controlled: [NodeID: ControlledDrone] = [:]
+    var stationHeardAt: MeshInstant
+    var failsafeSteps: [FailsafeStep] = []
+    var failsafeSilenceStart: MeshInstant
+
+    /// Starts a core. `persistedUAVNumber` is the number the shell stored after the last `.persistUAVNumber`;
+    /// a pinned number in the configuration overrides it.
+    public init(configuration: CoordinatorConfiguration, incarnation: Incarnation, persistedUAVNumber: UInt8?, now: MeshInstant) {
+        self.configuration = configuration
+        self.incarnation = incarnation
+        if configuration.role == .drone {
+            let valid: (UInt8?) -> UInt8? = { n in n.flatMap { (1...250).contains($0) ? $0 : nil } }
+            self.uavNumber = valid(configuration.pinnedUAVNumber) ?? valid(persistedUAVNumber)
+        }
+        self.claimAllowedAt = now + configuration.numberingListenPeriod
+        self.nextAgeingAt = now
+        self.nextTelemetryAt = now
+        self.nextPredictionAt = now
+        self.stationHeardAt = now
+        self.failsafeSilenceStart = now
+    }
+
+    /// This node's identity.
+    public var nodeID: NodeID { configuration.nodeID }
+    /// Station or drone.
+    public var role: NodeRole { configuration.role }
+    /// Whether this drone's number is pinned by configuration.
+    public var numberPinned: Bool { configuration.pinnedUAVNumber != nil && uavNumber == configuration.pinnedUAVNumber }
+
+    /// Routes to every reachable node (as of the last tick or event that needed them).
+    public var routes: [NodeID: Route] { routesStore }
+
+    /// The route to `node`, if reachable.
+    public func route(to node: NodeID) -> Route? { routesStore[node] }
+
+    /// The latest advertisement known from `node`.
+    public func advertisement(of node: NodeID) -> LinkStateAdvertisement? { database[node] }
+
+    /// The station currently holding this drone's control lease.
+    public var leaseHolder: NodeID? { lease?.holder }
+
+    /// Station side: the drones (by node) whose lease this node believes it holds, with their UAV numbers.
+    public var controlledDrones: [NodeID: UInt8] { controlled.mapValues(\.uavNumber) }
+
+    /// What `number` resolves to among reachable drones (this drone included).
+    public func resolve(uavNumber number: UInt8) -> UAVResolution {
+        let c = claimants(of: number)
+        switch c.count {
+        case 0: return .unknown
+        case 1: return .node(c[0])
+        default: return .contested(c)
+        }
+    }
+
+    /// Numbers claimed by more than one reachable drone, ascending.
+    public var contestedNumbers: [UInt8] {
+        var count: [UInt8: Int] = [:]
+        for (id, _) in routesStore {
+            if let lsa = database[id], lsa.role == .drone, let n = lsa.uavNumber { count[n, default: 0] += 1 }
+        }
+        if let n = uavNumber { count[n, default: 0] += 1 }
+        return count.filter { $0.value > 1 }.map(\.key).sorted()
+    }
+
+    /// Reachable drones (this one included) claiming `number`, sorted.
+    func claimants(of number: UInt8) -> [NodeID] {
+        var out: [NodeID] = []
+        if uavNumber == number { out.append(nodeID) }
+        for (id, _) in routesStore {
+            if let lsa = database[id], lsa.role == .drone, lsa.uavNumber == number { out.append(id) }
+        }
+        return out.sorted()
+    }
+
+    /// A node's name from its advertisement, or its short id.
+    func displayName(of node: NodeID) -> String {
+        if node == nodeID { return configuration.name }
+        if let n = database[node]?.name, !n.isEmpty { return n }
+        return node.short
+    }
+}
+
+/// A telemetry sample as held in the fleet picture.
+struct FleetSample: Sendable {
+    var uavNumber: UInt8
+    var state: VehicleState
+    var receivedAt: MeshInstant
+    var incarnation: Incarnation
+    var sequence: UInt64
+}
+
+/// A prediction as held in the airspace picture.
+struct PredictionSample: Sendable {
+    var uavNumber: UInt8
+    var prediction: TrajectoryPrediction
+    var receivedAt: MeshInstant
+    var incarnation: Incarnation
+    var sequence: UInt64
+}
+
+/// A command this node sent and has no final answer for.
+struct OutstandingCommand: Sendable {
+    var request: CommandRequest
+    var target: NodeID
+    var firstSent: MeshInstant
+    var acceptedAt: MeshInstant?
+    var nextRetransmit: MeshInstant
+}
+
+/// What a drone answered to a command so far; replayed to retransmissions.
+struct CommandRecord: Sendable {
+    var uavNumber: UInt8
+    var answer: CommandAnswer?
+    var finishedAt: MeshInstant?
+}
+
+/// A drone this station controls.
+struct ControlledDrone: Sendable {
+    var uavNumber: UInt8
+    var nextRenewal: MeshInstant
+}
+
+/// The control lease of this drone.
+struct Lease: Sendable {
+    var holder: NodeID
+    var name: String
+    var expires: MeshInstant
+}

@@ -1,0 +1,375 @@
+import MeshTypes
+
+/// Message type numbers carried next to each payload by the transport.
+public enum CoordinatorMessageType {
+    /// Link-state advertisement.
+    public static let linkState: UInt16 = 0x4C01
+    /// Routed telemetry (envelope, then body; likewise below).
+    public static let telemetry: UInt16 = 0x5201
+    /// Routed trajectory prediction.
+    public static let prediction: UInt16 = 0x5202
+    /// Routed target.
+    public static let target: UInt16 = 0x5203
+    /// Routed command.
+    public static let command: UInt16 = 0x5204
+    /// Routed command answer.
+    public static let commandAnswer: UInt16 = 0x5205
+    /// Routed manual-control sample.
+    public static let manualControl: UInt16 = 0x5206
+    /// Routed failsafe report.
+    public static let failsafeReport: UInt16 = 0x5207
+    /// Routed lease revocation.
+    public static let leaseRevoked: UInt16 = 0x5208
+    /// Routed lease renewal or release.
+    public static let leaseUpdate: UInt16 = 0x5209
+}
+
+/// Limits the decoder enforces.
+enum WireLimits {
+    static let maxNeighbours = 1024
+    static let maxTrajectoryPoints = 1024
+    static let maxUAVNumber: UInt8 = 250
+}
+
+extension CoordinatorMessage {
+    /// The message's type number and payload bytes (big-endian layouts in DOC.md).
+    public func encode() -> (type: UInt16, payload: [UInt8]) {
+        var w = WireWriter(capacity: 64)
+        switch self {
+        case .linkState(let lsa):
+            lsa.write(to: &w)
+            return (CoordinatorMessageType.linkState, w.bytes)
+        case .routed(let env, let body):
+            env.write(to: &w)
+            let type = body.write(to: &w)
+            return (type, w.bytes)
+        }
+    }
+
+    /// Decodes a message; throws a `WireError` naming the field on malformed input, never traps.
+    public init(type: UInt16, payload: [UInt8]) throws(WireError) {
+        var r = WireReader(payload)
+        if type == CoordinatorMessageType.linkState {
+            self = .linkState(try LinkStateAdvertisement(from: &r))
+        } else {
+            guard (CoordinatorMessageType.telemetry...CoordinatorMessageType.leaseUpdate).contains(type) else {
+                throw WireError("message type: expected 0x4C01 or 0x5201…0x5209, found 0x" + String(type, radix: 16))
+            }
+            let env = try Envelope(from: &r)
+            self = .routed(env, try MeshPayload(type: type, from: &r))
+        }
+        try r.expectEnd("coordinator message 0x" + String(type, radix: 16))
+    }
+}
+
+extension LinkStateAdvertisement {
+    func write(to w: inout WireWriter) {
+        w.nodeID(origin)
+        w.u64(incarnation)
+        w.u64(sequence)
+        w.u8(role == .station ? 0 : 1)
+        w.u8((numberPinned ? 1 : 0) | (flying ? 2 : 0))
+        w.u8(uavNumber ?? 0)
+        w.shortString(name)
+        w.u16(UInt16(min(neighbours.count, WireLimits.maxNeighbours)))
+        for n in neighbours.prefix(WireLimits.maxNeighbours) { w.nodeID(n) }
+    }
+
+    init(from r: inout WireReader) throws(WireError) {
+        let origin = try r.nodeID("lsa.origin")
+        let incarnation = try r.u64("lsa.incarnation")
+        let sequence = try r.u64("lsa.sequence")
+        let role: NodeRole = try r.tag("lsa.role", max: 1) == 0 ? .station : .drone
+        let flagsAt = r.offset
+        let flags = try r.u8("lsa.flags")
+        guard flags & ~3 == 0 else { throw WireError("lsa.flags at offset \(flagsAt): expected bits 0–1 only, found 0x\(String(flags, radix: 16))") }
+        let number = try readUAVNumber(&r, "lsa.uavNumber", allowNone: true)
+        let name = try r.shortString("lsa.name")
+        let countAt = r.offset
+        let count = Int(try r.u16("lsa.neighbourCount"))
+        guard count <= WireLimits.maxNeighbours else {
+            throw WireError("lsa.neighbourCount at offset \(countAt): expected ≤ \(WireLimits.maxNeighbours), found \(count)")
+        }
+        guard r.remaining >= count * 16 else {
+            throw WireError("truncated lsa.neighbours: expected \(count * 16) bytes, found \(r.remaining)")
+        }
+        var neighbours: [NodeID] = []
+        neighbours.reserveCapacity(count)
+        for i in 0..<count { neighbours.append(try r.nodeID("lsa.neighbours[\(i)]")) }
+        self.init(origin: origin, incarnation: incarnation, sequence: sequence, role: role, name: name,
+                  uavNumber: number, numberPinned: flags & 1 != 0, flying: flags & 2 != 0, neighbours: neighbours)
+    }
+}
+
+/// Reads a UAV number: 1…250, or 0 for "none" where allowed.
+private func readUAVNumber(_ r: inout WireReader, _ field: String, allowNone: Bool) throws(WireError) -> UInt8? {
+    let at = r.offset
+    let n = try r.u8(field)
+    if n == 0 && allowNone { return nil }
+    guard n >= 1 && n <= WireLimits.maxUAVNumber else {
+        throw WireError("\(field) at offset \(at): expected \(allowNone ? "0…" : "1…")250, found \(n)")
+    }
+    return n
+}
+
+extension Envelope {
+    func write(to w: inout WireWriter) {
+        w.nodeID(origin)
+        w.u64(originIncarnation)
+        w.u64(sequence)
+        w.u8(ttl)
+        switch destination {
+        case .broadcast: w.u8(0)
+        case .node(let id): w.u8(1); w.nodeID(id)
+        }
+    }
+
+    init(from r: inout WireReader) throws(WireError) {
+        let origin = try r.nodeID("envelope.origin")
+        let inc = try r.u64("envelope.originIncarnation")
+        let seq = try r.u64("envelope.sequence")
+        let ttl = try r.u8("envelope.ttl")
+        let dest: Destination = try r.tag("envelope.destinationKind", max: 1) == 0
+            ? .broadcast : .node(try r.nodeID("envelope.destination"))
+        self.init(origin: origin, originIncarnation: inc, sequence: seq, destination: dest, ttl: ttl)
+    }
+}
+
+extension GeoPoint {
+    func write(to w: inout WireWriter) {
+        w.i32(latitudeE7); w.i32(longitudeE7); w.i32(altitudeMillimetres)
+    }
+
+    init(from r: inout WireReader, _ field: String) throws(WireError) {
+        let latAt = r.offset
+        let lat = try r.i32(field + ".latitudeE7")
+        guard (-900_000_000...900_000_000).contains(lat) else {
+            throw WireError("\(field).latitudeE7 at offset \(latAt): expected −900000000…900000000, found \(lat)")
+        }
+        let lonAt = r.offset
+        let lon = try r.i32(field + ".longitudeE7")
+        guard (-1_800_000_000...1_800_000_000).contains(lon) else {
+            throw WireError("\(field).longitudeE7 at offset \(lonAt): expected −1800000000…1800000000, found \(lon)")
+        }
+        self.init(latitudeE7: lat, longitudeE7: lon, altitudeMillimetres: try r.i32(field + ".altitudeMillimetres"))
+    }
+}
+
+private func readHeading(_ r: inout WireReader, _ field: String) throws(WireError) -> UInt16 {
+    let at = r.offset
+    let h = try r.u16(field)
+    guard h < 36000 else { throw WireError("\(field) at offset \(at): expected 0…35999, found \(h)") }
+    return h
+}
+
+private func readPercent(_ r: inout WireReader, _ field: String) throws(WireError) -> UInt8 {
+    let at = r.offset
+    let p = try r.u8(field)
+    guard p <= 100 else { throw WireError("\(field) at offset \(at): expected 0…100, found \(p)") }
+    return p
+}
+
+private func writePoints(_ points: [GeoPoint], countWidth16: Bool, to w: inout WireWriter) {
+    if countWidth16 { w.u16(UInt16(points.count)) } else { w.u8(UInt8(points.count)) }
+    for p in points { p.write(to: &w) }
+}
+
+private func readPoints(_ r: inout WireReader, _ field: String, count: Int) throws(WireError) -> [GeoPoint] {
+    guard r.remaining >= count * 12 else {
+        throw WireError("truncated \(field): expected \(count * 12) bytes for \(count) points, found \(r.remaining)")
+    }
+    var points: [GeoPoint] = []
+    points.reserveCapacity(count)
+    for i in 0..<count { points.append(try GeoPoint(from: &r, "\(field)[\(i)]")) }
+    return points
+}
+
+extension MeshPayload {
+    /// Writes the body and returns its message type.
+    func write(to w: inout WireWriter) -> UInt16 {
+        switch self {
+        case .telemetry(let n, let s):
+            w.u8(n)
+            s.position.write(to: &w)
+            w.i16(s.velocityNorthCmS); w.i16(s.velocityEastCmS); w.i16(s.velocityDownCmS)
+            w.u16(s.headingCentidegrees)
+            w.u8(s.batteryPercent)
+            w.u8(s.activity.rawValue)
+            w.bool(s.armed)
+            w.u8(s.linkQuality)
+            return CoordinatorMessageType.telemetry
+        case .prediction(let n, let p):
+            w.u8(n)
+            w.u16(p.stepMilliseconds)
+            writePoints(Array(p.points.prefix(255)), countWidth16: false, to: &w)
+            return CoordinatorMessageType.prediction
+        case .target(let t):
+            switch t.address {
+            case .uav(let n): w.u8(0); w.u8(n)
+            case .group(let ns): w.u8(1); w.u8(UInt8(min(ns.count, 255))); for n in ns.prefix(255) { w.u8(n) }
+            case .all: w.u8(2)
+            }
+            t.location.write(to: &w)
+            w.u16(t.headingCentidegrees ?? 0xFFFF)
+            return CoordinatorMessageType.target
+        case .command(let c):
+            w.u64(c.counter)
+            w.u8(c.uavNumber)
+            w.u64(c.targetIncarnation)
+            w.bool(c.takeover)
+            switch c.command {
+            case .takeoff(let alt): w.u8(0); w.i32(alt)
+            case .land: w.u8(1)
+            case .hover: w.u8(2)
+            case .goto(let p, let speed): w.u8(3); p.write(to: &w); w.u16(speed)
+            case .returnToLaunch: w.u8(4)
+            case .followTarget(let on): w.u8(5); w.bool(on)
+            case .trajectory(let ps): w.u8(6); writePoints(Array(ps.prefix(WireLimits.maxTrajectoryPoints)), countWidth16: true, to: &w)
+            }
+            return CoordinatorMessageType.command
+        case .commandAnswer(let counter, let inc, let answer):
+            w.u64(counter)
+            w.u64(inc)
+            switch answer {
+            case .accepted: w.u8(0)
+            case .rejected(let why):
+                w.u8(1)
+                switch why {
+                case .unknownUAVNumber(let n): w.u8(0); w.u8(n)
+                case .contestedNumber(let n): w.u8(1); w.u8(n)
+                case .controlledBy(let s): w.u8(2); w.shortString(s)
+                case .targetRestarted: w.u8(3)
+                case .vehicle(let s): w.u8(4); w.shortString(s)
+                }
+            case .completed: w.u8(2)
+            case .failed(let s): w.u8(3); w.shortString(s)
+            }
+            return CoordinatorMessageType.commandAnswer
+        case .manualControl(let n, let takeover, let m):
+            w.u8(n); w.bool(takeover)
+            w.i16(m.x); w.i16(m.y); w.i16(m.z); w.i16(m.r); w.u32(m.buttons)
+            return CoordinatorMessageType.manualControl
+        case .failsafeReport(let rep):
+            w.u8(rep.uavNumber)
+            w.u32(rep.silenceMilliseconds)
+            w.u8(UInt8(min(rep.steps.count, 255)))
+            for s in rep.steps.prefix(255) { w.u8(s.action.rawValue); w.u32(s.afterSilenceMilliseconds) }
+            return CoordinatorMessageType.failsafeReport
+        case .leaseRevoked(let n, let holder):
+            w.u8(n); w.shortString(holder)
+            return CoordinatorMessageType.leaseRevoked
+        case .leaseUpdate(let n, let release):
+            w.u8(n); w.bool(release)
+            return CoordinatorMessageType.leaseUpdate
+        }
+    }
+
+    init(type: UInt16, from r: inout WireReader) throws(WireError) {
+        switch type {
+        case CoordinatorMessageType.telemetry:
+            let n = try readUAVNumber(&r, "telemetry.uavNumber", allowNone: true) ?? 0
+            let pos = try GeoPoint(from: &r, "telemetry.position")
+            let vn = try r.i16("telemetry.velocityNorth"), ve = try r.i16("telemetry.velocityEast"), vd = try r.i16("telemetry.velocityDown")
+            let heading = try readHeading(&r, "telemetry.heading")
+            let battery = try readPercent(&r, "telemetry.batteryPercent")
+            let activityAt = r.offset
+            let a = try r.u8("telemetry.activity")
+            guard let activity = VehicleActivity(rawValue: a) else {
+                throw WireError("telemetry.activity at offset \(activityAt): expected 0…\(VehicleActivity.allCases.count - 1), found \(a)")
+            }
+            let armed = try r.bool("telemetry.armed")
+            let link = try readPercent(&r, "telemetry.linkQuality")
+            self = .telemetry(uavNumber: n, state: VehicleState(position: pos, velocityNorthCmS: vn, velocityEastCmS: ve, velocityDownCmS: vd,
+                                                                headingCentidegrees: heading, batteryPercent: battery, activity: activity,
+                                                                armed: armed, linkQuality: link))
+        case CoordinatorMessageType.prediction:
+            let n = try readUAVNumber(&r, "prediction.uavNumber", allowNone: true) ?? 0
+            let step = try r.u16("prediction.stepMilliseconds")
+            let count = Int(try r.u8("prediction.pointCount"))
+            self = .prediction(uavNumber: n, prediction: TrajectoryPrediction(stepMilliseconds: step,
+                                                                               points: try readPoints(&r, "prediction.points", count: count)))
+        case CoordinatorMessageType.target:
+            let address: TargetAddress
+            switch try r.tag("target.addressKind", max: 2) {
+            case 0: address = .uav(try readUAVNumber(&r, "target.uavNumber", allowNone: false)!)
+            case 1:
+                let count = Int(try r.u8("target.groupCount"))
+                var ns: [UInt8] = []
+                for i in 0..<count { ns.append(try readUAVNumber(&r, "target.group[\(i)]", allowNone: false)!) }
+                address = .group(ns)
+            default: address = .all
+            }
+            let loc = try GeoPoint(from: &r, "target.location")
+            let hAt = r.offset
+            let h = try r.u16("target.heading")
+            guard h == 0xFFFF || h < 36000 else { throw WireError("target.heading at offset \(hAt): expected 0…35999 or 0xFFFF, found \(h)") }
+            self = .target(Target(address: address, location: loc, headingCentidegrees: h == 0xFFFF ? nil : h))
+        case CoordinatorMessageType.command:
+            let counter = try r.u64("command.counter")
+            let n = try readUAVNumber(&r, "command.uavNumber", allowNone: false)!
+            let inc = try r.u64("command.targetIncarnation")
+            let takeover = try r.bool("command.takeover")
+            let command: Command
+            switch try r.tag("command.kind", max: 6) {
+            case 0: command = .takeoff(altitudeMillimetres: try r.i32("command.takeoff.altitude"))
+            case 1: command = .land
+            case 2: command = .hover
+            case 3: command = .goto(try GeoPoint(from: &r, "command.goto.position"), speedCmS: try r.u16("command.goto.speed"))
+            case 4: command = .returnToLaunch
+            case 5: command = .followTarget(try r.bool("command.followTarget.on"))
+            default:
+                let countAt = r.offset
+                let count = Int(try r.u16("command.trajectory.count"))
+                guard count <= WireLimits.maxTrajectoryPoints else {
+                    throw WireError("command.trajectory.count at offset \(countAt): expected ≤ \(WireLimits.maxTrajectoryPoints), found \(count)")
+                }
+                command = .trajectory(try readPoints(&r, "command.trajectory.points", count: count))
+            }
+            self = .command(CommandRequest(counter: counter, uavNumber: n, targetIncarnation: inc, takeover: takeover, command: command))
+        case CoordinatorMessageType.commandAnswer:
+            let counter = try r.u64("answer.counter")
+            let inc = try r.u64("answer.requesterIncarnation")
+            let answer: CommandAnswer
+            switch try r.tag("answer.kind", max: 3) {
+            case 0: answer = .accepted
+            case 1:
+                switch try r.tag("answer.rejection", max: 4) {
+                case 0: answer = .rejected(.unknownUAVNumber(try r.u8("answer.rejection.uavNumber")))
+                case 1: answer = .rejected(.contestedNumber(try r.u8("answer.rejection.uavNumber")))
+                case 2: answer = .rejected(.controlledBy(try r.shortString("answer.rejection.station")))
+                case 3: answer = .rejected(.targetRestarted)
+                default: answer = .rejected(.vehicle(try r.shortString("answer.rejection.reason")))
+                }
+            case 2: answer = .completed
+            default: answer = .failed(try r.shortString("answer.failure.reason"))
+            }
+            self = .commandAnswer(counter: counter, requesterIncarnation: inc, answer: answer)
+        case CoordinatorMessageType.manualControl:
+            let n = try readUAVNumber(&r, "manualControl.uavNumber", allowNone: false)!
+            let takeover = try r.bool("manualControl.takeover")
+            let m = ManualControl(x: try r.i16("manualControl.x"), y: try r.i16("manualControl.y"), z: try r.i16("manualControl.z"),
+                                  r: try r.i16("manualControl.r"), buttons: try r.u32("manualControl.buttons"))
+            self = .manualControl(uavNumber: n, takeover: takeover, control: m)
+        case CoordinatorMessageType.failsafeReport:
+            let n = try readUAVNumber(&r, "failsafe.uavNumber", allowNone: true) ?? 0
+            let silence = try r.u32("failsafe.silenceMilliseconds")
+            let count = Int(try r.u8("failsafe.stepCount"))
+            var steps: [FailsafeStep] = []
+            for i in 0..<count {
+                let at = r.offset
+                let a = try r.u8("failsafe.steps[\(i)].action")
+                guard let action = FailsafeAction(rawValue: a) else {
+                    throw WireError("failsafe.steps[\(i)].action at offset \(at): expected 0…2, found \(a)")
+                }
+                steps.append(FailsafeStep(action: action, afterSilenceMilliseconds: try r.u32("failsafe.steps[\(i)].after")))
+            }
+            self = .failsafeReport(FailsafeReport(uavNumber: n, steps: steps, silenceMilliseconds: silence))
+        case CoordinatorMessageType.leaseUpdate:
+            let n = try readUAVNumber(&r, "leaseUpdate.uavNumber", allowNone: false)!
+            self = .leaseUpdate(uavNumber: n, release: try r.bool("leaseUpdate.release"))
+        default:
+            let n = try readUAVNumber(&r, "leaseRevoked.uavNumber", allowNone: false)!
+            self = .leaseRevoked(uavNumber: n, newHolder: try r.shortString("leaseRevoked.newHolder"))
+        }
+    }
+}

@@ -1,0 +1,151 @@
+import MeshTypes
+
+/// A node's description of itself, flooded to every node (link-state routing with sequence numbers).
+/// It also carries what the numbering needs: role, UAV number, pin and flying flags.
+public struct LinkStateAdvertisement: Hashable, Sendable {
+    /// The node described.
+    public var origin: NodeID
+    /// The origin's incarnation when it made this advertisement.
+    public var incarnation: Incarnation
+    /// Newer advertisements carry larger numbers; a node that hears a copy of its own with a number ≥ its current one jumps past it.
+    public var sequence: UInt64
+    /// Station or drone.
+    public var role: NodeRole
+    /// Human-readable name (station name shown in "controlled by …"), at most 255 UTF-8 bytes.
+    public var name: String
+    /// The drone's UAV number, nil for stations and drones without one.
+    public var uavNumber: UInt8?
+    /// Whether the number is pinned in the drone's configuration.
+    public var numberPinned: Bool
+    /// Whether the drone is flying.
+    public var flying: Bool
+    /// The origin's neighbours (direct sessions), sorted.
+    public var neighbours: [NodeID]
+
+    /// An advertisement from its fields.
+    public init(origin: NodeID, incarnation: Incarnation, sequence: UInt64, role: NodeRole, name: String,
+                uavNumber: UInt8?, numberPinned: Bool, flying: Bool, neighbours: [NodeID]) {
+        self.origin = origin
+        self.incarnation = incarnation
+        self.sequence = sequence
+        self.role = role
+        self.name = name
+        self.uavNumber = uavNumber
+        self.numberPinned = numberPinned
+        self.flying = flying
+        self.neighbours = neighbours
+    }
+
+    /// Whether this advertisement supersedes `other` (same origin): larger sequence, ties broken by larger incarnation.
+    public func isNewer(than other: LinkStateAdvertisement) -> Bool {
+        (sequence, incarnation) > (other.sequence, other.incarnation)
+    }
+}
+
+/// Where a routed message goes.
+public enum Destination: Hashable, Sendable {
+    /// One node, forwarded hop by hop along the routing table.
+    case node(NodeID)
+    /// Every reachable node, flooded with duplicate suppression.
+    case broadcast
+}
+
+/// The header of every routed message.
+public struct Envelope: Hashable, Sendable {
+    /// The node that created the message.
+    public var origin: NodeID
+    /// The origin's incarnation (duplicate suppression restarts with it).
+    public var originIncarnation: Incarnation
+    /// The origin's message sequence number (one counter for all its routed messages).
+    public var sequence: UInt64
+    /// Where it goes.
+    public var destination: Destination
+    /// Hops it may still take; a node receiving it with 1 delivers but does not forward.
+    public var ttl: UInt8
+
+    /// An envelope from its fields.
+    public init(origin: NodeID, originIncarnation: Incarnation, sequence: UInt64, destination: Destination, ttl: UInt8) {
+        self.origin = origin
+        self.originIncarnation = originIncarnation
+        self.sequence = sequence
+        self.destination = destination
+        self.ttl = ttl
+    }
+}
+
+/// How a message travels over each neighbour session.
+public enum Reliability: Hashable, Sendable {
+    /// In order, exactly once while the session lasts.
+    case reliable
+    /// May be lost, duplicated or reordered.
+    case unreliable
+}
+
+/// The body of a routed message.
+public enum MeshPayload: Hashable, Sendable {
+    /// A drone's state sample (broadcast, unreliable).
+    case telemetry(uavNumber: UInt8, state: VehicleState)
+    /// A drone's predicted trajectory (broadcast, unreliable).
+    case prediction(uavNumber: UInt8, prediction: TrajectoryPrediction)
+    /// A target for some drones (broadcast, unreliable, latest wins per origin).
+    case target(Target)
+    /// A command for the drone holding `uavNumber` (unicast, reliable, retransmitted by the origin).
+    case command(CommandRequest)
+    /// An answer to the origin of command `counter` issued by its incarnation `requesterIncarnation` (unicast, reliable).
+    case commandAnswer(counter: UInt64, requesterIncarnation: Incarnation, answer: CommandAnswer)
+    /// A manual-control sample (unicast, unreliable, latest wins).
+    case manualControl(uavNumber: UInt8, takeover: Bool, control: ManualControl)
+    /// What a drone did in failsafe (broadcast, reliable).
+    case failsafeReport(FailsafeReport)
+    /// Tells a station it lost a drone's lease to another station (unicast, reliable).
+    case leaseRevoked(uavNumber: UInt8, newHolder: String)
+    /// A station renews (`release: false`) or gives up (`release: true`) its lease on a drone (unicast, reliable).
+    case leaseUpdate(uavNumber: UInt8, release: Bool)
+
+    /// How the payload travels over each hop.
+    public var reliability: Reliability {
+        switch self {
+        case .telemetry, .prediction, .target, .manualControl: return .unreliable
+        case .command, .commandAnswer, .failsafeReport, .leaseRevoked, .leaseUpdate: return .reliable
+        }
+    }
+}
+
+/// A command as sent to a drone.
+public struct CommandRequest: Hashable, Sendable {
+    /// The origin's counter (the origin is the envelope's origin).
+    public var counter: UInt64
+    /// The UAV number the station addressed.
+    public var uavNumber: UInt8
+    /// The incarnation of the drone the origin resolved the number to; a restarted drone refuses.
+    public var targetIncarnation: Incarnation
+    /// Take the lease from another station.
+    public var takeover: Bool
+    /// The command.
+    public var command: Command
+
+    /// A request from its fields.
+    public init(counter: UInt64, uavNumber: UInt8, targetIncarnation: Incarnation, takeover: Bool, command: Command) {
+        self.counter = counter
+        self.uavNumber = uavNumber
+        self.targetIncarnation = targetIncarnation
+        self.takeover = takeover
+        self.command = command
+    }
+}
+
+/// Everything coordinators say to each other. The transport carries each as `(type: UInt16, payload: [UInt8])`.
+public enum CoordinatorMessage: Hashable, Sendable {
+    /// A link-state advertisement, flooded hop by hop by the routing itself (reliable).
+    case linkState(LinkStateAdvertisement)
+    /// A routed message: envelope and body.
+    case routed(Envelope, MeshPayload)
+
+    /// How this message travels over the next hop.
+    public var reliability: Reliability {
+        switch self {
+        case .linkState: return .reliable
+        case .routed(_, let p): return p.reliability
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import MeshTypes
+
+/// Appends big-endian fixed-width fields to a byte array.
+struct WireWriter {
+    /// The bytes written so far.
+    private(set) var bytes: [UInt8] = []
+
+    init(capacity: Int = 64) { bytes.reserveCapacity(capacity) }
+
+    mutating func u8(_ v: UInt8) { bytes.append(v) }
+    mutating func bool(_ v: Bool) { bytes.append(v ? 1 : 0) }
+    mutating func u16(_ v: UInt16) { bytes.append(UInt8(v >> 8)); bytes.append(UInt8(truncatingIfNeeded: v)) }
+    mutating func u32(_ v: UInt32) {
+        for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: v >> UInt32(shift))) }
+    }
+    mutating func u64(_ v: UInt64) {
+        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: v >> UInt64(shift))) }
+    }
+    mutating func i16(_ v: Int16) { u16(UInt16(bitPattern: v)) }
+    mutating func i32(_ v: Int32) { u32(UInt32(bitPattern: v)) }
+    mutating func nodeID(_ id: NodeID) { u64(id.high); u64(id.low) }
+
+    /// A UTF-8 string of at most 255 bytes, preceded by its byte count (longer strings are cut at a character boundary).
+    mutating func shortString(_ s: String) {
+        var utf8 = Array(s.utf8)
+        if utf8.count > 255 {
+            var cut = 255
+            while cut > 0 && (utf8[cut] & 0xC0) == 0x80 { cut -= 1 }
+            utf8 = Array(utf8[0..<cut])
+        }
+        u8(UInt8(utf8.count))
+        bytes.append(contentsOf: utf8)
+    }
+}

@@ -1,0 +1,37 @@
+import MeshTypes
+
+/// What this node knows of one peer.
+public struct PeerRecord<Address: Hashable & Sendable>: Sendable {
+    public let id: NodeID
+    public var name: String?
+    public var role: NodeRole?
+    public var incarnation: Incarnation?
+    public var uavNumber: Int?
+    public var state: PeerState
+    /// The address the session runs over, once established.
+    public var address: Address?
+    /// Addresses from discovery or configuration, in order of preference.
+    public var candidates: [Address]
+    public var lastHeard: MeshInstant?
+    public var stateSince: MeshInstant
+    public var establishedAt: MeshInstant?
+    /// Smoothed heartbeat round-trip time.
+    public var rtt: Duration?
+    /// Heartbeats sent and answered since the session was established, for link quality.
+    public var heartbeatsSent: UInt64 = 0
+    public var heartbeatsAnswered: UInt64 = 0
+    var lastConnectAttempt: MeshInstant?
+    var lastHeartbeat: MeshInstant?
+
+    init(id: NodeID, state: PeerState, now: MeshInstant) {
+        self.id = id
+        self.state = state
+        self.candidates = []
+        self.stateSince = now
+    }
+
+    /// Share of recent heartbeats answered (0…1), nil before any.
+    public var linkQuality: Double? {
+        heartbeatsSent == 0 ? nil : min(1, Double(heartbeatsAnswered) / Double(heartbeatsSent))
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import Membership
+import MeshTypes
+import TOMLKit
+
+extension NodeConfiguration {
+    /// Reads and validates a config file. Every error names the file, the field and the problem.
+    public static func load(path: String) throws(ConfigError) -> NodeConfiguration {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ConfigError(file: path, field: "", problem: "cannot read the file (\(Self.reason(error)))")
+        }
+        let base = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        return try parse(text, file: path, baseDirectory: base)
+    }
+
+    /// Parses config text; relative paths are resolved against `baseDirectory`.
+    public static func parse(_ text: String, file: String, baseDirectory: String) throws(ConfigError) -> NodeConfiguration {
+        let root: TOMLTable
+        do {
+            root = try TOMLTable(string: text)
+        } catch let e as TOMLParseError {
+            throw ConfigError(file: file, field: "", problem: "line \(e.source.begin.line), column \(e.source.begin.column): \(e.description)")
+        } catch {
+            throw ConfigError(file: file, field: "", problem: "not valid TOML (\(error))")
+        }
+        var reader = TableReader(file: file)
+        try reader.allowOnly(root, in: "", keys: ["node", "network", "membership", "drone", "log"])
+
+        let node = try reader.table(root, "node", required: true)!
+        try reader.allowOnly(node, in: "node", keys: ["name", "role", "key_file", "state_dir", "control_socket"])
+        let name = try reader.string(node, "node", "name")!
+        guard !name.isEmpty, name.utf8.count <= 63 else {
+            throw ConfigError(file: file, field: "[node] name", problem: "must be 1–63 bytes, found \(name.utf8.count)")
+        }
+        let roleText = try reader.string(node, "node", "role")!
+        guard let role = NodeRole(rawValue: roleText) else {
+            throw ConfigError(file: file, field: "[node] role", problem: "must be \"station\" or \"drone\", found \"\(roleText)\"")
+        }
+        let keyFile = resolve(try reader.string(node, "node", "key_file")!, base: baseDirectory)
+        let safeName = name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" }
+        let stateDir = resolve(try reader.string(node, "node", "state_dir", required: false)
+            ?? "/var/lib/fleetmesh/\(String(safeName))", base: baseDirectory)
+        let control = resolve(try reader.string(node, "node", "control_socket", required: false)
+            ?? "\(defaultRunDirectory)/\(String(safeName)).sock", base: baseDirectory)
+
+        var config = NodeConfiguration(name: name, role: role, keyFile: keyFile, stateDirectory: stateDir, controlSocket: control)
+
+        if let net = try reader.table(root, "network") {
+            try reader.allowOnly(net, in: "network", keys: ["port", "advertise", "discover", "static_peers"])
+            if let port = try reader.int(net, "network", "port") {
+                guard (0...65535).contains(port) else {
+                    throw ConfigError(file: file, field: "[network] port", problem: "must be 0–65535, found \(port)")
+                }
+                config.port = port
+            }
+            config.advertise = try reader.bool(net, "network", "advertise") ?? true
+            config.discover = try reader.bool(net, "network", "discover") ?? true
+            config.staticPeers = try reader.strings(net, "network", "static_peers") ?? []
+            for (i, peer) in config.staticPeers.enumerated() where PeerEndpoint(parsing: peer) == nil {
+                throw ConfigError(file: file, field: "[network] static_peers[\(i)]",
+                                  problem: "expected \"host:port\" or \"[ipv6%interface]:port\", found \"\(peer)\"")
+            }
+        }
+
+        if let m = try reader.table(root, "membership") {
+            let keys = ["heartbeat_interval_ms", "suspect_after_ms", "lost_after_ms", "reconnect_interval_ms"]
+            try reader.allowOnly(m, in: "membership", keys: keys)
+            var mc = MembershipConfiguration()
+            func ms(_ key: String) throws(ConfigError) -> Duration? {
+                guard let v = try reader.int(m, "membership", key) else { return nil }
+                guard v > 0, v <= 600_000 else {
+                    throw ConfigError(file: file, field: "[membership] \(key)", problem: "must be 1–600000 milliseconds, found \(v)")
+                }
+                return .milliseconds(v)
+            }
+            if let v = try ms("heartbeat_interval_ms") { mc.heartbeatInterval = v }
+            if let v = try ms("suspect_after_ms") { mc.suspectAfter = v }
+            if let v = try ms("lost_after_ms") { mc.lostAfter = v }
+            if let v = try ms("reconnect_interval_ms") { mc.reconnectInterval = v }
+            if let problem = mc.validate() {
+                throw ConfigError(file: file, field: "[membership]", problem: problem)
+            }
+            config.membership = mc
+        }
+
+        if let d = try reader.table(root, "drone") {
+            try reader.allowOnly(d, in: "drone", keys: ["uav_number"])
+            if let n = try reader.int(d, "drone", "uav_number") {
+                guard role == .drone else {
+                    throw ConfigError(file: file, field: "[drone] uav_number", problem: "only drones carry a UAV number; this node's role is \(role.rawValue)")
+                }
+                guard (1...250).contains(n) else {
+                    throw ConfigError(file: file, field: "[drone] uav_number", problem: "must be 1–250, found \(n)")
+                }
+                config.uavNumber = n
+            }
+        }
+
+        if let l = try reader.table(root, "log") {
+            try reader.allowOnly(l, in: "log", keys: ["level"])
+            if let level = try reader.string(l, "log", "level", required: false) {
+                let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+                guard levels.contains(level) else {
+                    throw ConfigError(file: file, field: "[log] level", problem: "must be one of \(levels.joined(separator: ", ")), found \"\(level)\"")
+                }
+                config.logLevel = level
+            }
+        }
+        return config
+    }
+
+    private static func resolve(_ path: String, base: String) -> String {
+        path.hasPrefix("/") ? path : URL(fileURLWithPath: base).appendingPathComponent(path).standardizedFileURL.path
+    }
+
+    static func reason(_ error: Error) -> String {
+        let ns = error as NSError
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError,
+           let text = String(validatingCString: strerror(Int32(underlying.code))) { return text }
+        return ns.localizedDescription
+    }
+}
+
+/// Typed access to TOML fields with errors that name the field.
+private struct TableReader {
+    let file: String
+
+    func fail(_ table: String, _ key: String, _ problem: String) -> ConfigError {
+        ConfigError(file: file, field: table.isEmpty ? key : "[\(table)] \(key)", problem: problem)
+    }
+
+    func allowOnly(_ t: TOMLTable, in table: String, keys: [String]) throws(ConfigError) {
+        for key in t.keys.sorted() where !keys.contains(key) {
+            throw fail(table, key, "unknown field (known: \(keys.joined(separator: ", ")))")
+        }
+    }
+
+    func table(_ t: TOMLTable, _ key: String, required: Bool = false) throws(ConfigError) -> TOMLTable? {
+        guard let v = t[key] else {
+            if required { throw ConfigError(file: file, field: "[\(key)]", problem: "missing table") }
+            return nil
+        }
+        guard let table = v.table else { throw fail("", key, "expected a table, found \(v.type)") }
+        return table
+    }
+
+    func string(_ t: TOMLTable, _ table: String, _ key: String, required: Bool = true) throws(ConfigError) -> String? {
+        guard let v = t[key] else {
+            if required { throw fail(table, key, "missing (required)") }
+            return nil
+        }
+        guard let s = v.string else { throw fail(table, key, "expected a string, found \(v.type)") }
+        return s
+    }
+
+    func int(_ t: TOMLTable, _ table: String, _ key: String) throws(ConfigError) -> Int? {
+        guard let v = t[key] else { return nil }
+        guard v.type == .int, let i = v.int else { throw fail(table, key, "expected an integer, found \(v.type)") }
+        return i
+    }
+
+    func bool(_ t: TOMLTable, _ table: String, _ key: String) throws(ConfigError) -> Bool? {
+        guard let v = t[key] else { return nil }
+        guard let b = v.bool else { throw fail(table, key, "expected true or false, found \(v.type)") }
+        return b
+    }
+
+    func strings(_ t: TOMLTable, _ table: String, _ key: String) throws(ConfigError) -> [String]? {
+        guard let v = t[key] else { return nil }
+        guard let a = v.array else { throw fail(table, key, "expected an array of strings, found \(v.type)") }
+        var out: [String] = []
+        for (i, e) in a.enumerated() {
+            guard let s = e.string else { throw fail(table, "\(key)[\(i)]", "expected a string, found \(e.type)") }
+            out.append(s)
+        }
+        return out
+    }
+}

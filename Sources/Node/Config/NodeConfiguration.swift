@@ -1,0 +1,55 @@
+import Membership
+import MeshTypes
+
+/// A node's configuration, read from a TOML file (see Config/station.toml and Config/drone.toml).
+public struct NodeConfiguration: Sendable, Equatable {
+    /// Display name, advertised as the DNS-SD instance name (1–63 bytes).
+    public var name: String
+    public var role: NodeRole
+    /// Path of the mesh key file (64 hex digits), resolved against the config file's folder.
+    public var keyFile: String
+    /// Where the node keeps its identity and UAV number.
+    public var stateDirectory: String
+    /// The Unix socket the CLI talks to.
+    public var controlSocket: String
+    /// UDP port for sessions; 0 picks a free one.
+    public var port: Int
+    /// Publish this node over DNS-SD.
+    public var advertise: Bool
+    /// Browse for other nodes over DNS-SD.
+    public var discover: Bool
+    /// Unicast peers for networks where mDNS does not pass, as "host:port" or "[v6%if]:port".
+    public var staticPeers: [String]
+    public var membership: MembershipConfiguration
+    /// A pinned UAV number (drones only), 1–250.
+    public var uavNumber: Int?
+    /// Log level: trace, debug, info, notice, warning, error, critical.
+    public var logLevel: String
+
+    public init(name: String, role: NodeRole, keyFile: String, stateDirectory: String, controlSocket: String,
+                port: Int = NodeConfiguration.defaultPort, advertise: Bool = true, discover: Bool = true,
+                staticPeers: [String] = [], membership: MembershipConfiguration = .init(), uavNumber: Int? = nil,
+                logLevel: String = "info") {
+        self.name = name
+        self.role = role
+        self.keyFile = keyFile
+        self.stateDirectory = stateDirectory
+        self.controlSocket = controlSocket
+        self.port = port
+        self.advertise = advertise
+        self.discover = discover
+        self.staticPeers = staticPeers
+        self.membership = membership
+        self.uavNumber = uavNumber
+        self.logLevel = logLevel
+    }
+
+    /// The default UDP port of a FleetMesh node.
+    public static let defaultPort = 47800
+
+    /// The DNS-SD service type every node publishes and browses.
+    public static let serviceType = "_fleetmesh._udp"
+
+    /// Where the CLI looks for control sockets, and where nodes put them by default.
+    public static var defaultRunDirectory: String { "/run/fleetmesh" }
+}

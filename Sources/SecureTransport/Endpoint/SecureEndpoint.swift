@@ -1,0 +1,246 @@
+import Crypto
+import MeshTypes
+import NIOCore
+
+/// The pure (sans-IO) secure transport of one node: handshakes, session table, encryption, replay protection and rekeying
+/// for every peer, generic over the shell's address type (a socket address in production, an integer in simulation).
+///
+/// The shell feeds it events — `connect`, `receive`, `send`, `tick` — with the current time, and carries out the returned
+/// `Directive`s in order. It never reads a clock, opens a socket or spawns a task.
+public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
+    /// This node's identity.
+    public let localID: NodeID
+    /// This node's incarnation, sent in every handshake message.
+    public let incarnation: Incarnation
+    /// This node's role, sent in every handshake message.
+    public let role: NodeRole
+    /// Timings and limits.
+    public let configuration: SecureTransportConfiguration
+
+    let crypto: HandshakeCrypto
+    var random: any RandomNumberGenerator & Sendable
+    var peers: [NodeID: Peer] = [:]
+    /// Unanswered initiations, oldest first (an array keeps every iteration order deterministic).
+    var pending: [PendingInitiation] = []
+    /// Answered handshakes waiting for the initiator's first transport message, by peer.
+    var unconfirmed: [NodeID: UnconfirmedSession] = [:]
+    var indexOwners: [UInt32: IndexOwner] = [:]
+    /// Highest initiation timestamp accepted per peer; survives `forget` so old initiations stay refused.
+    var highestTimestamps: [NodeID: UInt64] = [:]
+    var lastSentTimestamp: UInt64 = 0
+
+    /// An endpoint for the mesh of `key`. `random` draws session indices and ephemeral keys; inject a seeded generator
+    /// for reproducible simulations (never in production).
+    public init(
+        key: MeshKey, localID: NodeID, incarnation: Incarnation, role: NodeRole,
+        configuration: SecureTransportConfiguration = .default,
+        random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+    ) {
+        self.crypto = HandshakeCrypto(key: key)
+        self.localID = localID
+        self.incarnation = incarnation
+        self.role = role
+        self.configuration = configuration
+        self.random = random
+    }
+
+    // MARK: Events
+
+    /// Starts a handshake with whoever listens at `address`. With `expecting`, the responder must be that node
+    /// (otherwise `.rejected(address, .nodeIDMismatch)`). Does nothing while a handshake to `address` is pending or when
+    /// the expected peer already has a usable session at that address.
+    ///
+    /// Unanswered initiations are resent by `tick` after 250 ms, doubling up to 2 s. Each resend is a *fresh*
+    /// initiation (new ephemeral key, index and timestamp), because the responder refuses a timestamp it has already
+    /// accepted; a late response to a superseded initiation is refused as `unknownReceiverIndex`.
+    public mutating func connect(
+        to address: Address, expecting: NodeID? = nil, now: MeshInstant, wallClockMicros: UInt64
+    ) -> [Directive] {
+        if pending.contains(where: { $0.address == address }) { return [] }
+        if let expecting {
+            if expecting == localID { return [] }
+            if let peer = peers[expecting], peer.address == address, let s = peer.current, !isExpired(s, now) {
+                return []
+            }
+        }
+        let message = startInitiation(
+            to: address, expecting: expecting, startedAt: now, now: now,
+            retransmitDelay: configuration.handshakeRetransmitInitial, wallClockMicros: wallClockMicros)
+        return [.send(message, to: address)]
+    }
+
+    /// Processes one received datagram. Never traps, whatever the bytes.
+    // Pre-specialised for the production address type and the simulations' `Int`: the generic version pays for
+    // metadata lookups on every dictionary access (about 25% of a seal+open round trip).
+    @_specialize(exported: true, where Address == SocketAddress)
+    @_specialize(exported: true, where Address == Int)
+    public mutating func receive(_ datagram: [UInt8], from address: Address, now: MeshInstant) -> [Directive] {
+        guard let first = datagram.first else { return [.rejected(address, .unknownMessageType(nil))] }
+        switch MessageType(rawValue: first) {
+        case .initiation: return handleInitiation(datagram, from: address, now: now)
+        case .response: return handleResponse(datagram, from: address, now: now)
+        case .transport: return handleTransport(datagram, from: address, now: now)
+        case nil: return [.rejected(address, .unknownMessageType(first))]
+        }
+    }
+
+    /// Processes one received datagram held in a `ByteBuffer` (its readable bytes).
+    public mutating func receive(_ datagram: ByteBuffer, from address: Address, now: MeshInstant) -> [Directive] {
+        receive(Array(datagram.readableBytesView), from: address, now: now)
+    }
+
+    /// Encrypts `plaintext` for `peer` on its current session. An empty plaintext is a keepalive: the peer accepts
+    /// it (confirming a fresh session and updating the address) but delivers nothing.
+    @_specialize(exported: true, where Address == SocketAddress)
+    @_specialize(exported: true, where Address == Int)
+    public mutating func send(_ plaintext: [UInt8], to peer: NodeID, now: MeshInstant) throws(SecureTransportError) -> [Directive] {
+        guard let p = peers[peer], let s = p.current, !isExpired(s, now),
+              s.sendCounter < configuration.rejectAfterMessages else { throw .noSession(peer) }
+        peers[peer]!.current!.sendCounter = s.sendCounter + 1
+        let datagram = TransportMessage.seal(plaintext, receiverIndex: s.remoteIndex, counter: s.sendCounter, key: s.sendKey)
+        return [.send(datagram, to: p.address)]
+    }
+
+    /// Advances timers: resends and abandons handshakes, starts rekeys, drops expired sessions.
+    /// Call it at `nextDeadline` (or periodically, e.g. every 100 ms).
+    public mutating func tick(now: MeshInstant, wallClockMicros: UInt64) -> [Directive] {
+        var out: [Directive] = []
+        // Handshakes in flight (iterating a snapshot: a resend replaces its entry).
+        for p in pending {
+            if now - p.startedAt >= configuration.handshakeAttemptTimeout {
+                removePending { $0.localIndex == p.localIndex }
+                out.append(.handshakeAbandoned(p.address, expected: p.expected))
+            } else if now >= p.nextRetransmitAt {
+                let delay = min(p.retransmitDelay * 2, configuration.handshakeRetransmitMax)
+                let message = startInitiation(
+                    to: p.address, expecting: p.expected, startedAt: p.startedAt, now: now,
+                    retransmitDelay: delay, wallClockMicros: wallClockMicros)
+                out.append(.send(message, to: p.address))
+            }
+        }
+        // Answered handshakes never confirmed.
+        for (id, u) in unconfirmed where isExpired(u.session, now) {
+            indexOwners[u.session.localIndex] = nil
+            unconfirmed[id] = nil
+        }
+        // Sessions.
+        for id in peers.keys.sorted() {
+            guard var peer = peers[id] else { continue }
+            if let s = peer.current, isExpired(s, now) {
+                indexOwners[s.localIndex] = nil
+                peer.current = nil
+            }
+            if let s = peer.previous, isExpired(s, now) {
+                indexOwners[s.localIndex] = nil
+                peer.previous = nil
+            }
+            if peer.current == nil && peer.previous == nil {
+                peers[id] = nil
+                out.append(.expired(id))
+                continue
+            }
+            peers[id] = peer
+            if let s = peer.current, needsRekey(s, now: now), !hasPending(for: peer) {
+                let message = startInitiation(
+                    to: peer.address, expecting: id, startedAt: now, now: now,
+                    retransmitDelay: configuration.handshakeRetransmitInitial, wallClockMicros: wallClockMicros)
+                out.append(.send(message, to: peer.address))
+            }
+        }
+        return out
+    }
+
+    /// Drops every session and pending handshake with `peer`. Its initiation timestamps stay remembered.
+    public mutating func forget(_ peer: NodeID) {
+        if let u = unconfirmed.removeValue(forKey: peer) { indexOwners[u.session.localIndex] = nil }
+        guard let p = peers.removeValue(forKey: peer) else {
+            removePending { $0.expected == peer }
+            return
+        }
+        for s in p.allSessions { indexOwners[s.localIndex] = nil }
+        removePending { $0.expected == peer || ($0.expected == nil && $0.address == p.address) }
+    }
+
+    // MARK: Queries
+
+    /// The session table, ordered by NodeID. Lists peers that still have a session (current or previous).
+    public var sessions: [SessionSummary] {
+        peers.keys.sorted().compactMap { id in
+            guard let p = peers[id], let s = p.current ?? p.previous else { return nil }
+            return SessionSummary(
+                peer: id, address: p.address, incarnation: p.incarnation, role: p.role, establishedAt: p.establishedAt,
+                currentSessionStartedAt: s.createdAt, lastReceived: p.lastReceived, isInitiator: s.isInitiator)
+        }
+    }
+
+    /// The peer's identity as currently known (`previousIncarnation` is always nil here), if it has a session.
+    public func peerInfo(_ peer: NodeID) -> PeerInfo? {
+        peers[peer].map {
+            PeerInfo(id: $0.id, incarnation: $0.incarnation, role: $0.role, address: $0.address, previousIncarnation: nil)
+        }
+    }
+
+    /// Whether `send` to `peer` would succeed at `now`.
+    public func hasSession(with peer: NodeID, now: MeshInstant) -> Bool {
+        guard let s = peers[peer]?.current else { return false }
+        return !isExpired(s, now) && s.sendCounter < configuration.rejectAfterMessages
+    }
+
+    /// Addresses with a handshake in flight.
+    public var pendingHandshakes: [Address] { pending.map(\.address) }
+
+    /// The earliest instant at which `tick` has something to do (nil: nothing scheduled).
+    public var nextDeadline: MeshInstant? {
+        var best: MeshInstant?
+        func consider(_ t: MeshInstant) { if best.map({ t < $0 }) ?? true { best = t } }
+        for u in unconfirmed.values { consider(u.session.createdAt + configuration.rejectAfter) }
+        for p in pending {
+            consider(p.nextRetransmitAt)
+            consider(p.startedAt + configuration.handshakeAttemptTimeout)
+        }
+        for peer in peers.values {
+            for s in peer.allSessions { consider(s.createdAt + configuration.rejectAfter) }
+            if let s = peer.current, !hasPending(for: peer) {
+                consider(s.createdAt + (s.isInitiator ? configuration.rekeyAfter : configuration.responderRekeyAfter))
+            }
+        }
+        return best
+    }
+
+    // MARK: Helpers
+
+    func isExpired(_ s: Session, _ now: MeshInstant) -> Bool {
+        now - s.createdAt >= configuration.rejectAfter
+    }
+
+    func needsRekey(_ s: Session, now: MeshInstant) -> Bool {
+        let age = now - s.createdAt
+        if s.isInitiator {
+            return age >= configuration.rekeyAfter || s.sendCounter >= configuration.rekeyAfterMessages
+        }
+        return age >= configuration.responderRekeyAfter
+    }
+
+    func hasPending(for peer: Peer) -> Bool {
+        pending.contains { $0.expected == peer.id || ($0.expected == nil && $0.address == peer.address) }
+    }
+
+    mutating func removePending(where predicate: (PendingInitiation) -> Bool) {
+        for p in pending where predicate(p) { indexOwners[p.localIndex] = nil }
+        pending.removeAll(where: predicate)
+    }
+
+    /// A session index not in use.
+    mutating func freshIndex() -> UInt32 {
+        while true {
+            let i = UInt32(truncatingIfNeeded: random.next())
+            if indexOwners[i] == nil { return i }
+        }
+    }
+
+    /// A fresh ephemeral X25519 private key (raw bytes) and its public key.
+    mutating func freshEphemeral() -> (privateKey: [UInt8], publicKey: [UInt8]) {
+        let key = (try? Curve25519.KeyAgreement.PrivateKey(rawRepresentation: random.bytes32())) ?? .init()
+        return (Array(key.rawRepresentation), Array(key.publicKey.rawRepresentation))
+    }
+}

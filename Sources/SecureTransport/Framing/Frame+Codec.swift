@@ -1,0 +1,101 @@
+import MeshTypes
+
+extension Frame {
+    /// The body's length in bytes.
+    public var bodySize: Int {
+        switch self {
+        case .unreliable(_, let p): 2 + p.count
+        case .reliable(_, _, let p): 10 + p.count
+        case .ack: 16
+        case .heartbeat, .heartbeatReply: 12
+        case .goodbye: 1
+        }
+    }
+
+    /// The frame's encoded size, header included.
+    public var encodedSize: Int { Self.headerSize + bodySize }
+
+    /// Appends the encoded frame. Throws when the payload exceeds the 65,535-byte body limit.
+    public func encode(into out: inout [UInt8]) throws(WireError) {
+        let size = bodySize
+        guard size <= Self.maximumBodySize else {
+            throw WireError("frame \(kind): body of \(size) bytes exceeds the maximum of \(Self.maximumBodySize)")
+        }
+        out.append(kind.rawValue)
+        out.appendBigEndian(UInt16(size))
+        switch self {
+        case .unreliable(let type, let payload):
+            out.appendBigEndian(type)
+            out.append(contentsOf: payload)
+        case .reliable(let sequence, let type, let payload):
+            out.appendBigEndian(sequence)
+            out.appendBigEndian(type)
+            out.append(contentsOf: payload)
+        case .ack(let cumulative, let selective):
+            out.appendBigEndian(cumulative)
+            out.appendBigEndian(selective)
+        case .heartbeat(let id, let sentAt), .heartbeatReply(let id, let sentAt):
+            out.appendBigEndian(id)
+            out.appendBigEndian(sentAt)
+        case .goodbye(let reason):
+            out.append(reason)
+        }
+    }
+
+    /// Encodes frames back to back into one plaintext.
+    public static func encode(_ frames: [Frame]) throws(WireError) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(frames.reduce(0) { $0 + $1.encodedSize })
+        for f in frames { try f.encode(into: &out) }
+        return out
+    }
+
+    /// Decodes every frame of a plaintext. Frames of unknown kind are skipped; a known kind whose body is shorter than
+    /// its fixed fields, or a length running past the end, throws. Bytes a known fixed-size body has beyond its fields
+    /// are ignored (room for later extensions).
+    public static func decodeAll(_ bytes: [UInt8]) throws(WireError) -> [Frame] {
+        var frames: [Frame] = []
+        var r = ByteReader(bytes, context: "frame")
+        var index = 0
+        while r.remaining > 0 {
+            let kindByte = try r.u8("kind of frame \(index)")
+            let length = Int(try r.u16("length of frame \(index)"))
+            guard r.remaining >= length else {
+                throw WireError("frame \(index) (kind \(kindByte)): length \(length) exceeds the \(r.remaining) bytes left")
+            }
+            let body = try r.bytes(length, "body of frame \(index)")
+            if let kind = Kind(rawValue: kindByte) {
+                frames.append(try decodeBody(kind, body, index: index))
+            }
+            index += 1
+        }
+        return frames
+    }
+
+    private static func decodeBody(_ kind: Kind, _ body: [UInt8], index: Int) throws(WireError) -> Frame {
+        var r = ByteReader(body, context: "frame \(index) (\(kind))")
+        switch kind {
+        case .unreliable:
+            let type = try r.u16("type")
+            return .unreliable(type: type, payload: r.rest())
+        case .reliable:
+            let sequence = try r.u64("sequence")
+            let type = try r.u16("type")
+            return .reliable(sequence: sequence, type: type, payload: r.rest())
+        case .ack:
+            let cumulative = try r.u64("cumulative")
+            let selective = try r.u64("selective")
+            return .ack(cumulative: cumulative, selective: selective)
+        case .heartbeat:
+            let id = try r.u32("id")
+            let sentAt = try r.u64("sentAtMicros")
+            return .heartbeat(id: id, sentAtMicros: sentAt)
+        case .heartbeatReply:
+            let id = try r.u32("id")
+            let sentAt = try r.u64("sentAtMicros")
+            return .heartbeatReply(id: id, sentAtMicros: sentAt)
+        case .goodbye:
+            return .goodbye(reason: try r.u8("reason"))
+        }
+    }
+}

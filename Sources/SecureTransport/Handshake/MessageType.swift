@@ -1,0 +1,15 @@
+/// The first byte of every FleetMesh secure-transport datagram.
+public enum MessageType: UInt8, Sendable, CaseIterable {
+    /// A handshake initiation (103 bytes).
+    case initiation = 1
+    /// A handshake response (99 bytes).
+    case response = 2
+    /// An encrypted transport message (29 bytes or more).
+    case transport = 3
+}
+
+/// The protocol version carried in handshake messages.
+public enum ProtocolVersion {
+    /// The only version this implementation speaks.
+    public static let current: UInt8 = 1
+}

@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct FleetMesh: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fleetmesh",
+        abstract: "Peer-to-peer mesh coordinator for multi-drone field missions.",
+        discussion: "Run a node with `fleetmesh run --config FILE`; the other commands talk to a running node on this machine.",
+        subcommands: [RunCommand.self, KeygenCommand.self, StatusCommand.self, PeersCommand.self, GeoCommand.self, SimulateCommand.self])
+}

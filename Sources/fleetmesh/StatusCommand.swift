@@ -1,0 +1,76 @@
+import ArgumentParser
+import Foundation
+import Node
+
+/// Selects a running node on this machine.
+struct NodeOption: ParsableArguments {
+    @Option(help: "The node to ask: its name or its control socket path (default: the only node running here).")
+    var node: String?
+
+    func fetchStatus() throws -> NodeStatus {
+        do {
+            let path = try ControlClient.socketPath(node: node)
+            let response = try ControlClient.request(ControlRequest(command: "status"), socket: path)
+            if let error = response.error { throw failure("error: \(error)", code: 1) }
+            guard let status = response.status else { throw failure("error: empty answer", code: 1) }
+            return status
+        } catch let error as ControlClientError {
+            throw failure("error: \(error)", code: 69)
+        }
+    }
+}
+
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "Show this node and every peer.")
+
+    @OptionGroup var target: NodeOption
+    @Flag(help: "Print JSON (a stable format for scripts).")
+    var json = false
+
+    func run() throws {
+        let status = try target.fetchStatus()
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(status), as: UTF8.self))
+            return
+        }
+        let n = status.node
+        print("node      \(n.name)\(n.publishedName.map { $0 != n.name ? " (published as '\($0)')" : "" } ?? "")  \(n.role)\(n.uavNumber.map { "  UAV \($0)" } ?? "")")
+        print("id        \(n.id)  incarnation \(n.incarnation)")
+        print("listening UDP \(n.port)   mesh \(n.fingerprint)   avahi: \(n.avahi)   up \(formatMs(n.uptimeMs))")
+        print("")
+        print(PeerTable.render(status.peers))
+    }
+}
+
+struct PeersCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "peers", abstract: "List the node's peers.")
+
+    @OptionGroup var target: NodeOption
+
+    func run() throws {
+        print(PeerTable.render(try target.fetchStatus().peers))
+    }
+}
+
+enum PeerTable {
+    static func render(_ peers: [NodeStatus.Peer]) -> String {
+        guard !peers.isEmpty else { return "no peers yet" }
+        let header = ["NAME", "ROLE", "UAV", "ID", "ADDRESS", "STATE", "HOPS", "LAST HEARD", "RTT"]
+        let rows = peers.map { p in
+            [p.name ?? "?", p.role ?? "?", p.uavNumber.map(String.init) ?? "-", String(p.id.prefix(8)), p.address ?? "-",
+             p.state, String(p.hops), p.lastHeardMsAgo.map { formatMs($0) + " ago" } ?? "never",
+             p.rttMs.map { String(format: "%.1f ms", $0) } ?? "-"]
+        }
+        let widths = header.indices.map { i in ([header[i]] + rows.map { $0[i] }).map(\.count).max()! }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  ")
+        }
+        return ([line(header)] + rows.map(line)).joined(separator: "\n")
+    }
+}
+
+func formatMs(_ ms: Int) -> String {
+    ms < 1000 ? "\(ms) ms" : ms < 60_000 ? String(format: "%.1f s", Double(ms) / 1000) : "\(ms / 60_000) min \(ms % 60_000 / 1000) s"
+}

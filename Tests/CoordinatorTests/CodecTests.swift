@@ -1,0 +1,159 @@
+import Testing
+import MeshTypes
+@testable import Coordinator
+
+/// One sample of every message kind, with awkward values.
+let sampleMessages: [CoordinatorMessage] = {
+    let a = NodeID(high: 0x0102_0304_0506_0708, low: 0x1112_1314_1516_1718)
+    let b = NodeID(high: 0xFFFF_FFFF_FFFF_FFFF, low: 0)
+    let env = Envelope(origin: a, originIncarnation: 0xDEAD_BEEF, sequence: 42, destination: .node(b), ttl: 8)
+    let bcast = Envelope(origin: b, originIncarnation: 1, sequence: .max, destination: .broadcast, ttl: 1)
+    let p = GeoPoint(latitude: -33.8688, longitude: 151.2093, altitude: 123.456)
+    let state = VehicleState(position: p, velocityNorthCmS: -300, velocityEastCmS: 32767, velocityDownCmS: -32768,
+                             headingCentidegrees: 35999, batteryPercent: 100, activity: .followingTrajectory, armed: true, linkQuality: 0)
+    return [
+        .linkState(LinkStateAdvertisement(origin: a, incarnation: 9, sequence: 3, role: .drone, name: "UAV-ä✈️",
+                                          uavNumber: 250, numberPinned: true, flying: true, neighbours: [b, a])),
+        .linkState(LinkStateAdvertisement(origin: b, incarnation: 0, sequence: 0, role: .station, name: "",
+                                          uavNumber: nil, numberPinned: false, flying: false, neighbours: [])),
+        .routed(bcast, .telemetry(uavNumber: 17, state: state)),
+        .routed(bcast, .prediction(uavNumber: 0, prediction: TrajectoryPrediction(points: Array(repeating: p, count: 40)))),
+        .routed(bcast, .target(Target(address: .uav(3), location: p, headingCentidegrees: 9000))),
+        .routed(bcast, .target(Target(address: .group([1, 2, 250]), location: p))),
+        .routed(bcast, .target(Target(address: .all, location: p, headingCentidegrees: 0))),
+        .routed(env, .command(CommandRequest(counter: 7, uavNumber: 1, targetIncarnation: 5, takeover: true,
+                                             command: .takeoff(altitudeMillimetres: 15_000)))),
+        .routed(env, .command(CommandRequest(counter: 8, uavNumber: 2, targetIncarnation: 5, takeover: false, command: .land))),
+        .routed(env, .command(CommandRequest(counter: 9, uavNumber: 3, targetIncarnation: 5, takeover: false, command: .hover))),
+        .routed(env, .command(CommandRequest(counter: 10, uavNumber: 4, targetIncarnation: 5, takeover: false,
+                                             command: .goto(p, speedCmS: 1200)))),
+        .routed(env, .command(CommandRequest(counter: 11, uavNumber: 5, targetIncarnation: 5, takeover: false, command: .returnToLaunch))),
+        .routed(env, .command(CommandRequest(counter: 12, uavNumber: 6, targetIncarnation: 5, takeover: false, command: .followTarget(true)))),
+        .routed(env, .command(CommandRequest(counter: 13, uavNumber: 7, targetIncarnation: 5, takeover: false,
+                                             command: .trajectory([p, GeoPoint(latitudeE7: 0, longitudeE7: 0, altitudeMillimetres: -5)])))),
+        .routed(env, .commandAnswer(counter: 1, requesterIncarnation: 2, answer: .accepted)),
+        .routed(env, .commandAnswer(counter: 1, requesterIncarnation: 2, answer: .completed)),
+        .routed(env, .commandAnswer(counter: 1, requesterIncarnation: 2, answer: .failed("motor fault"))),
+        .routed(env, .commandAnswer(counter: 1, requesterIncarnation: 2, answer: .rejected(.unknownUAVNumber(9)))),
+        .routed(env, .commandAnswer(counter: 1, requesterIncarnation: 2, answer: .rejected(.contestedNumber(9)))),
+        .routed(env, .commandAnswer(counter: 1, requesterIncarnation: 2, answer: .rejected(.controlledBy("GS North")))),
+        .routed(env, .commandAnswer(counter: 1, requesterIncarnation: 2, answer: .rejected(.targetRestarted))),
+        .routed(env, .commandAnswer(counter: 1, requesterIncarnation: 2, answer: .rejected(.vehicle("battery too low")))),
+        .routed(env, .manualControl(uavNumber: 9, takeover: false, control: ManualControl(x: -1000, y: 1000, z: 500, r: 0, buttons: 0x8000_0001))),
+        .routed(bcast, .failsafeReport(FailsafeReport(uavNumber: 4, steps: [FailsafeStep(action: .hover, afterSilenceMilliseconds: 5000),
+                                                                            FailsafeStep(action: .returnHome, afterSilenceMilliseconds: 15000)],
+                                                      silenceMilliseconds: 20000))),
+        .routed(env, .leaseRevoked(uavNumber: 12, newHolder: "GS South")),
+        .routed(env, .leaseUpdate(uavNumber: 12, release: true)),
+    ]
+}()
+
+@Suite("Wire codec")
+struct CodecTests {
+    @Test("every message kind survives a round trip", arguments: sampleMessages)
+    func roundTrip(_ m: CoordinatorMessage) throws {
+        let (type, payload) = m.encode()
+        #expect(try CoordinatorMessage(type: type, payload: payload) == m)
+    }
+
+    @Test("every strict prefix of a valid encoding is refused as truncated", arguments: sampleMessages)
+    func truncation(_ m: CoordinatorMessage) {
+        let (type, payload) = m.encode()
+        for cut in 0..<payload.count {
+            #expect(throws: WireError.self) { try CoordinatorMessage(type: type, payload: Array(payload[0..<cut])) }
+        }
+    }
+
+    @Test("trailing bytes are refused")
+    func trailing() throws {
+        let (type, payload) = sampleMessages[0].encode()
+        let e = #expect(throws: WireError.self) { try CoordinatorMessage(type: type, payload: payload + [0]) }
+        #expect(e?.reason.contains("trailing") == true)
+    }
+
+    @Test("unknown message type is named in the error")
+    func unknownType() {
+        let e = #expect(throws: WireError.self) { try CoordinatorMessage(type: 0x1234, payload: []) }
+        #expect(e?.reason.contains("0x1234") == true)
+    }
+
+    @Test("out-of-range fields are refused with field, expectation and finding")
+    func fieldChecks() throws {
+        // Telemetry: the UAV number byte comes right after the 34-byte broadcast envelope.
+        let (type, payload) = sampleMessages[2].encode()
+        var bad = payload
+        bad[34] = 251
+        let e = #expect(throws: WireError.self) { try CoordinatorMessage(type: type, payload: bad) }
+        #expect(e?.reason == "telemetry.uavNumber at offset 34: expected 0…250, found 251")
+
+        // Activity byte: envelope 34 + number 1 + position 12 + velocities 6 + heading 2 + battery 1 = offset 56.
+        var badActivity = payload
+        badActivity[56] = 9
+        let e2 = #expect(throws: WireError.self) { try CoordinatorMessage(type: type, payload: badActivity) }
+        #expect(e2?.reason.contains("telemetry.activity") == true)
+
+        // Link-state flags only use bits 0–1 (offset 16 + 8 + 8 + 1).
+        let (lt, lp) = sampleMessages[0].encode()
+        var badFlags = lp
+        badFlags[33] = 0x80
+        let e3 = #expect(throws: WireError.self) { try CoordinatorMessage(type: lt, payload: badFlags) }
+        #expect(e3?.reason.contains("lsa.flags") == true)
+    }
+
+    @Test("the documented layouts hold: sizes of fixed messages")
+    func sizes() {
+        #expect(sampleMessages[2].encode().payload.count == 34 + 25)       // telemetry
+        #expect(sampleMessages[3].encode().payload.count == 34 + 4 + 40 * 12) // prediction
+        #expect(sampleMessages[22].encode().payload.count == 50 + 14)       // manual control, unicast envelope
+        #expect(sampleMessages[0].encode().payload.count == 35 + 1 + "UAV-ä✈️".utf8.count + 2 + 32) // LSA, two neighbours
+    }
+
+    @Test("random bytes never trap, and whatever decodes re-encodes to the same bytes")
+    func fuzzRandom() {
+        var rng = TestRNG(seed: 0xF022)
+        let types: [UInt16] = [0x4C01, 0x5201, 0x5202, 0x5203, 0x5204, 0x5205, 0x5206, 0x5207, 0x5208, 0x5209, 0, 0xFFFF]
+        var decoded = 0
+        for _ in 0..<20_000 {
+            let type = types[Int(rng.next() % UInt64(types.count))]
+            let bytes = (0..<Int(rng.next() % 120)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            if let m = try? CoordinatorMessage(type: type, payload: bytes) {
+                decoded += 1
+                #expect(m.encode().payload == bytes)
+            }
+        }
+        _ = decoded
+    }
+
+    @Test("mutated valid encodings never trap; accepted mutants re-encode identically")
+    func fuzzMutations() {
+        var rng = TestRNG(seed: 7)
+        var accepted = 0
+        for _ in 0..<20_000 {
+            let m = sampleMessages[Int(rng.next() % UInt64(sampleMessages.count))]
+            var (type, payload) = m.encode()
+            for _ in 0..<(1 + Int(rng.next() % 3)) {
+                let i = Int(rng.next() % UInt64(payload.count))
+                payload[i] ^= UInt8(truncatingIfNeeded: 1 << (rng.next() % 8))
+            }
+            if rng.next() % 8 == 0 { payload.removeLast(Int(rng.next() % UInt64(payload.count))) }
+            if let d = try? CoordinatorMessage(type: type, payload: payload) {
+                accepted += 1
+                #expect(d.encode().payload == payload)
+            }
+        }
+        #expect(accepted > 0)
+    }
+}
+
+/// SplitMix64 for tests (the simulation's lives in MeshSimulation).
+struct TestRNG: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

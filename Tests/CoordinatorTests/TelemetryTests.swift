@@ -1,0 +1,61 @@
+import Testing
+import MeshTypes
+@testable import Coordinator
+
+@Suite("Telemetry, predictions and targets")
+struct TelemetryTests {
+    /// GS (0) — D1 (1) — D2 (2): the station has no session with D2.
+    static func world() -> Pump {
+        var p = Pump([(.station, "GS", nil, nil), (.drone, "D1", nil, 1), (.drone, "D2", nil, 2)])
+        p.link(0, 1); p.link(1, 2)
+        p.advance(.milliseconds(300))
+        return p
+    }
+
+    static let here = GeoPoint(latitude: 46.5, longitude: 7.5, altitude: 30)
+
+    @Test("telemetry is published at the configured rate and reaches a non-neighbour; stale vehicles are flagged")
+    func fleetPicture() {
+        var p = Self.world()
+        let state = VehicleState(position: Self.here, batteryPercent: 77, activity: .hovering, armed: true)
+        p.call(2) { $0.onLocalVehicleState(state, now: $1) }
+        var published = 0
+        for _ in 0..<10 {
+            p.now = p.now + .milliseconds(100)
+            let ds = p.cores[2].onTick(now: p.now)
+            published += ds.filter { if case .send(.routed(_, .telemetry), _, .unreliable) = $0 { true } else { false } }.count
+            p.handle(2, ds); p.drain()
+            for i in 0..<2 { p.handle(i, p.cores[i].onTick(now: p.now)); p.drain() }
+        }
+        #expect(published == 10) // 10 Hz, one neighbour
+        let fleet = p.cores[0].fleetPicture(now: p.now)
+        #expect(fleet.count == 1)
+        #expect(fleet[0].uavNumber == 2 && fleet[0].state == state && !fleet[0].isStale)
+        #expect(p.cores[0].fleetPicture(now: p.now + .milliseconds(1500))[0].isStale)
+    }
+
+    @Test("predictions are shared and dropped after one second")
+    func airspace() {
+        var p = Self.world()
+        let pred = TrajectoryPrediction(points: Array(repeating: Self.here, count: 40))
+        p.call(2) { $0.onLocalPrediction(pred, now: $1) }
+        p.advance(.milliseconds(100))
+        let a = p.cores[0].airspace(now: p.now)
+        #expect(a.count == 1 && a[0].prediction == pred && a[0].uavNumber == 2)
+        #expect(p.cores[0].airspace(now: p.now + .milliseconds(1100)).isEmpty)
+    }
+
+    @Test("targets reach exactly the addressed drones; older samples of a stream are ignored")
+    func targets() {
+        var p = Self.world()
+        p.call(0) { $0.sendTarget(Target(address: .uav(2), location: Self.here), now: $1) }
+        p.call(0) { $0.sendTarget(Target(address: .group([1, 2]), location: Self.here), now: $1) }
+        p.call(0) { $0.sendTarget(Target(address: .all, location: Self.here, headingCentidegrees: 100), now: $1) }
+        let applied = { (i: Int) in p.directives[i].filter { if case .applyTarget = $0 { true } else { false } }.count }
+        #expect(applied(1) == 2)
+        #expect(applied(2) == 3)
+        let env = Envelope(origin: p.id(0), originIncarnation: 100, sequence: 1, destination: .broadcast, ttl: 8)
+        let late = p.cores[2].onMessage(.routed(env, .target(Target(address: .all, location: Self.here))), from: p.id(1), now: p.now)
+        #expect(!late.contains { if case .applyTarget = $0 { true } else { false } })
+    }
+}

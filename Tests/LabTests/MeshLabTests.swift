@@ -1,0 +1,261 @@
+import Foundation
+import Node
+import Testing
+
+/// Real multi-host tests: each builds namespaced hosts with their own avahi-daemon (scripts/lab) and runs
+/// `fleetmesh run` processes on them. Serialized: the failure-detection bounds assume the 2 cores are not
+/// shared with another lab.
+@Suite(.serialized) struct MeshLabTests {
+    @Test func twoHostsDiscoverEachOtherAndEstablishSessions() async throws {
+        try await Lab.with(hosts: 2) { lab in
+            let a = try lab.startNode(host: 1, name: "station-a", role: "station")
+            let b = try lab.startNode(host: 2, name: "drone-b")
+            try await waitUntil("both nodes in session", timeout: .seconds(10)) {
+                a.peerState("drone-b") == "established" && b.peerState("station-a") == "established"
+            }
+            let sa = try a.status()
+            let peer = try #require(sa.peers.first)
+            #expect(peer.role == "drone")
+            #expect(peer.id == (try b.status()).node.id)
+            #expect(sa.node.fingerprint == (try b.status()).node.fingerprint)
+            #expect(sa.node.avahi == "running")
+            #expect(sa.node.publishedName == "station-a")
+        }
+    }
+
+    @Test func fiveHostsFormAFullMesh() async throws {
+        try await Lab.with(hosts: 5) { lab in
+            let nodes = try (1...5).map { try lab.startNode(host: $0, name: "n\($0)", role: $0 == 1 ? "station" : "drone") }
+            try await waitUntil("every node in session with the 4 others", timeout: .seconds(15)) {
+                try nodes.allSatisfy { n in
+                    let s = try n.status()
+                    return s.peers.count == 4 && s.peers.allSatisfy { $0.state == "established" }
+                }
+            }
+        }
+    }
+
+    @Test func wrongKeyNodeIsRefusedAndLearnsNothing() async throws {
+        try await Lab.with(hosts: 3) { lab in
+            let a = try lab.startNode(host: 1, name: "good-a")
+            let b = try lab.startNode(host: 2, name: "good-b")
+            let otherKey = lab.directory.appendingPathComponent("other.key").path
+            _ = try shell([try fleetmeshBinary(), "keygen", otherKey])
+            // The intruder dials good-a by unicast (its fingerprint differs, so mDNS alone would never pair them).
+            let intruder = try lab.startNode(host: 3, name: "intruder", key: otherKey,
+                                             network: "static_peers = [\"\(try lab.address(1)):47800\"]")
+            try await waitUntil("good-a and good-b in session", timeout: .seconds(10)) {
+                a.peerState("good-b") == "established"
+            }
+            try await waitUntil("good-a refuses the intruder's handshake", timeout: .seconds(10)) {
+                (try a.status()).node.rejections["wrongMeshKey", default: 0] >= 1
+            }
+            #expect(a.log.contains("refused datagram from \(try lab.address(3))"))
+            #expect((try a.status()).peers.allSatisfy { $0.name != "intruder" })
+            #expect((try intruder.status()).peers.allSatisfy { $0.state != "established" })
+            _ = b
+        }
+    }
+
+    @Test func replayedDatagramIsDropped() async throws {
+        try await Lab.with(hosts: 3) { lab in
+            let a = try lab.startNode(host: 1, name: "a", network: "advertise = true")
+            _ = try lab.startNode(host: 2, name: "b")
+            try await waitUntil("a and b in session", timeout: .seconds(10)) { a.peerState("b") == "established" }
+            let tool = repositoryRoot.appendingPathComponent("Tests/LabTests/udp_tool.py").path
+            let captured = try shell(["bash", repositoryRoot.appendingPathComponent("scripts/lab").path, "--name", lab.name,
+                                      "exec", "1", "python3", tool, "capture", "47800"])
+            try #require(captured.status == 0, "capture failed: \(captured.output)")
+            let hex = captured.output.trimmingCharacters(in: .whitespacesAndNewlines)
+            let before = (try a.status()).node.rejections["replayedCounter", default: 0]
+            // The attacker on host 3 sends the captured, authentic datagram again.
+            let sent = try shell(["bash", repositoryRoot.appendingPathComponent("scripts/lab").path, "--name", lab.name,
+                                  "exec", "3", "python3", tool, "send", try lab.address(1), "47800", hex])
+            try #require(sent.status == 0, "send failed: \(sent.output)")
+            try await waitUntil("a counts the replay", timeout: .seconds(5)) {
+                (try a.status()).node.rejections["replayedCounter", default: 0] == before + 1
+            }
+            // The replay did not move b's address to the attacker.
+            let peer = try #require((try a.status()).peers.first { $0.name == "b" })
+            #expect(peer.address?.contains(try lab.address(3)) == false)
+            #expect(peer.state == "established")
+        }
+    }
+
+    @Test func randomDatagramsAreRejectedWithoutHarm() async throws {
+        try await Lab.with(hosts: 3) { lab in
+            let a = try lab.startNode(host: 1, name: "a")
+            _ = try lab.startNode(host: 2, name: "b")
+            try await waitUntil("a and b in session", timeout: .seconds(10)) { a.peerState("b") == "established" }
+            let tool = repositoryRoot.appendingPathComponent("Tests/LabTests/udp_tool.py").path
+            let fuzz = try shell(["bash", repositoryRoot.appendingPathComponent("scripts/lab").path, "--name", lab.name,
+                                  "exec", "3", "python3", tool, "fuzz", try lab.address(1), "47800", "3000", "7"])
+            try #require(fuzz.status == 0, "fuzz failed: \(fuzz.output)")
+            try await waitUntil("a has rejected the junk", timeout: .seconds(5)) {
+                (try a.status()).node.rejections.values.reduce(0, +) >= 2900
+            }
+            #expect(a.process.isRunning)
+            #expect(a.peerState("b") == "established")
+            #expect(!a.log.contains("→ lost"))
+        }
+    }
+
+    @Test func linkCutIsDetectedWithinOneSecondAndHeals() async throws {
+        try await Lab.with(hosts: 2) { lab in
+            let a = try lab.startNode(host: 1, name: "a")
+            let b = try lab.startNode(host: 2, name: "b")
+            try await waitUntil("in session", timeout: .seconds(10)) {
+                a.peerState("b") == "established" && b.peerState("a") == "established"
+            }
+            try lab.lab("cut", "2")
+            let clock = ContinuousClock()
+            let cut = clock.now
+            var seenByA: Duration?
+            var seenByB: Duration?
+            try await waitUntil("both sides see the loss", timeout: .seconds(3), poll: .milliseconds(10)) {
+                if seenByA == nil, a.peerState("b") == "lost" { seenByA = clock.now - cut }
+                if seenByB == nil, b.peerState("a") == "lost" { seenByB = clock.now - cut }
+                return seenByA != nil && seenByB != nil
+            }
+            #expect(try #require(seenByA) < .seconds(1))
+            #expect(try #require(seenByB) < .seconds(1))
+            try lab.lab("restore", "2")
+            try await waitUntil("the session is back", timeout: .seconds(5)) {
+                a.peerState("b") == "established" && b.peerState("a") == "established"
+            }
+        }
+    }
+
+    @Test func noFalseAlarmsAtTwentyPercentLoss() async throws {
+        try await Lab.with(hosts: 2) { lab in
+            let a = try lab.startNode(host: 1, name: "a")
+            let b = try lab.startNode(host: 2, name: "b")
+            try await waitUntil("in session", timeout: .seconds(10)) { a.peerState("b") == "established" }
+            // 20 % on each of host 2's directions: each heartbeat round trip crosses it twice.
+            try lab.lab("loss", "2", "20")
+            try await Task.sleep(for: .seconds(8))  // the observation window itself, not a wait for a condition
+            try lab.lab("loss", "2", "0")
+            #expect(!a.log.contains("(\(try b.status().node.id.prefix(8)))) suspect → lost"))
+            #expect(!a.log.contains("→ lost"))
+            #expect(!b.log.contains("→ lost"))
+            let quality = try #require((try a.status()).peers.first?.linkQuality)
+            #expect(quality < 0.95, "loss was applied: link quality \(quality)")
+        }
+    }
+
+    @Test func cleanShutdownIsSeenAtOnceAndRecordWithdrawn() async throws {
+        try await Lab.with(hosts: 2) { lab in
+            let a = try lab.startNode(host: 1, name: "a")
+            let b = try lab.startNode(host: 2, name: "b")
+            try await waitUntil("in session", timeout: .seconds(10)) { a.peerState("b") == "established" }
+            let clock = ContinuousClock()
+            let stopAt = clock.now
+            #expect(try await b.stop() == 0)
+            let seen = try await waitUntil("a sees b leave", timeout: .seconds(2), poll: .milliseconds(5)) {
+                a.peerState("b") == "left"
+            }
+            #expect(clock.now - stopAt < .milliseconds(500), "seen after \(seen)")
+            // The DNS-SD record is withdrawn: host 1's avahi no longer lists b.
+            try await waitUntil("b's record is gone from host 1's cache", timeout: .seconds(3)) {
+                let r = try shell(["bash", repositoryRoot.appendingPathComponent("scripts/lab").path, "--name", lab.name,
+                                   "exec", "1", "avahi-browse", "-ptk", "_fleetmesh._udp"])
+                return !r.output.contains(";b;")
+            }
+        }
+    }
+
+    @Test func restartedPeerIsANewIncarnation() async throws {
+        try await Lab.with(hosts: 2) { lab in
+            let a = try lab.startNode(host: 1, name: "a")
+            let b = try lab.startNode(host: 2, name: "b")
+            try await waitUntil("in session", timeout: .seconds(10)) { a.peerState("b") == "established" }
+            let first = try #require((try a.status()).peers.first?.incarnation)
+            b.kill()  // no goodbye: a crash
+            try await waitUntil("a sees b lost", timeout: .seconds(3)) { a.peerState("b") == "lost" }
+            let b2 = try lab.startNode(host: 2, name: "b")
+            try await waitUntil("b back with a new incarnation", timeout: .seconds(10)) {
+                let p = try a.status().peers.first
+                return p?.state == "established" && p?.incarnation != first
+            }
+            #expect((try a.status()).peers.count == 1, "same node id: one peer, not two")
+            _ = b2
+        }
+    }
+
+    @Test func avahiRestartUnderARunningNodeRepublishesWithinTwoSeconds() async throws {
+        try await Lab.with(hosts: 2) { lab in
+            let a = try lab.startNode(host: 1, name: "a")
+            try await waitUntil("a published", timeout: .seconds(10)) { (try a.status()).node.publishedName == "a" }
+            try lab.lab("avahi-stop", "1")
+            try await waitUntil("a notices the daemon is gone", timeout: .seconds(5)) {
+                (try a.status()).node.avahi != "running"
+            }
+            #expect(a.process.isRunning)
+            try lab.lab("avahi-start", "1")
+            let republished = try await waitUntil("a re-published", timeout: .seconds(5), poll: .milliseconds(10)) {
+                let s = try a.status()
+                return s.node.avahi == "running" && s.node.publishedName == "a"
+            }
+            #expect(republished < .seconds(2))
+            // And a node started afterwards finds it.
+            let b = try lab.startNode(host: 2, name: "b")
+            try await waitUntil("b finds a", timeout: .seconds(10)) { b.peerState("a") == "established" }
+        }
+    }
+
+    @Test func nodeStartsWithoutAvahiAndPublishesWhenItAppears() async throws {
+        try await Lab.with(hosts: 1) { lab in
+            try lab.lab("avahi-stop", "1")
+            let a = try lab.startNode(host: 1, name: "a")
+            try await waitUntil("a runs and reports no daemon", timeout: .seconds(10)) {
+                (try a.status()).node.avahi.contains("waiting")
+            }
+            try lab.lab("avahi-start", "1")
+            try await waitUntil("a published once the daemon is up", timeout: .seconds(5)) {
+                (try a.status()).node.publishedName == "a"
+            }
+        }
+    }
+
+    @Test func nameCollisionTakesAvahisAlternative() async throws {
+        try await Lab.with(hosts: 2) { lab in
+            let a = try lab.startNode(host: 1, name: "twin")
+            try await waitUntil("first twin published", timeout: .seconds(10)) { (try a.status()).node.publishedName == "twin" }
+            let b = try lab.startNode(host: 2, name: "twin")
+            try await waitUntil("second twin published under another name", timeout: .seconds(10)) {
+                (try b.status()).node.publishedName == "twin #2"
+            }
+            try await waitUntil("the twins are in session", timeout: .seconds(10)) {
+                (try a.status()).peers.first?.state == "established"
+            }
+        }
+    }
+
+    @Test func staticPeersWorkWithoutMulticastDiscovery() async throws {
+        try await Lab.with(hosts: 2) { lab in
+            let a = try lab.startNode(host: 1, name: "a", network: "advertise = false\ndiscover = false")
+            let b = try lab.startNode(host: 2, name: "b",
+                                      network: "advertise = false\ndiscover = false\nstatic_peers = [\"\(try lab.address(1)):47800\"]")
+            try await waitUntil("unicast session", timeout: .seconds(10)) {
+                a.peerState("b") == "established" && b.peerState("a") == "established"
+            }
+        }
+    }
+
+    @Test func badConfigStopsTheNodeWithAMessageNamingFileAndField() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fm-badcfg-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cfg = dir.appendingPathComponent("bad.toml").path
+        try "[node]\nname = \"x\"\nrole = \"tank\"\nkey_file = \"k\"\n".write(toFile: cfg, atomically: true, encoding: .utf8)
+        let r = try shell([try fleetmeshBinary(), "run", "--config", cfg])
+        #expect(r.status == 78)
+        #expect(r.output.contains("config \(cfg): [node] role: must be \"station\" or \"drone\", found \"tank\""))
+
+        try "[node]\nname = \"x\"\nrole = \"drone\"\nkey_file = \"missing.key\"\nstate_dir = \"\(dir.path)/s\"\n".write(toFile: cfg, atomically: true, encoding: .utf8)
+        let r2 = try shell([try fleetmeshBinary(), "run", "--config", cfg])
+        #expect(r2.status == 78)
+        #expect(r2.output.contains("\(dir.path)/missing.key"))
+        #expect(r2.output.contains("fleetmesh keygen"))
+    }
+}

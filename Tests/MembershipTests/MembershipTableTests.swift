@@ -1,0 +1,147 @@
+import MeshTypes
+import Testing
+@testable import Membership
+
+private typealias Table = MembershipTable<String>
+
+private func ms(_ v: Int) -> MeshInstant { MeshInstant(nanoseconds: UInt64(v) * 1_000_000) }
+
+private let me = NodeID(high: 0, low: 1)
+private let peerA = NodeID(high: 0, low: 2)
+
+private func established(at t: Int = 0) -> Table {
+    var table = Table(localID: me)
+    _ = table.onDiscovered(id: peerA, incarnation: 7, name: "a", role: .drone, uavNumber: nil, address: "A", now: ms(t))
+    _ = table.onEstablished(id: peerA, incarnation: 7, role: .drone, address: "A", now: ms(t))
+    return table
+}
+
+@Suite struct MembershipTableTests {
+    @Test func discoveryStartsHandshake() {
+        var table = Table(localID: me)
+        let out = table.onDiscovered(id: peerA, incarnation: 1, name: "a", role: .drone, uavNumber: 3, address: "A", now: ms(0))
+        #expect(out.contains(.connect(expecting: peerA, address: "A")))
+        #expect(table.peers[peerA]?.state == .handshaking)
+        #expect(table.peers[peerA]?.uavNumber == 3)
+    }
+
+    @Test func ownRecordIgnored() {
+        var table = Table(localID: me)
+        #expect(table.onDiscovered(id: me, incarnation: 1, name: "me", role: .station, uavNumber: nil, address: "X", now: ms(0)).isEmpty)
+        #expect(table.peers.isEmpty)
+    }
+
+    @Test func heartbeatsEveryIntervalWhileEstablished() {
+        var table = established()
+        var beats = 0
+        for t in stride(from: 10, through: 1000, by: 10) {
+            beats += table.onTick(now: ms(t)).filter { $0 == .sendHeartbeat(to: peerA) }.count
+            _ = table.onHeard(id: peerA, now: ms(t))
+        }
+        // 50 ms interval over 1 s: 20 heartbeats (±1 for the phase of the first).
+        #expect((19...21).contains(beats))
+        #expect(table.peers[peerA]?.state == .established)
+    }
+
+    @Test func silenceLeadsToSuspectThenLostWithinBound() {
+        var table = established()
+        var suspectAt: Int?
+        var lostAt: Int?
+        for t in stride(from: 10, through: 2000, by: 10) {
+            for d in table.onTick(now: ms(t)) {
+                if case .stateChanged(_, _, .suspect) = d, suspectAt == nil { suspectAt = t }
+                if case .stateChanged(_, _, .lost) = d, lostAt == nil { lostAt = t }
+            }
+        }
+        #expect(suspectAt == 250)
+        #expect(lostAt == 750)
+        #expect(table.peers[peerA]?.state == .lost)
+    }
+
+    @Test func lostPeerIsReconnectedPeriodically() {
+        var table = established()
+        var connects: [Int] = []
+        for t in stride(from: 10, through: 3000, by: 10) {
+            if table.onTick(now: ms(t)).contains(.connect(expecting: peerA, address: "A")) { connects.append(t) }
+        }
+        // Lost at 750 ms, then a connect every 500 ms.
+        #expect(connects == [1250, 1750, 2250, 2750])
+    }
+
+    @Test func hearingASuspectRestoresIt() {
+        var table = established()
+        _ = table.onTick(now: ms(300))
+        #expect(table.peers[peerA]?.state == .suspect)
+        let out = table.onHeard(id: peerA, now: ms(310))
+        #expect(out == [.stateChanged(peer: peerA, from: .suspect, to: .established)])
+    }
+
+    @Test func noFalseLossAtTwentyPercentLoss() {
+        // Deterministic loss pattern from a seeded LCG: 20 % of heartbeats go unheard for 10 minutes.
+        var table = established()
+        var seed: UInt64 = 42
+        var lost = false
+        for t in stride(from: 10, through: 600_000, by: 10) {
+            for d in table.onTick(now: ms(t)) {
+                if d == .sendHeartbeat(to: peerA) {
+                    seed = seed &* 6364136223846793005 &+ 1442695040888963407
+                    if (seed >> 33) % 100 >= 20 { _ = table.onHeard(id: peerA, now: ms(t)) }
+                }
+                if case .stateChanged(_, _, .lost) = d { lost = true }
+            }
+        }
+        #expect(!lost)
+    }
+
+    @Test func goodbyeMarksLeftAtOnce() {
+        var table = established()
+        let out = table.onGoodbye(id: peerA, now: ms(20))
+        #expect(out == [.stateChanged(peer: peerA, from: .established, to: .left), .closeSession(peer: peerA)])
+        // A departed peer is not reconnected.
+        for t in stride(from: 30, through: 3000, by: 10) {
+            #expect(!table.onTick(now: ms(t)).contains { if case .connect = $0 { true } else { false } })
+        }
+    }
+
+    @Test func newIncarnationInDiscoveryReconnects() {
+        var table = established()
+        let out = table.onDiscovered(id: peerA, incarnation: 8, name: "a", role: .drone, uavNumber: nil, address: "A", now: ms(100))
+        #expect(out.contains(.connect(expecting: peerA, address: "A")))
+        _ = table.onEstablished(id: peerA, incarnation: 8, role: .drone, address: "A", now: ms(110))
+        #expect(table.peers[peerA]?.incarnation == 8)
+    }
+
+    @Test func departedPeerRejoinsWithNewIncarnation() {
+        var table = established()
+        _ = table.onGoodbye(id: peerA, now: ms(20))
+        let out = table.onDiscovered(id: peerA, incarnation: 9, name: "a", role: .drone, uavNumber: nil, address: "A", now: ms(500))
+        #expect(out.contains(.connect(expecting: peerA, address: "A")))
+    }
+
+    @Test func staticPeersAreDialledUntilEstablished() {
+        var table = Table(localID: me)
+        table.addStaticPeer("S")
+        #expect(table.onTick(now: ms(0)) == [.connect(expecting: nil, address: "S")])
+        #expect(table.onTick(now: ms(100)).isEmpty)
+        #expect(table.onTick(now: ms(500)) == [.connect(expecting: nil, address: "S")])
+        _ = table.onEstablished(id: peerA, incarnation: 1, role: .station, address: "S", now: ms(600))
+        #expect(!table.onTick(now: ms(1200)).contains(.connect(expecting: nil, address: "S")))
+    }
+
+    @Test func rttIsSmoothed() {
+        var table = established()
+        table.onHeartbeatReply(id: peerA, rtt: .milliseconds(8), now: ms(1))
+        table.onHeartbeatReply(id: peerA, rtt: .milliseconds(16), now: ms(2))
+        #expect(table.peers[peerA]?.rtt == .milliseconds(9))
+    }
+
+    @Test func manyPeers() {
+        var table = Table(localID: me)
+        for i in 0..<100 {
+            let id = NodeID(high: 1, low: UInt64(i))
+            _ = table.onEstablished(id: id, incarnation: 1, role: .drone, address: "P\(i)", now: ms(0))
+        }
+        let beats = table.onTick(now: ms(50)).filter { if case .sendHeartbeat = $0 { true } else { false } }
+        #expect(beats.count == 100)
+    }
+}

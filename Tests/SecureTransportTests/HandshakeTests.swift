@@ -1,0 +1,326 @@
+import MeshTypes
+import Testing
+@testable import SecureTransport
+
+@Suite("Handshake and sessions")
+struct HandshakeTests {
+    @Test func handshakeEstablishesBothSidesAndDataFlowsBothWays() throws {
+        var net = TestNetwork()
+        let a = net.addNode(1, role: .station)
+        let b = net.addNode(2, incarnation: 77, role: .drone)
+        net.handshake(1, 2)
+
+        #expect(net.established(at: 1) == [Endpoint.PeerInfo(id: b, incarnation: 77, role: .drone, address: 2, previousIncarnation: nil)])
+        #expect(net.established(at: 2) == [Endpoint.PeerInfo(id: a, incarnation: 1, role: .station, address: 1, previousIncarnation: nil)])
+        #expect(net.rejections(at: 1).isEmpty && net.rejections(at: 2).isEmpty)
+
+        try net.send(1, Array("hello drone".utf8), to: b)
+        try net.send(2, Array("hello station".utf8), to: a)
+        net.pump()
+        #expect(net.delivered(at: 2).map(\.1) == [Array("hello drone".utf8)])
+        #expect(net.delivered(at: 2).map(\.0) == [a])
+        #expect(net.delivered(at: 1).map(\.1) == [Array("hello station".utf8)])
+
+        let rows = net.endpoints[1]!.sessions
+        #expect(rows.count == 1)
+        #expect(rows.first?.peer == b && rows.first?.role == .drone && rows.first?.incarnation == 77)
+        #expect(rows.first?.isInitiator == true && rows.first?.lastReceived == net.now)
+        #expect(net.endpoints[2]!.sessions.first?.isInitiator == false)
+    }
+
+    @Test func datagramsAreEncryptedOnTheWire() throws {
+        var net = TestNetwork()
+        net.addNode(1)
+        let b = net.addNode(2)
+        net.handshake(1, 2)
+        let secret = Array("the secret rendezvous point".utf8)
+        _ = try net.endpoints[1]!.send(secret, to: b, now: net.now).map { d -> Void in
+            guard case .send(let bytes, _) = d else { return }
+            #expect(bytes.count == 13 + secret.count + 16)
+            #expect(bytes[0] == MessageType.transport.rawValue)
+            // The plaintext does not appear anywhere in the datagram.
+            let found = (0...(bytes.count - secret.count)).contains { Array(bytes[$0..<$0 + secret.count]) == secret }
+            #expect(!found)
+        }
+    }
+
+    @Test func wrongKeyIsRefusedInBothDirectionsAndNothingIsDelivered() {
+        var net = TestNetwork()
+        let a = net.addNode(1)
+        let b = net.addNode(2, key: try! MeshKey(bytes: Array(repeating: 9, count: 32)))
+        net.connect(1, to: 2)
+        net.pump()
+        net.connect(2, to: 1)
+        net.pump()
+        #expect(net.rejections(at: 2) == [.wrongMeshKey(claimedPeer: a)])
+        #expect(net.rejections(at: 1) == [.wrongMeshKey(claimedPeer: b)])
+        #expect(net.rejections(at: 1).first!.description.contains("different mesh key"))
+        #expect(net.established(at: 1).isEmpty && net.established(at: 2).isEmpty)
+        #expect(net.delivered(at: 1).isEmpty && net.delivered(at: 2).isEmpty)
+        #expect(throws: SecureTransportError.noSession(b)) { try net.send(1, [1], to: b) }
+    }
+
+    @Test func forgedResponseWithWrongKeyIsRefused() {
+        var net = TestNetwork()
+        net.addNode(1)
+        net.addNode(2)
+        net.addNode(3, key: try! MeshKey(bytes: Array(repeating: 5, count: 32)))
+        net.connect(1, to: 2)
+        let initiation = net.takeInFlight()[0]
+        // A node with another key answers the initiation (pretending to be at address 2).
+        _ = net.inject(initiation.bytes, from: 1, to: 3)
+        #expect(net.rejections(at: 3) == [.wrongMeshKey(claimedPeer: net.id(1))])
+        #expect(net.inFlight.isEmpty)
+    }
+
+    @Test func replayedTransportDatagramIsDropped() throws {
+        var net = TestNetwork()
+        net.addNode(1)
+        let b = net.addNode(2)
+        net.handshake(1, 2)
+        try net.send(1, [1, 2, 3], to: b)
+        let datagram = net.takeInFlight()[0]
+        _ = net.inject(datagram.bytes, from: 1, to: 2)
+        let replay = net.inject(datagram.bytes, from: 1, to: 2)
+        #expect(net.delivered(at: 2).count == 1)
+        // Counter 0 was the keepalive that confirmed the session.
+        #expect(replay == [.rejected(1, .replayedCounter(peer: net.id(1), counter: 1))])
+    }
+
+    @Test func replayedInitiationIsRejected() {
+        var net = TestNetwork()
+        net.addNode(1)
+        net.addNode(2)
+        net.connect(1, to: 2)
+        let initiation = net.inFlight[0]
+        net.pump()
+        net.now += .seconds(5)
+        let ds = net.inject(initiation.bytes, from: 1, to: 2)
+        guard case .rejected(1, .replayedInitiation(let who, let ts, let highest))? = ds.first else {
+            Issue.record("expected a replayed-initiation rejection, got \(ds)")
+            return
+        }
+        #expect(who == net.id(1) && ts == highest)
+        #expect(ds.count == 1)  // no response sent
+    }
+
+    @Test(arguments: [false, true])
+    func simultaneousConnectYieldsOneSessionWithMatchingKeys(higherFirst: Bool) throws {
+        var net = TestNetwork()
+        let a = net.addNode(1)
+        let b = net.addNode(2)
+        if higherFirst {
+            net.connect(2, to: 1)
+            net.connect(1, to: 2)
+        } else {
+            net.connect(1, to: 2)
+            net.connect(2, to: 1)
+        }
+        #expect(net.inFlight.count == 2)
+        net.pump()
+        #expect(net.established(at: 1).count == 1)
+        #expect(net.established(at: 2).count == 1)
+        let sa = try #require(net.endpoints[1]!.peers[b]?.current)
+        let sb = try #require(net.endpoints[2]!.peers[a]?.current)
+        #expect(net.endpoints[1]!.unconfirmed.isEmpty && net.endpoints[2]!.unconfirmed.isEmpty)
+        // The lower NodeID (node 1) initiated the surviving session.
+        #expect(sa.isInitiator && !sb.isInitiator)
+        #expect(sa.localIndex == sb.remoteIndex && sb.localIndex == sa.remoteIndex)
+        #expect(sa.sendKey.bytes == sb.receiveKey.bytes && sa.receiveKey.bytes == sb.sendKey.bytes)
+        #expect(net.endpoints[1]!.pendingHandshakes.isEmpty && net.endpoints[2]!.pendingHandshakes.isEmpty)
+        try net.send(1, [1], to: b)
+        try net.send(2, [2], to: a)
+        net.pump()
+        #expect(net.delivered(at: 1).map(\.1) == [[2]] && net.delivered(at: 2).map(\.1) == [[1]])
+    }
+
+    @Test func responderCountsThePeerOnlyOnceTheInitiatorUsedTheSession() throws {
+        var net = TestNetwork()
+        let a = net.addNode(1)
+        net.addNode(2)
+        net.connect(1, to: 2)
+        _ = net.inject(net.takeInFlight()[0].bytes, from: 1, to: 2)
+        #expect(net.established(at: 2).isEmpty)
+        #expect(throws: SecureTransportError.noSession(a)) { try net.send(2, [1], to: a) }
+        net.pump()  // response, then the initiator's keepalive
+        #expect(net.established(at: 2).map(\.id) == [a])
+    }
+
+    @Test func relayedInitiationNeverMakesAPeerAppear() {
+        var net = TestNetwork()
+        let a = net.addNode(1)
+        net.addNode(2)
+        net.addNode(3)
+        net.connect(1, to: 2)
+        let initiation = net.takeInFlight()[0]
+        // An eavesdropper replays node 1's initiation to node 3, which answers it…
+        let ds = net.inject(initiation.bytes, from: 66, to: 3)
+        #expect(ds.count == 1)
+        // …but nobody can use that session without node 1's ephemeral key, so node 3 never reports node 1.
+        net.takeInFlight().forEach { _ = net.inject($0.bytes, from: 3, to: 66) }
+        for _ in 0..<4 {
+            net.now += .seconds(60)
+            net.tick(3)
+        }
+        #expect(net.established(at: 3).isEmpty)
+        #expect(net.endpoints[3]!.unconfirmed.isEmpty)
+        #expect(!net.endpoints[3]!.hasSession(with: a, now: net.now))
+    }
+
+    @Test func nodeIDMismatchIsRejected() {
+        var net = TestNetwork()
+        net.addNode(1)
+        let b = net.addNode(2)
+        let wanted = NodeID(high: 42, low: 42)
+        net.connect(1, to: 2, expecting: wanted)
+        net.pump()
+        #expect(net.rejections(at: 1) == [.nodeIDMismatch(expected: wanted, found: b)])
+        #expect(net.established(at: 1).isEmpty)
+        #expect(net.endpoints[1]!.pendingHandshakes.isEmpty)
+    }
+
+    @Test func incarnationChangeIsReported() throws {
+        var net = TestNetwork()
+        let a = net.addNode(1)
+        let b = net.addNode(2, incarnation: 100)
+        net.handshake(1, 2)
+        // Node 2 restarts: same NodeID, new incarnation, empty state.
+        net.now += .seconds(3)
+        net.addNode(2, id: b, incarnation: 200)
+        net.clearLogs()
+        net.handshake(2, 1)
+        #expect(net.established(at: 1) == [Endpoint.PeerInfo(id: b, incarnation: 200, role: .drone, address: 2, previousIncarnation: 100)])
+        #expect(net.established(at: 1).first?.isNewIncarnation == true)
+        #expect(net.established(at: 2).first?.isNewIncarnation == false)
+        try net.send(1, [7], to: b)
+        try net.send(2, [8], to: a)
+        net.pump()
+        #expect(net.delivered(at: 2).map(\.1) == [[7]] && net.delivered(at: 1).map(\.1) == [[8]])
+    }
+
+    @Test func roamingPeerAddressFollowsAuthenticatedData() throws {
+        var net = TestNetwork()
+        let a = net.addNode(1)
+        net.addNode(2)
+        net.handshake(1, 2)
+        // Node 1's datagram arrives from a new address 11.
+        try net.send(1, [5], to: net.id(2))
+        let d = net.takeInFlight()[0]
+        _ = net.inject(d.bytes, from: 11, to: 2)
+        #expect(net.endpoints[2]!.peerInfo(a)?.address == 11)
+        try net.send(2, [6], to: a)
+        #expect(net.inFlight.last?.to == 11)
+        // A forged datagram from yet another address does not move it.
+        var forged = d.bytes
+        forged[forged.count - 1] ^= 1
+        _ = net.inject(forged, from: 12, to: 2)
+        #expect(net.endpoints[2]!.peerInfo(a)?.address == 11)
+    }
+
+    @Test func unansweredInitiationIsRetransmittedWithBackoffThenAbandoned() {
+        var net = TestNetwork()
+        net.addNode(1)
+        net.connect(1, to: 9)  // nobody at 9
+        var sendTimes: [Duration] = [.zero]
+        let start = net.now
+        var sent: [[UInt8]] = [net.takeInFlight()[0].bytes]
+        while let deadline = net.endpoints[1]!.nextDeadline, deadline - start < .seconds(100) {
+            net.now = deadline
+            net.tick(1)
+            for d in net.takeInFlight() {
+                sendTimes.append(net.now - start)
+                sent.append(d.bytes)
+            }
+        }
+        let gaps = zip(sendTimes.dropFirst(), sendTimes).map { $0 - $1 }
+        #expect(Array(gaps.prefix(5)) == [.milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(2)])
+        // Each retransmission is a fresh initiation (new ephemeral key and index).
+        #expect(Set(sent.map { Array($0[2..<6]) }).count == sent.count)
+        #expect(Set(sent.map { Array($0[31..<63]) }).count == sent.count)
+        #expect(net.log[1]!.contains(.handshakeAbandoned(9, expected: nil)))
+        #expect(net.endpoints[1]!.pendingHandshakes.isEmpty)
+    }
+
+    @Test func lostResponseIsRecoveredByRetransmission() throws {
+        var net = TestNetwork()
+        net.addNode(1)
+        let b = net.addNode(2)
+        net.connect(1, to: 2)
+        net.pump(drop: { $0.bytes[0] == MessageType.response.rawValue })
+        #expect(net.established(at: 1).isEmpty)
+        net.now += .milliseconds(250)
+        net.tick(1)
+        net.pump()
+        #expect(net.established(at: 1).count == 1)
+        try net.send(1, [1], to: b)
+        net.pump()
+        #expect(net.delivered(at: 2).count == 1)
+    }
+
+    @Test func forgetDropsSessions() throws {
+        var net = TestNetwork()
+        net.addNode(1)
+        let b = net.addNode(2)
+        net.handshake(1, 2)
+        net.endpoints[1]!.forget(b)
+        #expect(net.endpoints[1]!.sessions.isEmpty)
+        #expect(throws: SecureTransportError.noSession(b)) { try net.send(1, [1], to: b) }
+        // The peer's datagrams on the forgotten session are refused, not delivered.
+        try net.send(2, [1], to: net.id(1))
+        net.pump()
+        #expect(net.delivered(at: 1).isEmpty)
+        #expect(net.rejections(at: 1).count == 1)
+        // And it can reconnect.
+        net.handshake(2, 1)
+        #expect(net.endpoints[1]!.hasSession(with: b, now: net.now))
+    }
+
+    @Test func ownNodeIDIsRejected() {
+        var net = TestNetwork()
+        net.addNode(1)
+        net.connect(1, to: 1)  // discovered itself
+        net.pump()
+        #expect(net.rejections(at: 1) == [.ownNodeID])
+    }
+
+    @Test func sixtyFourPeersOnOneEndpoint() throws {
+        var net = TestNetwork()
+        let hub = net.addNode(0, role: .station)
+        for i in 1...64 { net.addNode(i) }
+        for i in 1...64 { net.connect(i, to: 0) }
+        net.pump()
+        #expect(net.endpoints[0]!.sessions.count == 64)
+        #expect(Set(net.endpoints[0]!.sessions.map(\.address)) == Set(1...64))
+        for i in 1...64 {
+            try net.send(0, [UInt8(i)], to: net.id(i))
+            try net.send(i, [UInt8(i), 0xFF], to: hub)
+        }
+        net.pump()
+        for i in 1...64 {
+            #expect(net.delivered(at: i).map(\.1) == [[UInt8(i)]])
+        }
+        let atHub = net.delivered(at: 0)
+        #expect(atHub.count == 64)
+        #expect(atHub.allSatisfy { from, bytes in from == net.id(Int(bytes[0])) })
+        #expect(net.rejections(at: 0).isEmpty)
+    }
+}
+
+extension SessionKey {
+    var bytes: [UInt8] { key.withUnsafeBytes { Array($0) } }
+}
+
+@Suite("Handshake timers")
+struct HandshakeTimerTests {
+    @Test func severalPendingHandshakesAreAllResentInOneTick() {
+        var net = TestNetwork()
+        net.addNode(1)
+        for target in 10..<15 { net.connect(1, to: target) }
+        _ = net.takeInFlight()
+        net.now += .milliseconds(250)
+        net.tick(1)
+        #expect(Set(net.takeInFlight().map(\.to)) == Set(10..<15))
+        #expect(net.endpoints[1]!.pendingHandshakes.count == 5)
+        #expect(net.endpoints[1]!.nextDeadline == net.now + .milliseconds(500))
+    }
+}
