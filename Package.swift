@@ -46,10 +46,14 @@ let package = Package(
             "MeshTypes", "SecureTransport", "Membership", "Discovery",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
+
+        // Drives scripts/lab and `fleetmesh run` processes: used by the lab tests, the benchmarks and the demo.
+        .target(name: "LabKit", dependencies: ["Node"]),
 
         // Executables only compose.
         .executableTarget(name: "fleetmesh", dependencies: [
@@ -57,7 +61,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "fleetmesh-bench", dependencies: [
-            "Node", "SecureTransport", "Membership", "MeshTypes", "Coordinator", "MeshSimulation", "Geodesy", "Flight", "MAVLink",
+            "Node", "LabKit", "SecureTransport", "Membership", "MeshTypes", "Coordinator", "MeshSimulation", "Geodesy", "Flight", "MAVLink",
         ]),
 
         .testTarget(name: "SecureTransportTests", dependencies: ["SecureTransport", "MeshTypes"],
@@ -69,7 +73,7 @@ let package = Package(
         .testTarget(name: "FlightTests", dependencies: ["Flight", "Geodesy", "Scenarios"]),
         .testTarget(name: "MAVLinkTests", dependencies: ["MAVLink"], exclude: ["pymav_vectors.py"]),
         .testTarget(name: "NodeTests", dependencies: ["Node"]),
-        .testTarget(name: "LabTests", dependencies: ["Node"], exclude: ["udp_tool.py"]),
+        .testTarget(name: "LabTests", dependencies: ["Node", "LabKit"], exclude: ["udp_tool.py"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
 // `make bench`: every benchmark group in one run; `fleetmesh-bench GROUP…` runs only the named groups.
 let out = BenchOutput()
 let all: [(String, (BenchOutput) async throws -> Void)] = [
+    ("lab", MeshLabBenchmarks.run),
     ("secure", SecureTransportBenchmarks.run),
     ("coordinator", CoordinatorBenchmarks.run),
     ("flight", FlightBenchmarks.run),

@@ -1,4 +1,5 @@
 import Foundation
+import LabKit
 import Node
 import Testing
 
@@ -10,8 +11,9 @@ import Testing
         try await Lab.with(hosts: 2) { lab in
             let a = try lab.startNode(host: 1, name: "station-a", role: "station")
             let b = try lab.startNode(host: 2, name: "drone-b")
-            try await waitUntil("both nodes in session", timeout: .seconds(10)) {
-                a.peerState("drone-b") == "established" && b.peerState("station-a") == "established"
+            try await waitUntil("both nodes in session and published", timeout: .seconds(10)) {
+                let published = try a.status().node.publishedName != nil
+                return published && a.peerState("drone-b") == "established" && b.peerState("station-a") == "established"
             }
             let sa = try a.status()
             let peer = try #require(sa.peers.first)
@@ -63,13 +65,13 @@ import Testing
             _ = try lab.startNode(host: 2, name: "b")
             try await waitUntil("a and b in session", timeout: .seconds(10)) { a.peerState("b") == "established" }
             let tool = repositoryRoot.appendingPathComponent("Tests/LabTests/udp_tool.py").path
-            let captured = try shell(["bash", repositoryRoot.appendingPathComponent("scripts/lab").path, "--name", lab.name,
+            let captured = try shell(["bash", labScript, "--name", lab.name,
                                       "exec", "1", "python3", tool, "capture", "47800"])
             try #require(captured.status == 0, "capture failed: \(captured.output)")
             let hex = captured.output.trimmingCharacters(in: .whitespacesAndNewlines)
             let before = (try a.status()).node.rejections["replayedCounter", default: 0]
             // The attacker on host 3 sends the captured, authentic datagram again.
-            let sent = try shell(["bash", repositoryRoot.appendingPathComponent("scripts/lab").path, "--name", lab.name,
+            let sent = try shell(["bash", labScript, "--name", lab.name,
                                   "exec", "3", "python3", tool, "send", try lab.address(1), "47800", hex])
             try #require(sent.status == 0, "send failed: \(sent.output)")
             try await waitUntil("a counts the replay", timeout: .seconds(5)) {
@@ -88,7 +90,7 @@ import Testing
             _ = try lab.startNode(host: 2, name: "b")
             try await waitUntil("a and b in session", timeout: .seconds(10)) { a.peerState("b") == "established" }
             let tool = repositoryRoot.appendingPathComponent("Tests/LabTests/udp_tool.py").path
-            let fuzz = try shell(["bash", repositoryRoot.appendingPathComponent("scripts/lab").path, "--name", lab.name,
+            let fuzz = try shell(["bash", labScript, "--name", lab.name,
                                   "exec", "3", "python3", tool, "fuzz", try lab.address(1), "47800", "3000", "7"])
             try #require(fuzz.status == 0, "fuzz failed: \(fuzz.output)")
             try await waitUntil("a has rejected the junk", timeout: .seconds(5)) {
@@ -126,6 +128,27 @@ import Testing
         }
     }
 
+    @Test func sendErrorsDoNotStopTheNode() async throws {
+        try await Lab.with(hosts: 2) { lab in
+            let a = try lab.startNode(host: 1, name: "a")
+            let b = try lab.startNode(host: 2, name: "b")
+            try await waitUntil("in session", timeout: .seconds(10)) { a.peerState("b") == "established" }
+            // A firewall that refuses every send: sendmsg fails with EPERM, which closes a datagram socket.
+            for t in ["iptables", "ip6tables"] {
+                try lab.lab("exec", "2", t, "-A", "OUTPUT", "-o", "eth0", "-j", "DROP")
+            }
+            try await waitUntil("a loses b", timeout: .seconds(3)) { a.peerState("b") == "lost" }
+            for t in ["iptables", "ip6tables"] {
+                try lab.lab("exec", "2", t, "-D", "OUTPUT", "-o", "eth0", "-j", "DROP")
+            }
+            try await waitUntil("the session is back", timeout: .seconds(5)) {
+                a.peerState("b") == "established" && b.peerState("a") == "established"
+            }
+            #expect(b.process.isRunning)
+            #expect(b.log.contains("bound port 47800 again"))
+        }
+    }
+
     @Test func noFalseAlarmsAtTwentyPercentLoss() async throws {
         try await Lab.with(hosts: 2) { lab in
             let a = try lab.startNode(host: 1, name: "a")
@@ -157,7 +180,7 @@ import Testing
             #expect(clock.now - stopAt < .milliseconds(500), "seen after \(seen)")
             // The DNS-SD record is withdrawn: host 1's avahi no longer lists b.
             try await waitUntil("b's record is gone from host 1's cache", timeout: .seconds(3)) {
-                let r = try shell(["bash", repositoryRoot.appendingPathComponent("scripts/lab").path, "--name", lab.name,
+                let r = try shell(["bash", labScript, "--name", lab.name,
                                    "exec", "1", "avahi-browse", "-ptk", "_fleetmesh._udp"])
                 return !r.output.contains(";b;")
             }
@@ -222,9 +245,13 @@ import Testing
             let a = try lab.startNode(host: 1, name: "twin")
             try await waitUntil("first twin published", timeout: .seconds(10)) { (try a.status()).node.publishedName == "twin" }
             let b = try lab.startNode(host: 2, name: "twin")
-            try await waitUntil("second twin published under another name", timeout: .seconds(10)) {
-                (try b.status()).node.publishedName == "twin #2"
+            // mDNS conflict resolution (RFC 6762 §9) decides which of the two yields; the one that does takes
+            // Avahi's alternative and both keep running.
+            try await waitUntil("the twins published under distinct names", timeout: .seconds(10)) {
+                let names = Set([try a.status().node.publishedName, try b.status().node.publishedName])
+                return names == ["twin", "twin #2"]
             }
+            #expect((a.log + b.log).contains("service name 'twin' is taken on the link; using 'twin #2'"))
             try await waitUntil("the twins are in session", timeout: .seconds(10)) {
                 (try a.status()).peers.first?.state == "established"
             }

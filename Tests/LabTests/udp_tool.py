@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Raw UDP helper for the lab tests (run inside a lab host's namespace).
 
-  udp_tool.py capture PORT            print, as hex, the first captured transport datagram (type 3) to PORT on eth0
+  udp_tool.py capture PORT            print, as hex, the first transport datagram (type 3) arriving for PORT on eth0
   udp_tool.py send HOST PORT HEX      send one datagram
   udp_tool.py fuzz HOST PORT N SEED   send N random datagrams (random lengths, some with valid type bytes)
 """
@@ -19,7 +19,9 @@ def capture(port: int, timeout: float = 5.0) -> None:
     deadline = time.time() + timeout
     while time.time() < deadline:
         frame, addr = s.recvfrom(65535)
-        proto = addr[1]
+        proto, pkttype = addr[1], addr[2]
+        if pkttype != socket.PACKET_HOST:  # only datagrams arriving at this host, not its own outgoing ones
+            continue
         if proto == 0x0800:  # IPv4
             ihl = (frame[0] & 0x0F) * 4
             if frame[9] != 17:

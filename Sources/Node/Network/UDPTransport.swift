@@ -1,9 +1,14 @@
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
 /// The node's UDP socket: one dual-stack IPv6 socket (IPv4 peers appear as IPv4-mapped addresses).
 /// Received datagrams are yielded to `datagrams`; `send` queues a datagram and `flush` pushes the queue out.
+///
+/// A datagram channel closes itself when `sendmsg` fails with errors such as EPERM (a firewall drop) or
+/// ENETUNREACH (a radio link down). A node must outlive those, so the transport then binds the same port
+/// again and carries on; only `close()` ends it.
 public final class UDPTransport: Sendable {
     /// A received datagram.
     public struct Datagram: Sendable {
@@ -14,20 +19,40 @@ public final class UDPTransport: Sendable {
     public let datagrams: AsyncStream<Datagram>
     /// The port the socket is bound to.
     public let port: Int
-    private let channel: Channel
+    private let state: NIOLockedValueBox<State>
+    private let continuation: AsyncStream<Datagram>.Continuation
+    private let group: EventLoopGroup
     private let logger: Logger
 
-    private init(channel: Channel, datagrams: AsyncStream<Datagram>, logger: Logger) {
-        self.channel = channel
+    private struct State {
+        var channel: Channel?
+        var closing = false
+        var rebinds = 0
+    }
+
+    private init(port: Int, group: EventLoopGroup, continuation: AsyncStream<Datagram>.Continuation,
+                 datagrams: AsyncStream<Datagram>, logger: Logger) {
+        self.port = port
+        self.group = group
+        self.continuation = continuation
         self.datagrams = datagrams
-        self.port = channel.localAddress?.port ?? 0
         self.logger = logger
+        self.state = NIOLockedValueBox(State())
     }
 
     /// Binds `[::]:port` (0 picks a free port).
     public static func bind(port: Int, group: EventLoopGroup, logger: Logger) async throws -> UDPTransport {
         let (stream, continuation) = AsyncStream.makeStream(of: Datagram.self, bufferingPolicy: .bufferingNewest(4096))
-        let channel = try await DatagramBootstrap(group: group)
+        let channel = try await makeChannel(port: port, group: group, continuation: continuation)
+        let transport = UDPTransport(port: channel.localAddress?.port ?? port, group: group, continuation: continuation,
+                                     datagrams: stream, logger: logger)
+        transport.adopt(channel)
+        return transport
+    }
+
+    private static func makeChannel(port: Int, group: EventLoopGroup,
+                                    continuation: AsyncStream<Datagram>.Continuation) async throws -> Channel {
+        try await DatagramBootstrap(group: group)
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
             .channelOption(.socketOption(.so_rcvbuf), value: 1 << 20)
             .channelInitializer { channel in
@@ -36,12 +61,43 @@ public final class UDPTransport: Sendable {
                 }
             }
             .bind(host: "::", port: port).get()
-        channel.closeFuture.whenComplete { _ in continuation.finish() }
-        return UDPTransport(channel: channel, datagrams: stream, logger: logger)
+    }
+
+    private func adopt(_ channel: Channel) {
+        state.withLockedValue { $0.channel = channel }
+        channel.closeFuture.whenComplete { [self] _ in
+            let closing = state.withLockedValue { s in
+                if s.channel === channel { s.channel = nil }
+                return s.closing
+            }
+            if closing {
+                continuation.finish()
+            } else {
+                Task { await self.rebind() }
+            }
+        }
+    }
+
+    private func rebind() async {
+        var delay = Duration.milliseconds(5)
+        while !state.withLockedValue({ $0.closing }) {
+            do {
+                let channel = try await UDPTransport.makeChannel(port: port, group: group, continuation: continuation)
+                let count = state.withLockedValue { s -> Int in s.rebinds += 1; return s.rebinds }
+                logger.warning("UDP socket closed after a send error; bound port \(port) again (\(count) time(s) so far)")
+                adopt(channel)
+                return
+            } catch {
+                logger.error("cannot bind UDP port \(port) again: \(error); retrying in \(delay)")
+                try? await Task.sleep(for: delay)
+                delay = min(delay * 2, .seconds(1))
+            }
+        }
     }
 
     /// Queues a datagram; call `flush()` after a batch.
     public func send(_ bytes: [UInt8], to address: SocketAddress) {
+        guard let channel = state.withLockedValue({ $0.channel }) else { return }
         var buffer = channel.allocator.buffer(capacity: bytes.count)
         buffer.writeBytes(bytes)
         let logger = self.logger
@@ -51,11 +107,18 @@ public final class UDPTransport: Sendable {
     }
 
     public func flush() {
-        channel.flush()
+        state.withLockedValue { $0.channel }?.flush()
     }
 
+    /// How often the socket had to be bound again after a send error.
+    public var rebinds: Int { state.withLockedValue { $0.rebinds } }
+
     public func close() async {
-        try? await channel.close()
+        let channel = state.withLockedValue { s -> Channel? in
+            s.closing = true
+            return s.channel
+        }
+        if let channel { try? await channel.close() } else { continuation.finish() }
     }
 
     private final class InboundHandler: ChannelInboundHandler, Sendable {

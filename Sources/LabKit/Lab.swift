@@ -1,12 +1,14 @@
 import Foundation
 import Node
-import Testing
 
-/// The repository root, found from this file's path.
-let repositoryRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+/// The repository root, found from this file's path (Sources/LabKit/Lab.swift).
+public let repositoryRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// The lab script.
+public var labScript: String { repositoryRoot.appendingPathComponent("scripts/lab").path }
 
 /// The `fleetmesh` binary built beside the test bundle (or `FLEETMESH_BIN`).
-func fleetmeshBinary() throws -> String {
+public func fleetmeshBinary() throws -> String {
     if let path = ProcessInfo.processInfo.environment["FLEETMESH_BIN"] { return path }
     let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
     var dir = exe.deletingLastPathComponent()
@@ -19,30 +21,15 @@ func fleetmeshBinary() throws -> String {
     throw LabError("the fleetmesh binary was not built; run `swift build` (or `make test`) first")
 }
 
-struct LabError: Error, CustomStringConvertible {
-    let description: String
-    init(_ d: String) { description = d }
-}
-
-/// Runs a command to completion and returns its exit status and combined output.
-@discardableResult
-func shell(_ args: [String], environment: [String: String]? = nil) throws -> (status: Int32, output: String) {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    p.arguments = args
-    if let environment { p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-    let pipe = Pipe()
-    p.standardOutput = pipe
-    p.standardError = pipe
-    try p.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+/// A lab step failed; the text says which and why.
+public struct LabError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ d: String) { description = d }
 }
 
 /// Waits until `condition` holds, polling every `poll`; fails with `what` after `timeout`.
 @discardableResult
-func waitUntil(_ what: String, timeout: Duration, poll: Duration = .milliseconds(20),
+public func waitUntil(_ what: String, timeout: Duration, poll: Duration = .milliseconds(20),
                _ condition: () throws -> Bool) async throws -> Duration {
     let clock = ContinuousClock()
     let start = clock.now
@@ -54,17 +41,17 @@ func waitUntil(_ what: String, timeout: Duration, poll: Duration = .milliseconds
 }
 
 /// A lab of namespaced hosts (scripts/lab), torn down when the body ends.
-final class Lab: @unchecked Sendable {
-    let name: String
-    let hosts: Int
-    let directory: URL
-    let keyPath: String
-    private(set) var nodes: [NodeProcess] = []
+public final class Lab: @unchecked Sendable {
+    public let name: String
+    public let hosts: Int
+    public let directory: URL
+    public let keyPath: String
+    public private(set) var nodes: [NodeProcess] = []
     private static let counter = LockedCounter()
 
     private init(hosts: Int) throws {
         let n = Lab.counter.next()
-        name = "t\(getpid() % 1000)x\(n)"
+        name = "t\(getpid() % 10000)x\(n)"  // ≤ 8 characters, as scripts/lab requires
         self.hosts = hosts
         directory = URL(fileURLWithPath: "/tmp/fleetmesh-test-\(name)")
         try? FileManager.default.removeItem(at: directory)
@@ -72,14 +59,14 @@ final class Lab: @unchecked Sendable {
         keyPath = directory.appendingPathComponent("mesh.key").path
         let keygen = try shell([try fleetmeshBinary(), "keygen", keyPath])
         guard keygen.status == 0 else { throw LabError("keygen failed: \(keygen.output)") }
-        let up = try shell(["bash", repositoryRoot.appendingPathComponent("scripts/lab").path, "--name", name, "up", String(hosts)])
+        let up = try shell(["bash", labScript, "--name", name, "up", String(hosts)])
         guard up.status == 0 else {
             throw LabError("the lab could not be built (is this root with iproute2, iptables, dbus and avahi-daemon installed? run `make setup`):\n\(up.output)")
         }
     }
 
     /// Builds a lab of `hosts` hosts, runs `body`, then stops every node and tears the lab down.
-    static func with<T>(hosts: Int, _ body: (Lab) async throws -> T) async throws -> T {
+    public static func with<T>(hosts: Int, _ body: (Lab) async throws -> T) async throws -> T {
         let lab = try Lab(hosts: hosts)
         do {
             let result = try await body(lab)
@@ -94,28 +81,30 @@ final class Lab: @unchecked Sendable {
 
     /// Runs a `scripts/lab` subcommand against this lab.
     @discardableResult
-    func lab(_ args: String...) throws -> String {
-        let r = try shell(["bash", repositoryRoot.appendingPathComponent("scripts/lab").path, "--name", name] + args)
+    public func lab(_ args: String...) throws -> String {
+        let r = try shell(["bash", labScript, "--name", name] + args)
         guard r.status == 0 else { throw LabError("lab \(args.joined(separator: " ")) failed: \(r.output)") }
         return r.output
     }
 
-    func address(_ host: Int) throws -> String {
+    public func address(_ host: Int) throws -> String {
         try lab("addr", String(host)).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Writes a config and starts `fleetmesh run` on `host`.
     @discardableResult
-    func startNode(host: Int, name: String, role: String = "drone", key: String? = nil, extra: String = "",
+    public func startNode(host: Int, name: String, role: String = "drone", key: String? = nil, extra: String = "",
                    network: String = "") throws -> NodeProcess {
-        let config = directory.appendingPathComponent("\(name).toml").path
+        // Files are keyed by host and name, so two nodes may share a name (the collision test) on different hosts.
+        let tag = "h\(host)-\(name.replacingOccurrences(of: " ", with: "_"))"
+        let config = directory.appendingPathComponent("\(tag).toml").path
         let text = """
             [node]
             name = "\(name)"
             role = "\(role)"
             key_file = "\(key ?? keyPath)"
-            state_dir = "\(directory.path)/state-\(name)"
-            control_socket = "\(directory.path)/\(name).sock"
+            state_dir = "\(directory.path)/state-\(tag)"
+            control_socket = "\(directory.path)/\(tag).sock"
             [network]
             port = 47800
             \(network)
@@ -124,18 +113,18 @@ final class Lab: @unchecked Sendable {
             \(extra)
             """
         try text.write(toFile: config, atomically: true, encoding: .utf8)
-        let node = try NodeProcess(lab: self, host: host, name: name, config: config)
+        let node = try NodeProcess(lab: self, host: host, name: name, tag: tag, config: config)
         nodes.append(node)
         return node
     }
 
-    func teardown() {
+    public func teardown() {
         for node in nodes { node.kill() }
-        _ = try? shell(["bash", repositoryRoot.appendingPathComponent("scripts/lab").path, "--name", name, "down"])
+        _ = try? shell(["bash", labScript, "--name", name, "down"])
         try? FileManager.default.removeItem(at: directory)
     }
 
-    func dumpLogs() {
+    public func dumpLogs() {
         for node in nodes {
             let log = (try? String(contentsOfFile: node.logPath, encoding: .utf8)) ?? "(no log)"
             print("---- log of \(node.name) (host \(node.host)) ----\n\(log.suffix(6000))")
@@ -150,54 +139,52 @@ final class LockedCounter: @unchecked Sendable {
 }
 
 /// A `fleetmesh run` process on a lab host.
-final class NodeProcess: @unchecked Sendable {
-    let name: String
-    let host: Int
-    let config: String
-    let logPath: String
-    let socketPath: String
-    let process = Process()
+public final class NodeProcess: @unchecked Sendable {
+    public let name: String
+    public let host: Int
+    public let config: String
+    public let logPath: String
+    public let socketPath: String
+    public let process: ChildProcess
 
-    init(lab: Lab, host: Int, name: String, config: String) throws {
+    init(lab: Lab, host: Int, name: String, tag: String, config: String) throws {
         self.name = name
         self.host = host
         self.config = config
-        logPath = lab.directory.appendingPathComponent("\(name).log").path
-        socketPath = lab.directory.appendingPathComponent("\(name).sock").path
-        FileManager.default.createFile(atPath: logPath, contents: nil)
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["bash", repositoryRoot.appendingPathComponent("scripts/lab").path, "--name", lab.name,
-                             "exec", String(host), try fleetmeshBinary(), "run", "--config", config]
-        process.standardOutput = log
-        process.standardError = log
-        try process.run()
+        logPath = lab.directory.appendingPathComponent("\(tag).log").path
+        socketPath = lab.directory.appendingPathComponent("\(tag).sock").path
+        let fd = open(logPath, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw LabError("cannot create \(logPath)") }
+        defer { close(fd) }
+        process = try ChildProcess(["bash", labScript, "--name", lab.name, "exec", String(host),
+                                    try fleetmeshBinary(), "run", "--config", config], outputFD: fd)
     }
 
     /// The node's status over its control socket.
-    func status() throws -> NodeStatus {
+    public func status() throws -> NodeStatus {
         let r = try ControlClient.request(ControlRequest(command: "status"), socket: socketPath, timeout: .seconds(2))
         guard let s = r.status else { throw LabError(r.error ?? "no status") }
         return s
     }
 
-    func peerState(_ name: String) -> String? {
+    public func peerState(_ name: String) -> String? {
         (try? status())?.peers.first { $0.name == name }?.state
     }
 
-    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
-    func signal(_ sig: Int32) { if process.isRunning { Foundation.kill(process.processIdentifier, sig) } }
+    public func signal(_ sig: Int32) { process.signal(sig) }
 
-    func kill() {
-        signal(SIGKILL)
-        process.waitUntilExit()
+    /// Kills the node without a goodbye (a crash) and reaps it.
+    public func kill() {
+        process.signal(SIGKILL)
+        process.wait()
     }
 
     /// Sends SIGTERM and waits (deadline) for a clean exit; returns the exit status.
-    func stop(timeout: Duration = .seconds(5)) async throws -> Int32 {
-        signal(SIGTERM)
+    public func stop(timeout: Duration = .seconds(5)) async throws -> Int32 {
+        process.signal(SIGTERM)
         try await waitUntil("\(name) exits after SIGTERM", timeout: timeout) { !process.isRunning }
-        return process.terminationStatus
+        return process.wait()
     }
 }
