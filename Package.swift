@@ -60,6 +60,7 @@ let package = Package(
             "Node", "Geodesy", "Flight", "Scenarios",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        .executableTarget(name: "fleetmesh-demo", dependencies: ["LabKit", "Node"]),
         .executableTarget(name: "fleetmesh-bench", dependencies: [
             "Node", "LabKit", "SecureTransport", "Membership", "MeshTypes", "Coordinator", "MeshSimulation", "Geodesy", "Flight", "MAVLink",
         ]),

@@ -49,17 +49,17 @@ public final class Lab: @unchecked Sendable {
     public private(set) var nodes: [NodeProcess] = []
     private static let counter = LockedCounter()
 
-    private init(hosts: Int) throws {
-        let n = Lab.counter.next()
-        name = "t\(getpid() % 10000)x\(n)"  // ≤ 8 characters, as scripts/lab requires
+    /// Builds a lab of `hosts` hosts. `name` (1–8 lowercase letters or digits) defaults to one unique to this process.
+    public init(hosts: Int, name: String? = nil) throws {
+        self.name = name ?? "t\(getpid() % 10000)x\(Lab.counter.next())"  // ≤ 8 characters, as scripts/lab requires
         self.hosts = hosts
-        directory = URL(fileURLWithPath: "/tmp/fleetmesh-test-\(name)")
+        directory = URL(fileURLWithPath: "/tmp/fleetmesh-lab-\(self.name)")
         try? FileManager.default.removeItem(at: directory)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         keyPath = directory.appendingPathComponent("mesh.key").path
         let keygen = try shell([try fleetmeshBinary(), "keygen", keyPath])
         guard keygen.status == 0 else { throw LabError("keygen failed: \(keygen.output)") }
-        let up = try shell(["bash", labScript, "--name", name, "up", String(hosts)])
+        let up = try shell(["bash", labScript, "--name", self.name, "up", String(hosts)])
         guard up.status == 0 else {
             throw LabError("the lab could not be built (is this root with iproute2, iptables, dbus and avahi-daemon installed? run `make setup`):\n\(up.output)")
         }
@@ -94,7 +94,7 @@ public final class Lab: @unchecked Sendable {
     /// Writes a config and starts `fleetmesh run` on `host`.
     @discardableResult
     public func startNode(host: Int, name: String, role: String = "drone", key: String? = nil, extra: String = "",
-                   network: String = "") throws -> NodeProcess {
+                          network: String = "", logLevel: String = "debug") throws -> NodeProcess {
         // Files are keyed by host and name, so two nodes may share a name (the collision test) on different hosts.
         let tag = "h\(host)-\(name.replacingOccurrences(of: " ", with: "_"))"
         let config = directory.appendingPathComponent("\(tag).toml").path
@@ -109,7 +109,7 @@ public final class Lab: @unchecked Sendable {
             port = 47800
             \(network)
             [log]
-            level = "debug"
+            level = "\(logLevel)"
             \(extra)
             """
         try text.write(toFile: config, atomically: true, encoding: .utf8)
