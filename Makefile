@@ -2,7 +2,7 @@
 SWIFT ?= swift
 # Lab tests spawn real nodes and avahi-daemons; they run after the unit suites so their timing bounds are not
 # measured on a machine busy with the simulation seeds.
-LAB_SUITES := MeshLabTests
+LAB_SUITES := MeshLabTests|CoordinatorLabTests
 
 .PHONY: all setup build test unit-test lab-test demo bench soak clean
 
@@ -17,21 +17,22 @@ build: setup
 test: build
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip '$(LAB_SUITES)'
-	$(SWIFT) test --skip-build --filter '$(LAB_SUITES)'
+	$(SWIFT) test --skip-build --no-parallel --filter '$(LAB_SUITES)'
 
 unit-test:
 	$(SWIFT) test --skip '$(LAB_SUITES)'
 
 lab-test: build
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --filter '$(LAB_SUITES)'
+	$(SWIFT) test --skip-build --no-parallel --filter '$(LAB_SUITES)'
 
 demo: build
 	@bash scripts/demo
 
 bench: setup
-	$(SWIFT) build -c release --product fleetmesh-bench --product fleetmesh
-	.build/release/fleetmesh-bench $(GROUPS)
+	$(SWIFT) build -c release --product fleetmesh
+	$(SWIFT) build -c release --product fleetmesh-bench
+	FLEETMESH_BIN=$(CURDIR)/.build/release/fleetmesh .build/release/fleetmesh-bench $(GROUPS)
 
 soak: build
 	MESHSIM_SEEDS=$${MESHSIM_SEEDS:-20000} $(SWIFT) test --filter MeshSimulationTests

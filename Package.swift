@@ -43,7 +43,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .target(name: "Node", dependencies: [
-            "MeshTypes", "SecureTransport", "Membership", "Discovery",
+            "MeshTypes", "SecureTransport", "Membership", "Discovery", "Coordinator", "Flight", "Geodesy",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -73,7 +73,7 @@ let package = Package(
         .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"], exclude: ["make-vectors.sh"], resources: [.copy("Resources")]),
         .testTarget(name: "FlightTests", dependencies: ["Flight", "Geodesy", "Scenarios"]),
         .testTarget(name: "MAVLinkTests", dependencies: ["MAVLink"], exclude: ["pymav_vectors.py"]),
-        .testTarget(name: "NodeTests", dependencies: ["Node"]),
+        .testTarget(name: "NodeTests", dependencies: ["Node", "Coordinator", "MeshTypes", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "LabTests", dependencies: ["Node", "LabKit"], exclude: ["udp_tool.py"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import Coordinator
 import Discovery
 import Foundation
 import Logging
@@ -13,6 +14,8 @@ import ServiceLifecycle
 public struct NodeService: Service, CustomStringConvertible {
     public let configuration: NodeConfiguration
     public let node: MeshNode
+    /// The coordinator: routing, UAV numbers, fleet picture, commands, and (drones) the simulated vehicle.
+    public let coordinator: CoordinatorShell
     private let logger: Logger
 
     /// Loads the key file and state directory; errors name the file and the problem.
@@ -33,7 +36,10 @@ public struct NodeService: Service, CustomStringConvertible {
         let state = try NodeState.open(directory: configuration.stateDirectory)
         self.configuration = configuration
         self.logger = logger
-        self.node = MeshNode(configuration: configuration, key: key, nodeID: state.nodeID, logger: logger)
+        let node = MeshNode(configuration: configuration, key: key, nodeID: state.nodeID, logger: logger)
+        self.node = node
+        self.coordinator = try CoordinatorShell(configuration: configuration, nodeID: state.nodeID,
+                                                incarnation: node.incarnation, logger: logger)
     }
 
     public var description: String { "NodeService(\(configuration.name))" }
@@ -42,6 +48,8 @@ public struct NodeService: Service, CustomStringConvertible {
         let group = MultiThreadedEventLoopGroup.singleton
         let transport = try await UDPTransport.bind(port: configuration.port, group: group, logger: logger)
         await node.attach(transport)
+        let coordinator = self.coordinator
+        await node.setUAVNumber(coordinator.initialUAVNumber.map(Int.init))
         let ad = await node.advertisement
         logger.info("node \(configuration.name) (\(node.nodeID)) \(configuration.role.rawValue) listening on UDP \(transport.port), mesh \(node.fingerprint)")
 
@@ -53,10 +61,7 @@ public struct NodeService: Service, CustomStringConvertible {
             logger: logger) : nil
         let node = self.node
         let control = ControlServer(path: configuration.controlSocket, group: group, logger: logger) { request in
-            switch request.command {
-            case "status", "peers": return ControlResponse(status: await node.status())
-            default: return ControlResponse(error: "unknown command '\(request.command)' (known: status, peers)")
-            }
+            await Self.handle(request, node: node, coordinator: coordinator)
         }
 
         try await withGracefulShutdownHandler {
@@ -80,6 +85,33 @@ public struct NodeService: Service, CustomStringConvertible {
                         for await event in discovery.events { await node.discovery(event) }
                     }
                 }
+                tasks.addTask {
+                    for await event in node.events { await coordinator.handle(event) }
+                }
+                tasks.addTask {
+                    // The coordinator's timers and the simulated vehicle: one tick every 50 ms.
+                    let clock = ContinuousClock()
+                    var next = clock.now
+                    while !Task.isCancelled {
+                        next = next.advanced(by: CoordinatorShell.tickInterval)
+                        try? await clock.sleep(until: next)
+                        await coordinator.tick()
+                    }
+                }
+                tasks.addTask {
+                    // The coordinator's sends and number changes, in the order its core produced them.
+                    for await out in coordinator.output {
+                        switch out {
+                        case .send(let type, let payload, let to, let reliable):
+                            if reliable { await node.sendReliable(type, payload, to: to) } else { await node.sendUnreliable(type, payload, to: to) }
+                        case .uavNumber(let n, let updateTXT):
+                            await node.setUAVNumber(n.map(Int.init))
+                            if updateTXT, configuration.advertise { discovery?.updateTXT(await node.advertisement.txt) }
+                        case .refreshTXT:
+                            if configuration.advertise { discovery?.updateTXT(await node.advertisement.txt) }
+                        }
+                    }
+                }
                 tasks.addTask { try await control.run() }
                 // Runs until graceful shutdown: then goodbyes go out, Avahi withdraws, the socket closes.
                 try? await gracefulShutdown()
@@ -89,5 +121,56 @@ public struct NodeService: Service, CustomStringConvertible {
                 tasks.cancelAll()
             }
         } onGracefulShutdown: {}
+    }
+
+    static let knownCommands = "status, peers, vehicles, airspace, send, target"
+
+    /// One control request. Bad input gets a precise error; the node keeps running.
+    static func handle(_ request: ControlRequest, node: MeshNode, coordinator: CoordinatorShell) async -> ControlResponse {
+        switch request.command {
+        case "status", "peers":
+            return ControlResponse(status: await coordinator.annotate(await node.status()))
+        case "vehicles":
+            return ControlResponse(vehicles: await coordinator.vehicles())
+        case "airspace":
+            return ControlResponse(airspace: await coordinator.airspace())
+        case "send":
+            guard let uav = request.uav, (1...250).contains(uav) else {
+                return ControlResponse(error: "send: \"uav\" must be a UAV number 1–250, found \(request.uav.map(String.init) ?? "none")")
+            }
+            let command: Command
+            do {
+                command = try FleetCommandParser.parse(request.args ?? [])
+            } catch {
+                return ControlResponse(error: "send: \(error)")
+            }
+            let timeoutMs = request.timeoutMs ?? 30_000
+            guard (1...600_000).contains(timeoutMs) else {
+                return ControlResponse(error: "send: \"timeoutMs\" must be 1–600000, found \(timeoutMs)")
+            }
+            return ControlResponse(command: await coordinator.send(command, toUAV: UInt8(uav), timeout: .milliseconds(timeoutMs)))
+        case "target":
+            guard let lat = request.latitude, let lon = request.longitude, let alt = request.altitude else {
+                return ControlResponse(error: "target: \"latitude\", \"longitude\" and \"altitude\" are required")
+            }
+            let location: GeoPoint
+            do {
+                location = try FleetCommandParser.position(lat, lon, alt)
+            } catch {
+                return ControlResponse(error: "target: \(error)")
+            }
+            let all = request.all ?? false
+            if let uav = request.uav {
+                guard !all else { return ControlResponse(error: "target: give either \"uav\" or \"all\", not both") }
+                guard (1...250).contains(uav) else { return ControlResponse(error: "target: \"uav\" must be a UAV number 1–250, found \(uav)") }
+            } else if !all {
+                return ControlResponse(error: "target: say which drones: \"uav\" (1–250) or \"all\": true")
+            }
+            let timeoutMs = min(max(request.timeoutMs ?? 10_000, 1), 600_000)
+            return ControlResponse(target: await coordinator.target(location, uav: request.uav.map { UInt8($0) },
+                                                                    follow: request.follow ?? false, timeout: .milliseconds(timeoutMs)))
+        default:
+            return ControlResponse(error: "unknown command '\(request.command)' (known: \(knownCommands))")
+        }
     }
 }

@@ -26,7 +26,9 @@ enum MeshLabBenchmarks {
                     return s.peers.filter { $0.state == "established" }.count == 2
                 }
             }
-            try await nodeStart(lab, out, running: running, samples: samples)
+            try await nodeStart(lab, out, running: running, samples: samples, freshIdentity: false)
+            try await nodeStart(lab, out, running: running, samples: samples, freshIdentity: true)
+            try await nodeStart(lab, out, running: running, samples: samples, freshIdentity: false, coldAvahi: true)
             try await avahiFigures(lab, out, samples: samples)
             try await lossAndHeal(lab, out, a: a, b: b, samples: samples)
         }
@@ -35,7 +37,13 @@ enum MeshLabBenchmarks {
 
     // MARK: 1. Node start → in session with every peer
 
-    static func nodeStart(_ lab: BenchLab, _ out: BenchOutput, running: [BenchNode], samples: Int) async throws {
+    /// `coldAvahi`: host 4's avahi-daemon is restarted before each start (empty cache, as after a reboot); the node
+    /// is spawned 1.5 s later, once the daemon has finished announcing its host name (not timed).
+    /// `freshIdentity` false: drone-d restarts with its state dir (same node id, new incarnation).
+    /// true: each start is a node never seen before (own name, empty state dir, new node id).
+    static func nodeStart(_ lab: BenchLab, _ out: BenchOutput, running: [BenchNode], samples: Int,
+                          freshIdentity: Bool, coldAvahi: Bool = false) async throws {
+        let series = coldAvahi ? "cold avahi" : freshIdentity ? "new id" : "restart"
         // The harness's own cost of starting a process on a lab host (bash scripts/lab + nsenter + exec).
         var harness = Samples()
         for _ in 0..<10 {
@@ -50,9 +58,16 @@ enum MeshLabBenchmarks {
         var socketUp = Samples()      // spawn → first answer on the control socket
         var peersSee = Samples()      // spawn → every running peer shows drone-d established
         var failures = 0
-        for i in 0..<samples {
+        // The restart series begins with one uncounted start: drone-d's first start ever is a new identity.
+        for i in (freshIdentity ? 0 : -1)..<samples {
+            let name = freshIdentity ? "fresh-\(i)" : "drone-d"
+            if coldAvahi {
+                try lab.lab("avahi-stop", "4")
+                try lab.lab("avahi-start", "4")
+                try await Task.sleep(for: .milliseconds(1500))
+            }
             let t0 = clock.now
-            let d = try lab.startNode(host: 4, name: "drone-d")
+            let d = try lab.startNode(host: 4, name: name)
             var firstAnswer: ContinuousClock.Instant?
             var allEstablished: ContinuousClock.Instant?
             var own: (established: Int, discovered: Int)?
@@ -67,12 +82,17 @@ enum MeshLabBenchmarks {
                     }
                 }
                 for n in running where seenBy[n.name] == nil {
-                    if n.peerState("drone-d") == "established" { seenBy[n.name] = clock.now }
+                    if n.peerState(name) == "established" { seenBy[n.name] = clock.now }
                 }
                 if allEstablished != nil && seenBy.count == running.count { break }
                 try await Task.sleep(for: .milliseconds(5))
             }
-            if let allEstablished, let own, let firstAnswer, seenBy.count == running.count {
+            if i < 0 {
+                // Warm-up start, not in the percentiles (in the restart series: drone-d's first start ever, new identity).
+                out.line("\(series): warm-up start (not counted)", allEstablished.map {
+                    String(format: "all 3 sessions after %.1f ms wall clock, %d ms own clock", ($0 - t0).seconds * 1e3, own?.established ?? -1)
+                } ?? "NOT in session with all 3 within 10 s (seen by \(seenBy.keys.sorted()))")
+            } else if let allEstablished, let own, let firstAnswer, seenBy.count == running.count {
                 wallAll.add(allEstablished - t0)
                 ownAll.add(Double(own.established) / 1000)
                 ownDiscovered.add(Double(own.discovered) / 1000)
@@ -80,41 +100,54 @@ enum MeshLabBenchmarks {
                 peersSee.add(seenBy.values.max()! - t0)
             } else {
                 failures += 1
-                print("  start \(i): not in full session within 10 s (own view done: \(allEstablished != nil), seen by \(seenBy.keys.sorted()))")
+                print("  \(series) start \(i): not in full session within 10 s (own view done: \(allEstablished != nil), seen by \(seenBy.keys.sorted()))")
             }
             // Clean stop, then wait until every peer has processed the goodbye, so each start is a clean restart.
             let status = try await d.stop()
-            if status != 0 { print("  start \(i): drone-d exited with status \(status) after SIGTERM") }
-            try await waitUntil("peers see drone-d leave", timeout: .seconds(5), poll: .milliseconds(10)) {
-                running.allSatisfy { $0.peerState("drone-d") != "established" }
+            if status != 0 { print("  start \(i): \(name) exited with status \(status) after SIGTERM") }
+            try await waitUntil("peers see \(name) leave", timeout: .seconds(5), poll: .milliseconds(10)) {
+                running.allSatisfy { $0.peerState(name) != "established" }
             }
             try await Task.sleep(for: .milliseconds(Int.random(in: 200...300)))
         }
-        out.latency("start → all 3 sessions, node's own clock", ownAll)
-        out.note("max over peers of NodeStatus.peers[].establishedAtMs (ms since the node's MeshNode was created) on drone-d, restarted \(samples)x on host 4 (state dir reused: same node id, new incarnation; SIGTERM between starts)")
-        out.latency("start → all 3 sessions, wall clock", wallAll)
-        out.note("from posix_spawn of `scripts/lab exec 4 fleetmesh run` until drone-d's control socket first reports station-a, drone-b, drone-c all \"established\" (polled every 5 ms)")
-        out.latency("start → all 3 peers discovered, own clock", ownDiscovered)
+        out.line("node start series (\(series))", coldAvahi
+            ? "drone-d started \(samples)x on host 4, state dir kept, host 4's avahi-daemon restarted 1.5 s before each start (empty cache)"
+            : freshIdentity
+            ? "\(samples) starts on host 4, each a new node (own name, empty state dir, new id); SIGTERM between starts"
+            : "drone-d started \(samples)x on host 4 with its state dir kept (same id, new incarnation); SIGTERM between starts")
+        out.latency("\(series): start → all 3 sessions, own clock", ownAll)
+        out.note("max over peers of NodeStatus.peers[].establishedAtMs (ms since the node's MeshNode was created)")
+        out.latency("\(series): start → all 3 sessions, wall clock", wallAll)
+        out.note("from posix_spawn of `scripts/lab exec 4 fleetmesh run` until the new node's control socket first reports station-a, drone-b, drone-c all \"established\" (polled every 5 ms)")
+        out.latency("\(series): start → all 3 discovered, own clock", ownDiscovered)
         out.note("max of NodeStatus.peers[].discoveredAtMs: Avahi browse+resolve part of the figures above")
-        out.latency("spawn → control socket answers", socketUp)
+        out.latency("\(series): spawn → control socket answers", socketUp)
         out.note("process start-up until the first status answer (includes bash + nsenter + exec + runtime init); the gap between wall clock and own clock")
-        out.latency("spawn → every peer shows drone-d established", peersSee)
+        out.latency("\(series): spawn → all 3 peers show it established", peersSee)
         out.note("the other side's view: latest of station-a, drone-b, drone-c polled every 5 ms (polling 4 sockets per round)")
-        out.latency("harness: scripts/lab exec 4 true", harness)
-        out.note("cost of bash + nsenter alone, included in every wall-clock figure here")
-        out.line("starts not in full session within 10 s", "\(failures) of \(samples)")
-        out.ratio("own-clock p95 vs 0.4 s target", ownAll.p95 / 0.4, against: "target (≤ 1.00 x meets it)")
-        out.ratio("wall-clock p95 vs 0.4 s target", wallAll.p95 / 0.4, against: "target (≤ 1.00 x meets it)")
-        lastStartP50 = ownAll.p50
+        if !freshIdentity && !coldAvahi {
+            out.latency("harness: scripts/lab exec 4 true", harness)
+            out.note("cost of bash + nsenter alone, included in every wall-clock figure here")
+        }
+        out.line("\(series): starts not in session in 10 s", "\(failures) of \(samples) (excluded from the percentiles above)")
+        out.ratio("\(series): own-clock p95 vs 0.4 s target", ownAll.p95 / 0.4, against: "target (≤ 1.00 x meets it)")
+        out.ratio("\(series): wall-clock p95 vs 0.4 s target", wallAll.p95 / 0.4, against: "target (≤ 1.00 x meets it)")
+        if !freshIdentity && !coldAvahi { lastStartP50 = ownAll.p50 }
+        if coldAvahi { lastColdStartP50 = ownAll.p50 }
     }
 
     nonisolated(unsafe) static var lastStartP50 = Double.nan
+    nonisolated(unsafe) static var lastColdStartP50 = Double.nan
 
     // MARK: 2. Avahi's own figures, same lab
 
     static func avahiFigures(_ lab: BenchLab, _ out: BenchOutput, samples: Int) async throws {
         let (publisherHost, browserHost) = (4, 3)
         let tag = "fmb\(getpid() % 10000)"
+        // For (b, cold), published now: its announcements must be over before a restarted daemon could catch them.
+        let coldName = "\(tag)-cold"
+        let coldPublisher = try ChildProcess(lab.onHost(browserHost, ["avahi-publish", "-s", coldName, "_fmbench._udp", "8998"]), outputFD: devNull)
+        defer { coldPublisher.signal(SIGKILL); coldPublisher.wait() }
         // (a) A browser already runs on B; a service is published on A.
         let browser = try LineStream(lab.onHost(browserHost, ["stdbuf", "-oL", "avahi-browse", "-rp", "_fmbench._udp"]))
         defer { browser.stop() }
@@ -133,7 +166,7 @@ enum MeshLabBenchmarks {
                 failures += 1
             }
             let removalMark = browser.count
-            publisher.signal(SIGTERM)
+            publisher.signal(SIGKILL)  // children inherit a mask that blocks SIGTERM; the daemon withdraws on disconnect
             publisher.wait()
             _ = await browser.first(from: removalMark, timeout: .seconds(3)) { $0.hasPrefix("-;") && field($0, 3) == name }
             try await Task.sleep(for: .milliseconds(Int.random(in: 200...300)))
@@ -142,7 +175,7 @@ enum MeshLabBenchmarks {
         // (b) The service is already published on A; a fresh browser on B (-t: exits when done) resolves it.
         let staticName = "\(tag)-static"
         let publisher = try ChildProcess(lab.onHost(publisherHost, ["avahi-publish", "-s", staticName, "_fmbench._udp", "8999"]), outputFD: devNull)
-        defer { publisher.signal(SIGTERM); publisher.wait() }
+        defer { publisher.signal(SIGKILL); publisher.wait() }
         let mark = browser.count
         guard await browser.first(from: mark, timeout: .seconds(5), where: { resolved($0, staticName) }) != nil else {
             throw LabError("avahi: \(staticName) never resolved on host \(browserHost)")
@@ -160,13 +193,33 @@ enum MeshLabBenchmarks {
             fresh.stop()
             try await Task.sleep(for: .milliseconds(Int.random(in: 100...200)))
         }
+
+        // (b, cold) The same with an empty cache: the service published on host 3 at the start (its announcements
+        // long over) and the browser's daemon (host 4) restarted 1.5 s before each fresh browser (not timed).
+        var coldBrowse = Samples()
+        for _ in 0..<samples {
+            try lab.lab("avahi-stop", String(publisherHost))
+            try lab.lab("avahi-start", String(publisherHost))
+            try await Task.sleep(for: .milliseconds(1500))
+            let t0 = clock.now
+            let fresh = try LineStream(lab.onHost(publisherHost, ["stdbuf", "-oL", "avahi-browse", "-rpt", "_fmbench._udp"]))
+            if let (at, _) = await fresh.first(from: 0, timeout: .seconds(5), where: { resolved($0, coldName) }) {
+                coldBrowse.add(at - t0)
+            } else {
+                failures += 1
+            }
+            fresh.stop()
+        }
         out.latency("avahi: publish on A → resolved on B", publishToResolved)
         out.note("spawn of `avahi-publish -s NAME _fmbench._udp PORT` on host \(publisherHost) until the running `avahi-browse -rp` on host \(browserHost) prints its '=' line (unique name per sample; reference here earlier: p50 900 ms, p95 960 ms)")
         out.latency("avahi: fresh browser resolves published", freshBrowse)
         out.note("spawn of `avahi-browse -rpt _fmbench._udp` on host \(browserHost) until its first '=' line for a service already published on host \(publisherHost); host \(browserHost)'s daemon cache is warm (reference here earlier: p50 170 ms, p95 230 ms)")
-        out.line("avahi samples not resolved within 5 s", "\(failures) of \(2 * samples)")
-        out.ratio("node start p50 (own) vs avahi publish→resolve", lastStartP50 / publishToResolved.p50, against: "avahi publish→resolve p50, same run")
-        out.ratio("node start p50 (own) vs avahi fresh browse", lastStartP50 / freshBrowse.p50, against: "avahi fresh browse p50, same run")
+        out.latency("avahi: fresh browser, cold daemon cache", coldBrowse)
+        out.note("same on host \(publisherHost) for a service published on host \(browserHost), host \(publisherHost)'s avahi-daemon restarted 1.5 s before each browser (empty cache)")
+        out.line("avahi samples not resolved within 5 s", "\(failures) of \(3 * samples)")
+        out.ratio("node restart p50 (own) vs avahi publish→resolve", lastStartP50 / publishToResolved.p50, against: "avahi publish→resolve p50, same run")
+        out.ratio("node restart p50 (own) vs avahi fresh browse", lastStartP50 / freshBrowse.p50, against: "avahi fresh browse p50, same run")
+        out.ratio("cold-avahi start p50 (own) vs cold browse", lastColdStartP50 / coldBrowse.p50, against: "avahi cold-cache browse p50, same run")
     }
 
     static func resolved(_ line: String, _ name: String) -> Bool { line.hasPrefix("=;") && field(line, 3) == name }
@@ -311,8 +364,9 @@ final class LineStream: @unchecked Sendable {
         return nil
     }
 
+    /// SIGKILL: processes spawned from Swift's concurrency threads inherit a signal mask that blocks SIGTERM.
     func stop() {
-        process.signal(SIGTERM)
+        process.signal(SIGKILL)
         process.wait()
     }
 }

@@ -6,5 +6,6 @@ struct FleetMesh: AsyncParsableCommand {
         commandName: "fleetmesh",
         abstract: "Peer-to-peer mesh coordinator for multi-drone field missions.",
         discussion: "Run a node with `fleetmesh run --config FILE`; the other commands talk to a running node on this machine.",
-        subcommands: [RunCommand.self, KeygenCommand.self, StatusCommand.self, PeersCommand.self, GeoCommand.self, SimulateCommand.self])
+        subcommands: [RunCommand.self, KeygenCommand.self, StatusCommand.self, PeersCommand.self, VehiclesCommand.self,
+                      AirspaceCommand.self, SendCommand.self, TargetCommand.self, GeoCommand.self, SimulateCommand.self])
 }

@@ -26,7 +26,7 @@ extension NodeConfiguration {
         } catch {
             throw ConfigError(file: file, field: "", problem: "not valid TOML (\(error))")
         }
-        var reader = TableReader(file: file)
+        let reader = TableReader(file: file)
         try reader.allowOnly(root, in: "", keys: ["node", "network", "membership", "drone", "log"])
 
         let node = try reader.table(root, "node", required: true)!
@@ -87,7 +87,7 @@ extension NodeConfiguration {
         }
 
         if let d = try reader.table(root, "drone") {
-            try reader.allowOnly(d, in: "drone", keys: ["uav_number"])
+            try reader.allowOnly(d, in: "drone", keys: ["uav_number", "home"])
             if let n = try reader.int(d, "drone", "uav_number") {
                 guard role == .drone else {
                     throw ConfigError(file: file, field: "[drone] uav_number", problem: "only drones carry a UAV number; this node's role is \(role.rawValue)")
@@ -96,6 +96,21 @@ extension NodeConfiguration {
                     throw ConfigError(file: file, field: "[drone] uav_number", problem: "must be 1–250, found \(n)")
                 }
                 config.uavNumber = n
+            }
+            if let home = try reader.numbers(d, "drone", "home") {
+                guard role == .drone else {
+                    throw ConfigError(file: file, field: "[drone] home", problem: "only drones have a home position; this node's role is \(role.rawValue)")
+                }
+                guard home.count == 2 else {
+                    throw ConfigError(file: file, field: "[drone] home", problem: "expected [latitude, longitude] in degrees, found \(home.count) numbers")
+                }
+                guard home[0].isFinite, (-80.0...84.0).contains(home[0]) else {
+                    throw ConfigError(file: file, field: "[drone] home", problem: "latitude must be within -80…84 degrees (the UTM map frame), found \(home[0])")
+                }
+                guard home[1].isFinite, (-180.0...180.0).contains(home[1]) else {
+                    throw ConfigError(file: file, field: "[drone] home", problem: "longitude must be within -180…180 degrees, found \(home[1])")
+                }
+                config.home = HomeLocation(latitude: home[0], longitude: home[1])
             }
         }
 
@@ -116,11 +131,22 @@ extension NodeConfiguration {
         path.hasPrefix("/") ? path : URL(fileURLWithPath: base).appendingPathComponent(path).standardizedFileURL.path
     }
 
+    /// A short, plain reason for a file error ("no such file", "permission denied", …).
     static func reason(_ error: Error) -> String {
-        let ns = error as NSError
-        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError,
-           let text = String(validatingCString: strerror(Int32(underlying.code))) { return text }
-        return ns.localizedDescription
+        if let cocoa = error as? CocoaError {
+            switch cocoa.code {
+            case .fileReadNoSuchFile, .fileNoSuchFile: return "no such file"
+            case .fileReadNoPermission, .fileWriteNoPermission: return "permission denied"
+            case .fileReadInapplicableStringEncoding, .fileReadCorruptFile: return "not UTF-8 text"
+            case .fileWriteOutOfSpace: return "no space left on the device"
+            default: break
+            }
+            if let underlying = cocoa.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain,
+               let text = String(validatingCString: strerror(Int32(underlying.code))) {
+                return text.lowercased()
+            }
+        }
+        return (error as NSError).localizedDescription
     }
 }
 
@@ -166,6 +192,18 @@ private struct TableReader {
         guard let v = t[key] else { return nil }
         guard let b = v.bool else { throw fail(table, key, "expected true or false, found \(v.type)") }
         return b
+    }
+
+    func numbers(_ t: TOMLTable, _ table: String, _ key: String) throws(ConfigError) -> [Double]? {
+        guard let v = t[key] else { return nil }
+        guard let a = v.array else { throw fail(table, key, "expected an array of numbers, found \(v.type)") }
+        var out: [Double] = []
+        for (i, e) in a.enumerated() {
+            if e.type == .int, let n = e.int { out.append(Double(n)); continue }
+            guard e.type == .double, let d = e.double else { throw fail(table, "\(key)[\(i)]", "expected a number, found \(e.type)") }
+            out.append(d)
+        }
+        return out
     }
 
     func strings(_ t: TOMLTable, _ table: String, _ key: String) throws(ConfigError) -> [String]? {

@@ -25,6 +25,8 @@ public struct NodeConfiguration: Sendable, Equatable {
     public var uavNumber: Int?
     /// Log level: trace, debug, info, notice, warning, error, critical.
     public var logLevel: String
+    /// Drones: where the simulated vehicle's home is (`[drone] home`); nil = `HomeLocation.default`.
+    public var home: HomeLocation?
 
     public init(name: String, role: NodeRole, keyFile: String, stateDirectory: String, controlSocket: String,
                 port: Int = NodeConfiguration.defaultPort, advertise: Bool = true, discover: Bool = true,
@@ -52,4 +54,18 @@ public struct NodeConfiguration: Sendable, Equatable {
 
     /// Where the CLI looks for control sockets, and where nodes put them by default.
     public static var defaultRunDirectory: String { "/run/fleetmesh" }
+}
+
+/// A drone's home position (latitude and longitude in degrees), from `[drone] home = [lat, lon]`.
+public struct HomeLocation: Sendable, Equatable {
+    public var latitude: Double
+    public var longitude: Double
+
+    public init(latitude: Double, longitude: Double) {
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+
+    /// Used when the configuration names no home.
+    public static let `default` = HomeLocation(latitude: 50.0755, longitude: 14.4378)
 }

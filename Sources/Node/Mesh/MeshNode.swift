@@ -157,7 +157,10 @@ public actor MeshNode {
             case .established(let info):
                 if firstSeen[info.id] == nil { firstSeen[info.id] = t }
                 if firstEstablished[info.id] == nil { firstEstablished[info.id] = t }
-                if info.isNewIncarnation {
+                // A restart shows as a new incarnation, whether the endpoint still knew the old one or (after
+                // its sessions expired) only membership did. The reliable channel starts over with it.
+                let known = info.previousIncarnation ?? membership.peers[info.id]?.incarnation
+                if let known, known != info.incarnation {
                     logger.info("peer \(info.id) restarted (incarnation \(info.incarnation)); new session")
                     channels[info.id] = nil
                 }
@@ -316,6 +319,11 @@ public actor MeshNode {
     public func sendUnreliable(_ type: UInt16, _ payload: [UInt8], to peer: NodeID) {
         sendFrames([.unreliable(type: type, payload: payload)], to: peer, now: now)
         transport?.flush()
+    }
+
+    /// Sets the UAV number this node shows in its TXT record, hellos and status (the coordinator assigns it).
+    public func setUAVNumber(_ number: Int?) {
+        uavNumber = number
     }
 
     /// Tells every peer in session that this node is leaving (twice, against loss), so they see it go at once.

@@ -41,18 +41,57 @@ public struct NodeStatus: Codable, Sendable {
     public var peers: [Peer]
 }
 
-/// A request to a node's control socket: one JSON object per line.
+/// A request to a node's control socket: one JSON object per line. Only `command` is required; the other fields
+/// belong to particular commands (`send`: uav, args, timeoutMs; `target`: latitude, longitude, altitude, uav or all,
+/// follow).
 public struct ControlRequest: Codable, Sendable {
     public var command: String
-    public init(command: String) { self.command = command }
+    /// `send`, `target`: the UAV number addressed.
+    public var uav: Int?
+    /// `send`: the drone command and its arguments, e.g. ["takeoff", "10"].
+    public var args: [String]?
+    /// `send`: how long to wait for the final answer, milliseconds (default 30000).
+    public var timeoutMs: Int?
+    /// `target`: the position, degrees and metres.
+    public var latitude: Double?
+    public var longitude: Double?
+    public var altitude: Double?
+    /// `target`: address every drone.
+    public var all: Bool?
+    /// `target`: also tell the addressed drones to follow the target.
+    public var follow: Bool?
+
+    public init(command: String, uav: Int? = nil, args: [String]? = nil, timeoutMs: Int? = nil,
+                latitude: Double? = nil, longitude: Double? = nil, altitude: Double? = nil,
+                all: Bool? = nil, follow: Bool? = nil) {
+        self.command = command
+        self.uav = uav
+        self.args = args
+        self.timeoutMs = timeoutMs
+        self.latitude = latitude
+        self.longitude = longitude
+        self.altitude = altitude
+        self.all = all
+        self.follow = follow
+    }
 }
 
-/// The answer: exactly one of `status` or `error`.
+/// The answer: exactly one of its fields, by command (`status`, `vehicles`, `airspace`, `command`, `target`), or `error`.
 public struct ControlResponse: Codable, Sendable {
     public var status: NodeStatus?
     public var error: String?
-    public init(status: NodeStatus? = nil, error: String? = nil) {
+    public var vehicles: [VehicleReport]?
+    public var airspace: [AirspaceReport]?
+    public var command: CommandReport?
+    public var target: TargetReport?
+
+    public init(status: NodeStatus? = nil, error: String? = nil, vehicles: [VehicleReport]? = nil,
+                airspace: [AirspaceReport]? = nil, command: CommandReport? = nil, target: TargetReport? = nil) {
         self.status = status
         self.error = error
+        self.vehicles = vehicles
+        self.airspace = airspace
+        self.command = command
+        self.target = target
     }
 }

@@ -1,0 +1,367 @@
+import Coordinator
+import Foundation
+import Logging
+import MeshTypes
+
+/// What the coordinator shell hands to the mesh node and discovery, in the order the core produced it.
+enum CoordinatorOutput: Sendable {
+    /// A coordinator message for a neighbour.
+    case send(type: UInt16, payload: [UInt8], to: NodeID, reliable: Bool)
+    /// This drone's UAV number changed: update the node (hellos, status) and, once the record is published, the
+    /// DNS-SD TXT record.
+    case uavNumber(UInt8?, updateTXT: Bool)
+    /// The DNS-SD record is published: bring its TXT record up to date with the node's advertisement.
+    case refreshTXT
+}
+
+/// The actor shell around `CoordinatorCore`: fed the mesh node's events and a 50 ms tick, it carries out the core's
+/// directives (sends through the node, the persisted UAV number, the drone's simulated vehicle, logs) and answers
+/// the control socket's fleet commands. It never awaits while handling an input, so directives run in order; sends
+/// leave through `output`, which one task drains into the node.
+public actor CoordinatorShell {
+    /// The tick period (the core wants 50–100 ms; the vehicle is stepped at the same rate, 20 Hz).
+    public static let tickInterval: Duration = .milliseconds(50)
+    /// The file in the state directory holding the drone's UAV number.
+    public static let numberFile = "uav-number"
+
+    private var core: CoordinatorCore
+    private var vehicle: SimulatedVehicle?
+    private let name: String
+    private let stateDirectory: String
+    private var logger: Logger
+    private let clock = ContinuousClock()
+    private let started: ContinuousClock.Instant
+    private var neighbours: Set<NodeID> = []
+    /// Whether the DNS-SD record has been published. Until then a TXT change is held back: changing a record Avahi is
+    /// still probing makes it collide with its own earlier probe and take another name.
+    private var recordPublished = false
+    private var malformedLoggedAt: [NodeID: MeshInstant] = [:]
+    private var nextPredictionAt = MeshInstant(nanoseconds: 0)
+    /// Answers to commands a control request is waiting for.
+    private var answers: [CommandID: [CommandReport.Answer]] = [:]
+    private var commandSentAt: [CommandID: MeshInstant] = [:]
+    private let outputContinuation: AsyncStream<CoordinatorOutput>.Continuation
+    nonisolated let output: AsyncStream<CoordinatorOutput>
+
+    /// The UAV number the core starts with (pinned, else persisted), for the node's first advertisement.
+    public nonisolated let initialUAVNumber: UInt8?
+
+    /// Starts the core: reads `uav-number` from the state directory (a bad file is logged and ignored), and for a
+    /// drone builds the simulated vehicle at its home plus a per-node offset.
+    public init(configuration: NodeConfiguration, nodeID: NodeID, incarnation: Incarnation, logger: Logger) throws {
+        self.name = configuration.name
+        self.stateDirectory = configuration.stateDirectory
+        self.logger = logger
+        self.started = clock.now
+        var persisted: UInt8?
+        if configuration.role == .drone {
+            switch Self.readNumber(directory: configuration.stateDirectory) {
+            case .success(let n): persisted = n
+            case .failure(let problem): logger.warning("\(problem); a new number will be claimed")
+            }
+        }
+        let coreConfiguration = CoordinatorConfiguration(nodeID: nodeID, role: configuration.role, name: configuration.name,
+                                                         pinnedUAVNumber: configuration.uavNumber.map { UInt8($0) })
+        core = CoordinatorCore(configuration: coreConfiguration, incarnation: incarnation, persistedUAVNumber: persisted,
+                               now: MeshInstant(nanoseconds: 0))
+        initialUAVNumber = core.uavNumber
+        if configuration.role == .drone {
+            let home = configuration.home ?? .default
+            do {
+                vehicle = try SimulatedVehicle(home: home, offset: SimulatedVehicle.startOffset(for: nodeID))
+            } catch {
+                throw ConfigError(file: "configuration", field: "[drone] home", problem: "cannot place home \(home.latitude), \(home.longitude) on the map: \(error)")
+            }
+        }
+        (output, outputContinuation) = AsyncStream.makeStream(of: CoordinatorOutput.self)
+    }
+
+    private var now: MeshInstant {
+        MeshInstant(nanoseconds: UInt64(max(0, (clock.now - started).wholeNanoseconds)))
+    }
+
+    private func seconds(_ t: MeshInstant) -> Double { Double(t.nanoseconds) / 1e9 }
+
+    // MARK: - Persisted number
+
+    /// Reads `<directory>/uav-number`: nil if there is none, an error text naming the file if it is unreadable.
+    static func readNumber(directory: String) -> Result<UInt8?, NumberFileError> {
+        let path = directory + "/" + numberFile
+        guard FileManager.default.fileExists(atPath: path) else { return .success(nil) }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            return .failure(NumberFileError(description: "\(path): cannot read the persisted UAV number"))
+        }
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let n = Int(trimmed), (1...250).contains(n) else {
+            return .failure(NumberFileError(description: "\(path): expected a UAV number 1–250, found \"\(trimmed.prefix(20))\""))
+        }
+        return .success(UInt8(n))
+    }
+
+    struct NumberFileError: Error, CustomStringConvertible { let description: String }
+
+    private func persist(_ number: UInt8) {
+        let path = stateDirectory + "/" + Self.numberFile
+        do {
+            try "\(number)\n".write(toFile: path, atomically: true, encoding: .utf8)
+            logger.debug("UAV number \(number) saved to \(path)")
+        } catch {
+            logger.error("cannot save UAV number \(number) to \(path): \(NodeConfiguration.reason(error))")
+        }
+    }
+
+    // MARK: - Inputs
+
+    /// One event from the mesh node.
+    func handle(_ event: MeshEvent) {
+        let t = now
+        switch event {
+        case .peerState(let peer, _, let state, _):
+            switch state {
+            case .established, .suspect:
+                if neighbours.insert(peer).inserted { perform(core.onNeighbourUp(peer, now: t), now: t) }
+            case .lost, .left:
+                if neighbours.remove(peer) != nil { perform(core.onNeighbourDown(peer, now: t), now: t) }
+            case .discovered, .handshaking:
+                break
+            }
+        case .message(let type, let payload, let from, _, _):
+            guard type >= 256 else {
+                logger.debug("ignoring reserved node-layer message type \(type) from \(from)")
+                return
+            }
+            let message: CoordinatorMessage
+            do {
+                message = try CoordinatorMessage(type: type, payload: payload)
+            } catch {
+                // One line per peer per 5 s: a misbehaving peer must not flood the log.
+                if malformedLoggedAt[from].map({ t - $0 >= .seconds(5) }) ?? true {
+                    malformedLoggedAt[from] = t
+                    logger.warning("dropped malformed coordinator message type 0x\(String(type, radix: 16, uppercase: true)) (\(payload.count) bytes) from \(from): \(error)")
+                }
+                return
+            }
+            perform(core.onMessage(message, from: from, now: t), now: t)
+        case .published:
+            recordPublished = true
+            outputContinuation.yield(.refreshTXT)
+        case .rejected:
+            break
+        }
+    }
+
+    /// The 50 ms tick: steps the vehicle to now, feeds its state (and every 200 ms its prediction), then ticks the core.
+    func tick() {
+        let t = now
+        if var v = vehicle {
+            let events = v.advance(to: seconds(t))
+            let state = v.coordinatorState
+            let prediction = t >= nextPredictionAt ? v.prediction : nil
+            vehicle = v
+            vehicleEvents(events, now: t)
+            perform(core.onLocalVehicleState(state, now: t), now: t)
+            if let prediction {
+                nextPredictionAt = t + .milliseconds(200)
+                perform(core.onLocalPrediction(prediction, now: t), now: t)
+            }
+        }
+        perform(core.onTick(now: t), now: t)
+    }
+
+    private func vehicleEvents(_ events: [SimulatedVehicle.Event], now t: MeshInstant) {
+        for e in events {
+            switch e {
+            case .flyingChanged(let flying):
+                logger.info("vehicle \(flying ? "airborne" : "on the ground")")
+                perform(core.onFlyingChanged(flying, now: t), now: t)
+            case .completed(let id):
+                logger.info("command \(id) completed")
+                perform(core.onVehicleCompletion(id, .completed, now: t), now: t)
+            case .failed(let id, let reason):
+                logger.notice("command \(id) failed: \(reason)")
+                perform(core.onVehicleCompletion(id, .failed(reason), now: t), now: t)
+            }
+        }
+    }
+
+    // MARK: - Directives
+
+    private func perform(_ directives: [Directive], now t: MeshInstant) {
+        var queue = directives[...]
+        while let d = queue.popFirst() {
+            switch d {
+            case .send(let message, let to, let reliability):
+                let (type, payload) = message.encode()
+                outputContinuation.yield(.send(type: type, payload: payload, to: to, reliable: reliability == .reliable))
+            case .persistUAVNumber(let n):
+                persist(n)
+            case .uavNumberChanged(let from, let to, let reason):
+                logger.notice("UAV number \(from.map(String.init) ?? "none") → \(to.map(String.init) ?? "none") (\(Self.describe(reason)))")
+                outputContinuation.yield(.uavNumber(to, updateTXT: recordPublished))
+            case .numberAnnounced(let node, let number, let previous):
+                logger.info("\(core.advertisement(of: node)?.name ?? node.short) (\(node)) announces UAV number \(number.map(String.init) ?? "none") (was \(previous.map(String.init) ?? "none"))")
+            case .numberConflict(let conflict):
+                switch conflict {
+                case .pinnedClash(let number, let nodes):
+                    logger.error("UAV number conflict: \(nodes.count) reachable drones are pinned to \(number) (\(nodes.map(\.short).joined(separator: ", "))); commands to it are refused until the configuration is fixed")
+                case .exhausted:
+                    logger.error("UAV number conflict: all 250 numbers are taken among reachable drones; this drone stays unnumbered")
+                }
+            case .applyTarget(let target, let from):
+                logger.debug("target \(target.location.latitude), \(target.location.longitude), \(target.location.altitude) m from \(from)")
+                if var v = vehicle {
+                    let events = v.applyTarget(target)
+                    vehicle = v
+                    vehicleEvents(events, now: t)
+                }
+            case .executeCommand(let id, let command):
+                guard var v = vehicle else {
+                    queue.append(contentsOf: core.onVehicleVerdict(id, .rejected("this node has no vehicle"), now: t))
+                    continue
+                }
+                let (verdict, events) = v.execute(id, command)
+                vehicle = v
+                switch verdict {
+                case .accepted: logger.info("command \(id) \(FleetCommandParser.describe(command)) accepted")
+                case .rejected(let reason): logger.notice("command \(id) \(FleetCommandParser.describe(command)) rejected: \(reason)")
+                }
+                // The verdict's answer leaves before any completion the vehicle reported at once (hover, follow).
+                perform(core.onVehicleVerdict(id, verdict, now: t), now: t)
+                vehicleEvents(events, now: t)
+            case .applyManualControl(let sample, _):
+                if var v = vehicle {
+                    let events = v.applyManualControl(sample)
+                    vehicle = v
+                    vehicleEvents(events, now: t)
+                }
+            case .commandAnswer(let id, let answer):
+                logger.info("command \(id): \(Self.describe(answer))")
+                if answers[id] != nil {
+                    let after = commandSentAt[id].map { Int((t - $0).wholeNanoseconds / 1_000_000) } ?? 0
+                    answers[id]!.append(Self.report(answer, afterMs: after))
+                }
+            case .leaseChanged(let holder, let holderName):
+                logger.info("control lease \(holder == nil ? "free" : "held by \(holderName ?? holder!.short)")")
+            case .controlLost(let number, let to):
+                logger.notice("lost control of UAV \(number)\(to.isEmpty ? " (lease lapsed)" : " to \(to)")")
+            case .failsafe(let action):
+                logger.warning("failsafe: no station heard; \(action)")
+                if var v = vehicle {
+                    let events = v.failsafe(action)
+                    vehicle = v
+                    vehicleEvents(events, now: t)
+                }
+            case .failsafeReported(let report, let from):
+                let steps = report.steps.map { "\($0.action) after \($0.afterSilenceMilliseconds) ms" }.joined(separator: ", ")
+                logger.notice("UAV \(report.uavNumber) (\(from)) was without a station for \(report.silenceMilliseconds) ms: \(steps.isEmpty ? "no action" : steps)")
+            }
+        }
+    }
+
+    static func describe(_ reason: NumberChangeReason) -> String {
+        switch reason {
+        case .claimed: return "claimed"
+        case .lostClash(let to): return "lost a clash to \(to)"
+        case .exhausted: return "no free number"
+        }
+    }
+
+    static func describe(_ answer: CommandAnswer) -> String {
+        switch answer {
+        case .accepted: return "accepted"
+        case .rejected(let r): return "rejected: \(r)"
+        case .completed: return "completed"
+        case .failed(let r): return "failed: \(r)"
+        }
+    }
+
+    static func report(_ answer: CommandAnswer, afterMs: Int) -> CommandReport.Answer {
+        switch answer {
+        case .accepted: return .init(answer: "accepted", reason: nil, afterMs: afterMs)
+        case .rejected(let r): return .init(answer: "rejected", reason: r.description, afterMs: afterMs)
+        case .completed: return .init(answer: "completed", reason: nil, afterMs: afterMs)
+        case .failed(let r): return .init(answer: "failed", reason: r, afterMs: afterMs)
+        }
+    }
+
+    // MARK: - Control socket
+
+    /// Sends `command` to the drone holding `number` and waits up to `timeout` for its final answer.
+    public func send(_ command: Command, toUAV number: UInt8, timeout: Duration) async -> CommandReport {
+        let t = now
+        let (id, directives) = core.sendCommand(command, toUAV: number, now: t)
+        answers[id] = []
+        commandSentAt[id] = t
+        logger.info("command \(id) \(FleetCommandParser.describe(command)) to UAV \(number)")
+        perform(directives, now: t)
+        let deadline = clock.now + timeout
+        while !(answers[id]?.contains { $0.answer != "accepted" } ?? true), clock.now < deadline, !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        let got = answers.removeValue(forKey: id) ?? []
+        commandSentAt[id] = nil
+        return CommandReport(uavNumber: Int(number), command: FleetCommandParser.describe(command), answers: got,
+                             timedOut: !got.contains { $0.answer != "accepted" })
+    }
+
+    /// Floods a target to one drone or all; with `follow`, also tells each addressed drone to follow it.
+    public func target(_ location: GeoPoint, uav: UInt8?, follow: Bool, timeout: Duration) async -> TargetReport {
+        let t = now
+        let address: TargetAddress = uav.map { .uav($0) } ?? .all
+        perform(core.sendTarget(Target(address: address, location: location), now: t), now: t)
+        var report = TargetReport(address: uav.map { "UAV \($0)" } ?? "all", latitude: location.latitude,
+                                  longitude: location.longitude, altitude: location.altitude, follow: nil)
+        guard follow else { return report }
+        let numbers: [UInt8]
+        if let uav { numbers = [uav] } else {
+            numbers = Set(core.fleetPicture(now: t).compactMap { $0.uavNumber }).sorted()
+        }
+        var follows: [CommandReport] = []
+        for n in numbers { follows.append(await send(.followTarget(true), toUAV: n, timeout: timeout)) }
+        report.follow = follows
+        return report
+    }
+
+    /// The fleet picture.
+    public func vehicles() -> [VehicleReport] {
+        let t = now
+        return core.fleetPicture(now: t).map { v in
+            let s = v.state
+            let speed = (Double(s.velocityNorthCmS) * Double(s.velocityNorthCmS) + Double(s.velocityEastCmS) * Double(s.velocityEastCmS)).squareRoot() / 100
+            return VehicleReport(
+                uavNumber: v.uavNumber.map(Int.init), node: v.node.hex, name: displayName(v.node),
+                role: (v.node == core.nodeID ? core.role : core.advertisement(of: v.node)?.role ?? .drone).rawValue,
+                latitude: s.position.latitude, longitude: s.position.longitude, altitude: s.position.altitude,
+                speed: speed, heading: Double(s.headingCentidegrees) / 100, activity: "\(s.activity)", armed: s.armed,
+                batteryPercent: Int(s.batteryPercent), ageMs: Int(v.age.wholeNanoseconds / 1_000_000), stale: v.isStale)
+        }
+    }
+
+    /// The airspace picture (predictions).
+    public func airspace() -> [AirspaceReport] {
+        core.airspace(now: now).map { e in
+            AirspaceReport(uavNumber: e.uavNumber.map(Int.init), node: e.node.hex, name: displayName(e.node),
+                           ageMs: Int(e.age.wholeNanoseconds / 1_000_000), stepMs: Int(e.prediction.stepMilliseconds),
+                           points: e.prediction.points.map { [$0.latitude, $0.longitude, $0.altitude] })
+        }
+    }
+
+    /// Adds what the coordinator knows to the node's status: this node's number, each peer's number and hop count.
+    public func annotate(_ status: NodeStatus) -> NodeStatus {
+        core.refreshRoutes()
+        var s = status
+        s.node.uavNumber = core.uavNumber.map(Int.init)
+        for i in s.peers.indices {
+            guard let id = NodeID(hex: s.peers[i].id) else { continue }
+            if let ad = core.advertisement(of: id), let n = ad.uavNumber, ad.role == .drone { s.peers[i].uavNumber = Int(n) }
+            if let route = core.route(to: id) { s.peers[i].hops = Int(route.hops) }
+        }
+        return s
+    }
+
+    private func displayName(_ node: NodeID) -> String {
+        if node == core.nodeID { return name }
+        if let n = core.advertisement(of: node)?.name, !n.isEmpty { return n }
+        return node.short
+    }
+}

@@ -1,0 +1,76 @@
+/// One vehicle of the fleet picture, as `fleetmesh vehicles --json` prints it. Field names are a stable API.
+public struct VehicleReport: Codable, Sendable, Equatable {
+    /// UAV number, if the drone had one when it sent the sample.
+    public var uavNumber: Int?
+    /// NodeID, 32 hex digits.
+    public var node: String
+    /// Node name from its link-state advertisement (or its short id).
+    public var name: String
+    /// `station` or `drone`.
+    public var role: String
+    public var latitude: Double
+    public var longitude: Double
+    /// Metres above the drone's home.
+    public var altitude: Double
+    /// Ground speed, m/s.
+    public var speed: Double
+    /// Heading in degrees.
+    public var heading: Double
+    /// landed, takingOff, hovering, flyingToTarget, following, followingTrajectory, landing, returning.
+    public var activity: String
+    public var armed: Bool
+    public var batteryPercent: Int
+    /// Milliseconds since the sample was received.
+    public var ageMs: Int
+    /// Older than the stale limit (1 s).
+    public var stale: Bool
+}
+
+/// One drone's predicted trajectory, as `fleetmesh airspace --json` prints it.
+public struct AirspaceReport: Codable, Sendable, Equatable {
+    public var uavNumber: Int?
+    public var node: String
+    public var name: String
+    /// Milliseconds since the prediction was received.
+    public var ageMs: Int
+    /// Spacing of the points, milliseconds.
+    public var stepMs: Int
+    /// `[latitude, longitude, altitude]` per point; point i is (i + 1) × stepMs after the prediction was made.
+    public var points: [[Double]]
+}
+
+/// The answers to one command sent with `fleetmesh send`.
+public struct CommandReport: Codable, Sendable, Equatable {
+    /// One answer and when it came.
+    public struct Answer: Codable, Sendable, Equatable {
+        /// `accepted`, `rejected`, `completed` or `failed`.
+        public var answer: String
+        /// Why (rejected and failed only).
+        public var reason: String?
+        /// Milliseconds after the command was sent.
+        public var afterMs: Int
+    }
+
+    public var uavNumber: Int
+    /// The command as understood, e.g. "takeoff 10".
+    public var command: String
+    public var answers: [Answer]
+    /// True if no final answer came within the timeout.
+    public var timedOut: Bool
+
+    /// Whether the command ended well: accepted and completed (or, for a command still running, accepted so far).
+    public var succeeded: Bool {
+        !timedOut && answers.allSatisfy { $0.answer == "accepted" || $0.answer == "completed" } && !answers.isEmpty
+    }
+}
+
+/// What `fleetmesh target` did.
+public struct TargetReport: Codable, Sendable, Equatable {
+    /// "UAV n" or "all".
+    public var address: String
+    public var latitude: Double
+    public var longitude: Double
+    public var altitude: Double
+    /// With `follow`: the answers to the follow command sent to each addressed drone.
+    public var follow: [CommandReport]?
+}

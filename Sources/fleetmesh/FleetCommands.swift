@@ -1,0 +1,139 @@
+import ArgumentParser
+import Foundation
+import Node
+
+extension NodeOption {
+    /// Sends one request to the node; an error answer or an unusable socket becomes a message and an exit code.
+    func ask(_ request: ControlRequest, timeout: Duration = .seconds(5)) throws -> ControlResponse {
+        do {
+            let path = try ControlClient.socketPath(node: node)
+            let response = try ControlClient.request(request, socket: path, timeout: timeout)
+            if let error = response.error { throw failure("error: \(error)", code: 1) }
+            return response
+        } catch let error as ControlClientError {
+            throw failure("error: \(error)", code: 69)
+        }
+    }
+}
+
+func printJSON<T: Encodable>(_ value: T) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    print(String(decoding: try encoder.encode(value), as: UTF8.self))
+}
+
+func renderTable(_ header: [String], _ rows: [[String]]) -> String {
+    let widths = header.indices.map { i in ([header[i]] + rows.map { $0[i] }).map(\.count).max()! }
+    func line(_ cells: [String]) -> String {
+        cells.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  ")
+    }
+    return ([line(header)] + rows.map(line)).joined(separator: "\n")
+}
+
+struct VehiclesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "vehicles", abstract: "Show the fleet picture: every drone the node hears.")
+
+    @OptionGroup var target: NodeOption
+    @Flag(help: "Print JSON (a stable format for scripts).")
+    var json = false
+
+    func run() throws {
+        let vehicles = try target.ask(ControlRequest(command: "vehicles")).vehicles ?? []
+        if json { return try printJSON(vehicles) }
+        guard !vehicles.isEmpty else { return print("no vehicles yet") }
+        let rows = vehicles.map { v in
+            [v.uavNumber.map(String.init) ?? "-", v.name, v.role, String(format: "%.6f %.6f", v.latitude, v.longitude),
+             String(format: "%.1f m", v.altitude), v.activity, String(format: "%.1f m/s", v.speed), "\(v.batteryPercent) %",
+             formatMs(v.ageMs) + (v.stale ? " STALE" : "")]
+        }
+        print(renderTable(["UAV", "NAME", "ROLE", "POSITION", "ALT", "ACTIVITY", "SPEED", "BATTERY", "AGE"], rows))
+    }
+}
+
+struct AirspaceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "airspace", abstract: "Show every drone's predicted trajectory.")
+
+    @OptionGroup var target: NodeOption
+    @Flag(help: "Print JSON (every point).")
+    var json = false
+
+    func run() throws {
+        let entries = try target.ask(ControlRequest(command: "airspace")).airspace ?? []
+        if json { return try printJSON(entries) }
+        guard !entries.isEmpty else { return print("no predictions yet") }
+        let rows = entries.map { e in
+            [e.uavNumber.map(String.init) ?? "-", e.name, String(e.points.count), "\(e.stepMs) ms",
+             e.points.last.map { String(format: "%.6f %.6f %.1f m", $0[0], $0[1], $0[2]) } ?? "-", formatMs(e.ageMs)]
+        }
+        print(renderTable(["UAV", "NAME", "POINTS", "STEP", "LAST POINT", "AGE"], rows))
+    }
+}
+
+struct SendCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "send", abstract: "Send a command to a drone and print its answers.",
+        discussion: """
+            Commands: takeoff ALT, land, hover, goto LAT LON ALT [SPEED], rtl, follow on|off (metres above home, \
+            degrees, m/s). Exits 0 when the command was accepted and completed, 1 when it was rejected or failed, \
+            2 when no final answer came within --timeout.
+            """)
+
+    @OptionGroup var target: NodeOption
+    @Option(help: "Seconds to wait for the final answer.")
+    var timeout: Double = 30
+    @Flag(help: "Print JSON.")
+    var json = false
+    @Argument(help: "The drone's UAV number (1-250).")
+    var uav: Int
+    @Argument(parsing: .allUnrecognized, help: "The command and its arguments.")
+    var command: [String] = []
+
+    func run() throws {
+        guard timeout > 0, timeout <= 600 else { throw failure("error: --timeout must be more than 0 and at most 600 seconds", code: 64) }
+        let ms = Int(timeout * 1000)
+        let response = try target.ask(ControlRequest(command: "send", uav: uav, args: command, timeoutMs: ms),
+                                      timeout: .milliseconds(ms + 5000))
+        guard let report = response.command else { throw failure("error: empty answer", code: 1) }
+        if json { try printJSON(report) } else {
+            for a in report.answers {
+                print("UAV \(report.uavNumber) \(report.command): \(a.answer)\(a.reason.map { " (\($0))" } ?? "") after \(formatMs(a.afterMs))")
+            }
+            if report.timedOut { print("UAV \(report.uavNumber) \(report.command): no final answer within \(timeout) s") }
+        }
+        if report.timedOut { throw ExitCode(2) }
+        if !report.succeeded { throw ExitCode(1) }
+    }
+}
+
+struct TargetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "target", abstract: "Send a target position to one drone or all (with --follow, make them follow it).")
+
+    @OptionGroup var target: NodeOption
+    @Option(help: "The drone's UAV number.")
+    var uav: Int?
+    @Flag(help: "Address every drone.")
+    var all = false
+    @Flag(help: "Also tell the addressed drones to follow the target (they must be airborne).")
+    var follow = false
+    @Argument(parsing: .allUnrecognized, help: "LAT LON ALT (degrees, degrees, metres above home).")
+    var position: [String] = []
+
+    func run() throws {
+        guard position.count == 3, let lat = Double(position[0]), let lon = Double(position[1]), let alt = Double(position[2]) else {
+            throw failure("error: expected LAT LON ALT as three numbers, found \(position.isEmpty ? "nothing" : position.joined(separator: " "))", code: 64)
+        }
+        guard (uav != nil) != all else { throw failure("error: give exactly one of --uav N or --all", code: 64) }
+        let response = try target.ask(ControlRequest(command: "target", uav: uav, latitude: lat, longitude: lon, altitude: alt,
+                                                     all: all, follow: follow), timeout: .seconds(40))
+        guard let report = response.target else { throw failure("error: empty answer", code: 1) }
+        print("target \(report.latitude) \(report.longitude) \(report.altitude) m sent to \(report.address)")
+        var ok = true
+        for f in report.follow ?? [] {
+            let answers = f.answers.map { $0.answer + ($0.reason.map { " (\($0))" } ?? "") }.joined(separator: ", ")
+            print("UAV \(f.uavNumber) follow: \(answers.isEmpty ? "no answer" : answers)\(f.timedOut ? " (timed out)" : "")")
+            ok = ok && f.succeeded
+        }
+        if !ok { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,75 @@
+import Coordinator
+import Node
+import Testing
+
+@Suite struct FleetCommandParserTests {
+    @Test func parsesEveryCommand() throws {
+        #expect(try FleetCommandParser.parse(["takeoff", "10"]) == .takeoff(altitudeMillimetres: 10_000))
+        #expect(try FleetCommandParser.parse(["takeoff", "2.5"]) == .takeoff(altitudeMillimetres: 2_500))
+        #expect(try FleetCommandParser.parse(["land"]) == .land)
+        #expect(try FleetCommandParser.parse(["hover"]) == .hover)
+        #expect(try FleetCommandParser.parse(["RTL"]) == .returnToLaunch)
+        #expect(try FleetCommandParser.parse(["follow", "on"]) == .followTarget(true))
+        #expect(try FleetCommandParser.parse(["goto", "50.1", "-14.5", "20"])
+                == .goto(GeoPoint(latitude: 50.1, longitude: -14.5, altitude: 20), speedCmS: 0))
+        #expect(try FleetCommandParser.parse(["goto", "50.1", "14.5", "20", "3.5"])
+                == .goto(GeoPoint(latitude: 50.1, longitude: 14.5, altitude: 20), speedCmS: 350))
+    }
+
+    @Test func refusesBadInputPrecisely() {
+        func error(_ words: [String]) -> String {
+            do { _ = try FleetCommandParser.parse(words); return "no error" } catch { return error.description }
+        }
+        #expect(error([]).hasPrefix("missing command"))
+        #expect(error(["jump"]).hasPrefix("unknown command 'jump'"))
+        #expect(error(["takeoff"]) == "takeoff takes one argument: ALT (metres above home, e.g. takeoff 10), found 0 arguments")
+        #expect(error(["takeoff", "ten"]) == "ALT must be a number, found 'ten'")
+        #expect(error(["takeoff", "-3"]).hasPrefix("takeoff ALT must be more than 0"))
+        #expect(error(["takeoff", "nan"]) == "ALT must be a number, found 'nan'")
+        #expect(error(["land", "now"]) == "land takes no arguments, found 1 argument")
+        #expect(error(["goto", "50", "14"]).hasPrefix("goto takes LAT LON ALT [SPEED]"))
+        #expect(error(["goto", "91", "14", "10"]) == "LAT must be within -90…90 degrees, found 91.0")
+        #expect(error(["goto", "50", "181", "10"]) == "LON must be within -180…180 degrees, found 181.0")
+        #expect(error(["goto", "50", "14", "10", "0"]).hasPrefix("goto SPEED must be more than 0"))
+        #expect(error(["follow", "maybe"]) == "follow takes on or off, found 'maybe'")
+    }
+
+    @Test func describesCommandsAsTyped() {
+        #expect(FleetCommandParser.describe(.takeoff(altitudeMillimetres: 10_000)) == "takeoff 10")
+        #expect(FleetCommandParser.describe(.returnToLaunch) == "rtl")
+        #expect(FleetCommandParser.describe(.goto(GeoPoint(latitude: 50.5, longitude: 14.25, altitude: 20), speedCmS: 350))
+                == "goto 50.5 14.25 20 3.5")
+    }
+}
+
+@Suite struct DroneConfigurationTests {
+    let base = """
+        [node]
+        name = "d1"
+        role = "drone"
+        key_file = "mesh.key"
+
+        """
+
+    func error(_ text: String) -> String {
+        do { _ = try NodeConfiguration.parse(text, file: "d.toml", baseDirectory: "/tmp"); return "no error" } catch { return error.description }
+    }
+
+    @Test func homeIsOptionalWithADefault() throws {
+        let plain = try NodeConfiguration.parse(base, file: "d.toml", baseDirectory: "/tmp")
+        #expect(plain.home == nil)
+        #expect(HomeLocation.default == HomeLocation(latitude: 50.0755, longitude: 14.4378))
+        let set = try NodeConfiguration.parse(base + "[drone]\nhome = [48.5, 11]\n", file: "d.toml", baseDirectory: "/tmp")
+        #expect(set.home == HomeLocation(latitude: 48.5, longitude: 11))
+    }
+
+    @Test func badHomesNameFileFieldAndProblem() {
+        #expect(error(base + "[drone]\nhome = [48.5]\n") == "config d.toml: [drone] home: expected [latitude, longitude] in degrees, found 1 numbers")
+        #expect(error(base + "[drone]\nhome = \"here\"\n") == "config d.toml: [drone] home: expected an array of numbers, found string")
+        #expect(error(base + "[drone]\nhome = [48.5, \"x\"]\n") == "config d.toml: [drone] home[1]: expected a number, found string")
+        #expect(error(base + "[drone]\nhome = [85, 11]\n") == "config d.toml: [drone] home: latitude must be within -80…84 degrees (the UTM map frame), found 85.0")
+        #expect(error(base + "[drone]\nhome = [50, 200]\n") == "config d.toml: [drone] home: longitude must be within -180…180 degrees, found 200.0")
+        let station = base.replacingOccurrences(of: "\"drone\"", with: "\"station\"")
+        #expect(error(station + "[drone]\nhome = [50, 14]\n") == "config d.toml: [drone] home: only drones have a home position; this node's role is station")
+    }
+}
