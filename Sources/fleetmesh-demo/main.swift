@@ -26,7 +26,7 @@ show("""
 FleetMesh demo
   4 hosts on a private virtual bridge, each in its own network namespace with its own avahi-daemon;
   nothing touches this machine's real interfaces.
-  host 1: station-1    hosts 2-4: drone-1, drone-2, drone-3
+  host 1: station-1    hosts 2-4: drone-1, drone-2, drone-3 (each flying the built-in simulator)
 
 """)
 
@@ -103,6 +103,61 @@ do {
     }
     say(String(format: "link restored: session with drone-3 back after %.0f ms", (clock.now - restoreAt).secondsValue * 1000))
 
+    // The coordinator: unique UAV numbers, then commands relayed from the station with their answers.
+    show("")
+    let bin = try fleetmeshBinary()
+    let station = nodes[0].socketPath
+    try await waitUntil("every drone has a UAV number", timeout: .seconds(15)) {
+        let peers = try nodes[0].status().peers
+        let numbers = peers.compactMap(\.uavNumber)
+        return numbers.count == 3 && Set(numbers).count == 3
+    }
+    let numbered = try nodes[0].status().peers.sorted { ($0.name ?? "") < ($1.name ?? "") }
+    say("UAV numbers assigned by the mesh (unique, kept across restarts; also MAVLink system IDs): "
+        + numbered.map { "\($0.name ?? "?") = \($0.uavNumber!)" }.joined(separator: ", "))
+    let numbers = numbered.map { $0.uavNumber! }
+
+    say("station-1: fleetmesh send N takeoff 10 to every drone, at once")
+    let takeoffs = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+        for n in numbers {
+            group.addTask { (n, try await shellOffPool([bin, "send", "--node", station, String(n), "takeoff", "10"])) }
+        }
+        var answers: [(Int, String)] = []
+        for try await answer in group { answers.append(answer) }
+        return answers
+    }
+    for (n, output) in takeoffs.sorted(by: { $0.0 < $1.0 }) {
+        for line in output.split(separator: "\n") { say("  " + line) }
+    }
+
+    // Each drone to its own corner of a square 30 m across, 15 m up.
+    let home = (50.0755, 14.4378)
+    let corners = [(1.0, 1.0), (1.0, -1.0), (-1.0, -1.0)]
+    say("station-1: goto each drone to its own point of a 30 m square at 15 m")
+    let gotos = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+        for (n, c) in zip(numbers, corners) {
+            let lat = home.0 + c.0 * 15 / 111_320
+            let lon = home.1 + c.1 * 15 / (111_320 * cos(home.0 * .pi / 180))
+            group.addTask {
+                (n, try await shellOffPool([bin, "send", "--node", station, String(n), "goto", String(format: "%.7f", lat),
+                                            String(format: "%.7f", lon), "15", "4"]))
+            }
+        }
+        var answers: [(Int, String)] = []
+        for try await answer in group { answers.append(answer) }
+        return answers
+    }
+    for (n, output) in gotos.sorted(by: { $0.0 < $1.0 }) {
+        for line in output.split(separator: "\n") { say("  " + line) }
+    }
+    show("\n  `fleetmesh vehicles` on the station:\n")
+    show(try shell([bin, "vehicles", "--node", station]).output.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
+    let unheld = (1...250).reversed().first { !numbers.contains($0) }!
+    let refused = try shell([bin, "send", "--node", station, String(unheld), "land"])
+    say("a command to a UAV number nobody holds is refused (exit \(refused.status)): "
+        + refused.output.trimmingCharacters(in: .whitespacesAndNewlines))
+    show("")
+
     if let demoSeconds {
         say(String(format: "running for DEMO_SECONDS=%.0f s", demoSeconds))
     } else {
@@ -115,7 +170,7 @@ do {
             lastLine = clock.now
             let s = try nodes[0].status()
             let line = s.peers.map { p in
-                "\(p.name ?? "?") \(p.state)\(p.rttMs.map { String(format: " %.1fms", $0) } ?? "")"
+                "\(p.name ?? "?")\(p.uavNumber.map { " (UAV \($0))" } ?? "") \(p.state)\(p.rttMs.map { String(format: " %.1fms", $0) } ?? "")"
             }.joined(separator: ", ")
             say("station-1: \(line)")
         }
@@ -134,8 +189,9 @@ do {
                    (clock.now - stopAt).secondsValue * 1000))
     }
     _ = try await nodes[0].stop()
-    show(String(format: "\nsummary: mesh of 4 formed in %.2f s, link loss detected in %.0f ms, clean leaves seen at once.",
-                 formedAt.secondsValue, detection.secondsValue * 1000))
+    show(String(format: "\nsummary: mesh of 4 formed in %.2f s, link loss detected in %.0f ms, UAV numbers %@ assigned, "
+                 + "three drones took off and flew on the station's commands, clean leaves seen at once.",
+                 formedAt.secondsValue, detection.secondsValue * 1000, numbers.map(String.init).joined(separator: "/")))
 } catch {
     show("demo failed: \(error)")
     exit(1)
@@ -156,4 +212,14 @@ extension Duration {
 /// Writes a line to standard output at once (unbuffered, so `make demo` shows progress live).
 func show(_ text: String) {
     FileHandle.standardOutput.write(Data((text + "\n").utf8))
+}
+
+/// Runs a command on a thread of its own (the commands block until the drone answers, and the cooperative pool
+/// has only as many threads as cores) and returns its output.
+func shellOffPool(_ arguments: [String]) async throws -> String {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+            continuation.resume(with: Result { try shell(arguments).output })
+        }
+    }
 }
