@@ -87,6 +87,11 @@ public final class Lab: @unchecked Sendable {
         return r.output
     }
 
+    /// The argument list that runs `command` on `host` (for `ChildProcess`).
+    public func onHost(_ host: Int, _ command: [String]) -> [String] {
+        ["bash", labScript, "--name", name, "exec", String(host)] + command
+    }
+
     public func address(_ host: Int) throws -> String {
         try lab("addr", String(host)).trimmingCharacters(in: .whitespacesAndNewlines)
     }

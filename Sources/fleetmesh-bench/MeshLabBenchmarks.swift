@@ -15,10 +15,10 @@ enum MeshLabBenchmarks {
         let samples = max(1, Int(ProcessInfo.processInfo.environment["FLEETMESH_BENCH_LAB_SAMPLES"] ?? "") ?? 30)
         out.heading("Mesh lab: real processes, 4 namespaced hosts, one avahi-daemon per host")
         out.line("load average at start (1/5/15 min)", loadAverage())
-        try await BenchLab.with(hosts: 4) { lab in
-            let a = try lab.startNode(host: 1, name: "station-a", role: "station")
-            let b = try lab.startNode(host: 2, name: "drone-b")
-            let c = try lab.startNode(host: 3, name: "drone-c")
+        try await Lab.with(hosts: 4) { lab in
+            let a = try lab.startNode(host: 1, name: "station-a", role: "station", logLevel: "info")
+            let b = try lab.startNode(host: 2, name: "drone-b", logLevel: "info")
+            let c = try lab.startNode(host: 3, name: "drone-c", logLevel: "info")
             let running = [a, b, c]
             try await waitUntil("station-a, drone-b and drone-c in a full mesh", timeout: .seconds(15)) {
                 try running.allSatisfy { n in
@@ -41,14 +41,14 @@ enum MeshLabBenchmarks {
     /// is spawned 1.5 s later, once the daemon has finished announcing its host name (not timed).
     /// `freshIdentity` false: drone-d restarts with its state dir (same node id, new incarnation).
     /// true: each start is a node never seen before (own name, empty state dir, new node id).
-    static func nodeStart(_ lab: BenchLab, _ out: BenchOutput, running: [BenchNode], samples: Int,
+    static func nodeStart(_ lab: Lab, _ out: BenchOutput, running: [NodeProcess], samples: Int,
                           freshIdentity: Bool, coldAvahi: Bool = false) async throws {
         let series = coldAvahi ? "cold avahi" : freshIdentity ? "new id" : "restart"
         // The harness's own cost of starting a process on a lab host (bash scripts/lab + nsenter + exec).
         var harness = Samples()
         for _ in 0..<10 {
             let t0 = clock.now
-            _ = try shellClosingDescriptors(lab.onHost(4, ["true"]))
+            _ = try shell(lab.onHost(4, ["true"]))
             harness.add(clock.now - t0)
         }
 
@@ -67,7 +67,7 @@ enum MeshLabBenchmarks {
                 try await Task.sleep(for: .milliseconds(1500))
             }
             let t0 = clock.now
-            let d = try lab.startNode(host: 4, name: name)
+            let d = try lab.startNode(host: 4, name: name, logLevel: "info")
             var firstAnswer: ContinuousClock.Instant?
             var allEstablished: ContinuousClock.Instant?
             var own: (established: Int, discovered: Int)?
@@ -141,7 +141,7 @@ enum MeshLabBenchmarks {
 
     // MARK: 2. Avahi's own figures, same lab
 
-    static func avahiFigures(_ lab: BenchLab, _ out: BenchOutput, samples: Int) async throws {
+    static func avahiFigures(_ lab: Lab, _ out: BenchOutput, samples: Int) async throws {
         let (publisherHost, browserHost) = (4, 3)
         let tag = "fmb\(getpid() % 10000)"
         // For (b, cold), published now: its announcements must be over before a restarted daemon could catch them.
@@ -231,7 +231,7 @@ enum MeshLabBenchmarks {
 
     // MARK: 3 + 4. Loss detection and heal
 
-    static func lossAndHeal(_ lab: BenchLab, _ out: BenchOutput, a: BenchNode, b: BenchNode, samples: Int) async throws {
+    static func lossAndHeal(_ lab: Lab, _ out: BenchOutput, a: NodeProcess, b: NodeProcess, samples: Int) async throws {
         var suspect = Samples()
         var lost = Samples()
         var healA = Samples()
