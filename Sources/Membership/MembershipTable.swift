@@ -78,6 +78,7 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
         if !peer.candidates.contains(address) { peer.candidates.insert(address, at: 0) }
         peer.lastHeard = now
         peer.establishedAt = now
+        peer.attempts = 0
         staticAddresses[address] = nil
         if peer.state != .established {
             peer.state = .established
@@ -163,7 +164,7 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
                     continue
                 }
                 if peer.lastConnectAttempt.map({ now - $0 >= configuration.reconnectInterval }) ?? true,
-                   let address = peer.address ?? peer.candidates.first {
+                   let address = peer.nextCandidate() {
                     out += connect(&peer, to: address, now: now)
                 }
             case .left:
@@ -183,6 +184,7 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
 
     private func connect(_ peer: inout PeerRecord<Address>, to address: Address, now: MeshInstant) -> [MembershipDirective<Address>] {
         peer.lastConnectAttempt = now
+        peer.attempted(address)
         var out: [MembershipDirective<Address>] = [.connect(expecting: peer.id, address: address)]
         if peer.state == .discovered || peer.state == .left {
             out.append(.stateChanged(peer: peer.id, from: peer.state, to: .handshaking))

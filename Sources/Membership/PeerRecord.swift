@@ -21,6 +21,8 @@ public struct PeerRecord<Address: Hashable & Sendable>: Sendable {
     public var heartbeatsSent: UInt64 = 0
     public var heartbeatsAnswered: UInt64 = 0
     var lastConnectAttempt: MeshInstant?
+    /// How many reconnection attempts have been made since the last session; picks the candidate to try.
+    var attempts = 0
     var lastHeartbeat: MeshInstant?
 
     init(id: NodeID, state: PeerState, now: MeshInstant) {
@@ -28,6 +30,24 @@ public struct PeerRecord<Address: Hashable & Sendable>: Sendable {
         self.state = state
         self.candidates = []
         self.stateSince = now
+    }
+
+    /// The address for the next reconnection attempt: the session's last address first, then every other
+    /// candidate in turn, so one unusable address (an IPv6 address still in duplicate-address detection, a
+    /// stale record) cannot hold a peer in "handshaking" while another would work.
+    func nextCandidate() -> Address? {
+        let order = candidateOrder
+        return order.isEmpty ? nil : order[attempts % order.count]
+    }
+
+    /// Records an attempt to `tried`, so the next one goes to the candidate after it.
+    mutating func attempted(_ tried: Address) {
+        let order = candidateOrder
+        attempts = (order.firstIndex(of: tried) ?? attempts) + 1
+    }
+
+    private var candidateOrder: [Address] {
+        (address.map { [$0] } ?? []) + candidates.filter { $0 != address }
     }
 
     /// Share of recent heartbeats answered (0…1), nil before any.

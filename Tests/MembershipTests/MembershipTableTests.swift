@@ -68,6 +68,18 @@ private func established(at t: Int = 0) -> Table {
         #expect(connects == [1250, 1750, 2250, 2750])
     }
 
+    @Test func reconnectionTriesEveryCandidateAddressInTurn() {
+        var table = Table(localID: me)
+        _ = table.onDiscovered(id: peerA, incarnation: 1, name: "a", role: .drone, uavNumber: nil, address: "v6", now: ms(0))
+        _ = table.onDiscovered(id: peerA, incarnation: 1, name: "a", role: .drone, uavNumber: nil, address: "v4", now: ms(1))
+        var tried: [String] = []
+        for t in stride(from: 10, through: 2000, by: 10) {
+            for case .connect(_, let address) in table.onTick(now: ms(t)) { tried.append(address) }
+        }
+        // The first connect (at discovery) went to "v6"; the 500 ms reconnections alternate.
+        #expect(tried == ["v4", "v6", "v4", "v6"])
+    }
+
     @Test func hearingASuspectRestoresIt() {
         var table = established()
         _ = table.onTick(now: ms(300))
