@@ -63,11 +63,7 @@ enum PeerTable {
              p.state, String(p.hops), p.lastHeardMsAgo.map { formatMs($0) + " ago" } ?? "never",
              p.rttMs.map { String(format: "%.1f ms", $0) } ?? "-"]
         }
-        let widths = header.indices.map { i in ([header[i]] + rows.map { $0[i] }).map(\.count).max()! }
-        func line(_ cells: [String]) -> String {
-            cells.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  ")
-        }
-        return ([line(header)] + rows.map(line)).joined(separator: "\n")
+        return renderTable(header, rows)
     }
 }
 
