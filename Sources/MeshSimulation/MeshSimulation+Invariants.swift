@@ -102,6 +102,32 @@ extension MeshSimulation {
         return out
     }
 
+    /// Map origin violations now: two alive nodes connected to each other (within the hop limit) that agree on
+    /// different map origins, or a node connected to a station announcing one that agrees on none. Holds once
+    /// announcements have had a period to flood; not part of `settledViolations`, because a node that heard a
+    /// better-ranked origin before a partition keeps it.
+    public func mapOriginViolations() -> [String] {
+        var out: [String] = []
+        let limit = Int(cores.compactMap { $0 }.first?.configuration.hopLimit ?? 8)
+        for i in cores.indices {
+            guard let a = cores[i] else { continue }
+            for (j, _) in trueDistances(from: i, limit: limit) where j > i {
+                guard let b = cores[j] else { continue }
+                let (x, y) = (a.agreedMapOrigin, b.agreedMapOrigin)
+                if x?.announcedBy != y?.announcedBy || x?.announcement != y?.announcement {
+                    out.append("nodes \(i) and \(j) are connected but agree on different map origins: "
+                               + "\(x.map { "\($0.announcedBy.short) epoch \($0.announcement.epoch)" } ?? "none") vs "
+                               + "\(y.map { "\($0.announcedBy.short) epoch \($0.announcement.epoch)" } ?? "none")")
+                }
+                for (k, c) in [(i, a), (j, b)] where c.ownMapOrigin != nil {
+                    let other = k == i ? b : a
+                    if other.agreedMapOrigin == nil { out.append("node \(k == i ? j : i) is connected to station \(k) but has no map origin") }
+                }
+            }
+        }
+        return out
+    }
+
     /// All invariants that must hold once the world has settled (no faults for a while).
     public func settledViolations() -> [String] {
         numberViolations() + routeViolations() + leaseViolations()

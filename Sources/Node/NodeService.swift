@@ -123,7 +123,7 @@ public struct NodeService: Service, CustomStringConvertible {
         } onGracefulShutdown: {}
     }
 
-    static let knownCommands = "status, peers, vehicles, airspace, send, target"
+    static let knownCommands = "status, peers, vehicles, airspace, send, target, origin"
 
     /// One control request. Bad input gets a precise error; the node keeps running.
     static func handle(_ request: ControlRequest, node: MeshNode, coordinator: CoordinatorShell) async -> ControlResponse {
@@ -134,6 +134,11 @@ public struct NodeService: Service, CustomStringConvertible {
             return ControlResponse(vehicles: await coordinator.vehicles())
         case "airspace":
             return ControlResponse(airspace: await coordinator.airspace())
+        case "origin":
+            guard let origin = await coordinator.origin() else {
+                return ControlResponse(error: "origin: no map origin known yet (a station announces one from its [mission] origin)")
+            }
+            return ControlResponse(origin: origin)
         case "send":
             guard let uav = request.uav, (1...250).contains(uav) else {
                 return ControlResponse(error: "send: \"uav\" must be a UAV number 1–250, found \(request.uav.map(String.init) ?? "none")")

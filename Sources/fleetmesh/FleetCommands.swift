@@ -137,3 +137,20 @@ struct TargetCommand: ParsableCommand {
         if !ok { throw ExitCode(1) }
     }
 }
+
+struct OriginCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "origin", abstract: "Show the map origin the node agrees on (announced by a station) and its UTM offset.")
+
+    @OptionGroup var target: NodeOption
+    @Flag(help: "Print JSON (a stable format for scripts).")
+    var json = false
+
+    func run() throws {
+        guard let o = try target.ask(ControlRequest(command: "origin")).origin else { throw failure("error: empty answer", code: 1) }
+        if json { return try printJSON(o) }
+        print(String(format: "origin     %.7f %.7f alt %.3f m", o.latitude, o.longitude, o.altitude))
+        print("UTM        \(o.zone)\(o.zoneForced ? " (forced)" : "") " + String(format: "%.3f E %.3f N", o.utmEasting, o.utmNorthing))
+        print("announced  by \(o.announcedBy) (\(o.announcedByNode)), epoch \(o.epoch), heard \(formatMs(o.ageMs)) ago")
+    }
+}

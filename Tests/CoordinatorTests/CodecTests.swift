@@ -45,6 +45,8 @@ let sampleMessages: [CoordinatorMessage] = {
                                                       silenceMilliseconds: 20000))),
         .routed(env, .leaseRevoked(uavNumber: 12, newHolder: "GS South")),
         .routed(env, .leaseUpdate(uavNumber: 12, release: true)),
+        .routed(bcast, .mapOrigin(MapOriginAnnouncement(position: p, forcedZone: 56, southernHemisphere: true, epoch: .max))),
+        .routed(bcast, .mapOrigin(MapOriginAnnouncement(position: GeoPoint(latitude: 50.0755, longitude: 14.4378, altitude: 0), epoch: 0))),
     ]
 }()
 
@@ -111,7 +113,7 @@ struct CodecTests {
     @Test("random bytes never trap, and whatever decodes re-encodes to the same bytes")
     func fuzzRandom() {
         var rng = TestRNG(seed: 0xF022)
-        let types: [UInt16] = [0x4C01, 0x5201, 0x5202, 0x5203, 0x5204, 0x5205, 0x5206, 0x5207, 0x5208, 0x5209, 0, 0xFFFF]
+        let types: [UInt16] = [0x4C01, 0x5201, 0x5202, 0x5203, 0x5204, 0x5205, 0x5206, 0x5207, 0x5208, 0x5209, 0x520A, 0x520B, 0, 0xFFFF]
         var decoded = 0
         for _ in 0..<20_000 {
             let type = types[Int(rng.next() % UInt64(types.count))]

@@ -55,6 +55,11 @@ public struct CoordinatorConfiguration: Sendable {
     /// What the second failsafe step does.
     public var failsafeAction: FailsafeAction = .returnHome
 
+    /// Stations: the map origin this node announces to the mesh (nil: none). Drones ignore it.
+    public var mapOrigin: MapOriginAnnouncement?
+    /// How often a station with a map origin floods it (also at once when it changes or a neighbour comes up).
+    public var mapOriginInterval: Duration = .seconds(2)
+
     /// A configuration with defaults for everything but identity.
     public init(nodeID: NodeID, role: NodeRole, name: String, pinnedUAVNumber: UInt8? = nil) {
         self.nodeID = nodeID

@@ -13,6 +13,7 @@ extension CoordinatorCore {
         for id in database.keys.sorted() {
             out.append(.send(.linkState(database[id]!), to: peer, reliability: .reliable))
         }
+        out += announceMapOrigin(now: now)
         return out
     }
 
@@ -175,6 +176,7 @@ extension CoordinatorCore {
             controlled[env.origin] = nil
             return [.controlLost(uavNumber: n, to: holder)]
         case .leaseUpdate(let n, let release): return receiveLeaseUpdate(env, n, release: release, now: now)
+        case .mapOrigin(let a): return receiveMapOrigin(env, a, now: now)
         }
     }
 }

@@ -63,6 +63,16 @@ public struct CoordinatorCore: Sendable {
     var failsafeSteps: [FailsafeStep] = []
     var failsafeSilenceStart: MeshInstant
 
+    // MARK: Map origin
+    /// Station: the origin this node announces.
+    var ownOrigin: MapOriginAnnouncement?
+    /// The latest announcement heard from each other station.
+    var heardOrigins: [NodeID: AgreedMapOrigin] = [:]
+    var agreedOrigin: AgreedMapOrigin?
+    var nextMapOriginAt: MeshInstant
+    var mapOriginDirty = false
+    var reportedOriginConflicts: Set<MapOriginConflictKey> = []
+
     /// Starts a core. `persistedUAVNumber` is the number the shell stored after the last `.persistUAVNumber`;
     /// a pinned number in the configuration overrides it.
     public init(configuration: CoordinatorConfiguration, incarnation: Incarnation, persistedUAVNumber: UInt8?, now: MeshInstant) {
@@ -78,6 +88,11 @@ public struct CoordinatorCore: Sendable {
         self.nextPredictionAt = now
         self.stationHeardAt = now
         self.failsafeSilenceStart = now
+        self.nextMapOriginAt = now
+        if configuration.role == .station, let origin = configuration.mapOrigin {
+            self.ownOrigin = origin
+            self.mapOriginDirty = true
+        }
     }
 
     /// This node's identity.

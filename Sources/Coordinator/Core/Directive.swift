@@ -29,6 +29,11 @@ public enum Directive: Hashable, Sendable {
     case failsafe(FailsafeAction)
     /// Station: a drone reports what it did while it heard no station.
     case failsafeReported(FailsafeReport, from: NodeID)
+    /// The map origin this node agrees on changed (first known, or a better-ranked announcement arrived).
+    case mapOriginChanged(MapOriginAnnouncement, announcedBy: NodeID)
+    /// Two stations announce different origins; `kept` (larger epoch, ties to the lower NodeID) wins on every node.
+    /// Reported once per pair of announcements.
+    case mapOriginConflict(kept: MapOriginAnnouncement, keptBy: NodeID, ignored: MapOriginAnnouncement, ignoredBy: NodeID)
 }
 
 /// Why a drone's number changed.

@@ -22,6 +22,8 @@ public enum CoordinatorMessageType {
     public static let leaseRevoked: UInt16 = 0x5208
     /// Routed lease renewal or release.
     public static let leaseUpdate: UInt16 = 0x5209
+    /// Routed map origin announcement.
+    public static let mapOrigin: UInt16 = 0x520A
 }
 
 /// Limits the decoder enforces.
@@ -52,8 +54,8 @@ extension CoordinatorMessage {
         if type == CoordinatorMessageType.linkState {
             self = .linkState(try LinkStateAdvertisement(from: &r))
         } else {
-            guard (CoordinatorMessageType.telemetry...CoordinatorMessageType.leaseUpdate).contains(type) else {
-                throw WireError("message type: expected 0x4C01 or 0x5201…0x5209, found 0x" + String(type, radix: 16))
+            guard (CoordinatorMessageType.telemetry...CoordinatorMessageType.mapOrigin).contains(type) else {
+                throw WireError("message type: expected 0x4C01 or 0x5201…0x520a, found 0x" + String(type, radix: 16))
             }
             let env = try Envelope(from: &r)
             self = .routed(env, try MeshPayload(type: type, from: &r))
@@ -261,6 +263,12 @@ extension MeshPayload {
         case .leaseUpdate(let n, let release):
             w.u8(n); w.bool(release)
             return CoordinatorMessageType.leaseUpdate
+        case .mapOrigin(let a):
+            a.position.write(to: &w)
+            w.u8(a.forcedZone ?? 0)
+            w.u8(a.forcedZone != nil && a.southernHemisphere ? 1 : 0)
+            w.u64(a.epoch)
+            return CoordinatorMessageType.mapOrigin
         }
     }
 
@@ -367,6 +375,19 @@ extension MeshPayload {
         case CoordinatorMessageType.leaseUpdate:
             let n = try readUAVNumber(&r, "leaseUpdate.uavNumber", allowNone: false)!
             self = .leaseUpdate(uavNumber: n, release: try r.bool("leaseUpdate.release"))
+        case CoordinatorMessageType.mapOrigin:
+            let position = try GeoPoint(from: &r, "mapOrigin.position")
+            let zoneAt = r.offset
+            let zone = try r.u8("mapOrigin.zone")
+            guard zone <= 60 else { throw WireError("mapOrigin.zone at offset \(zoneAt): expected 0…60, found \(zone)") }
+            let hemisphereAt = r.offset
+            let hemisphere = try r.tag("mapOrigin.hemisphere", max: 1)
+            guard zone != 0 || hemisphere == 0 else {
+                throw WireError("mapOrigin.hemisphere at offset \(hemisphereAt): expected 0 without a zone, found \(hemisphere)")
+            }
+            let epoch = try r.u64("mapOrigin.epoch")
+            self = .mapOrigin(MapOriginAnnouncement(position: position, forcedZone: zone == 0 ? nil : zone,
+                                                    southernHemisphere: hemisphere == 1, epoch: epoch))
         default:
             let n = try readUAVNumber(&r, "leaseRevoked.uavNumber", allowNone: false)!
             self = .leaseRevoked(uavNumber: n, newHolder: try r.shortString("leaseRevoked.newHolder"))

@@ -101,11 +101,13 @@ public enum MeshPayload: Hashable, Sendable {
     case leaseRevoked(uavNumber: UInt8, newHolder: String)
     /// A station renews (`release: false`) or gives up (`release: true`) its lease on a drone (unicast, reliable).
     case leaseUpdate(uavNumber: UInt8, release: Bool)
+    /// A station's map origin (broadcast, unreliable, every 2 s; the best-ranked announcement wins on every node).
+    case mapOrigin(MapOriginAnnouncement)
 
     /// How the payload travels over each hop.
     public var reliability: Reliability {
         switch self {
-        case .telemetry, .prediction, .target, .manualControl: return .unreliable
+        case .telemetry, .prediction, .target, .manualControl, .mapOrigin: return .unreliable
         case .command, .commandAnswer, .failsafeReport, .leaseRevoked, .leaseUpdate: return .reliable
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Geodesy
 import Membership
 import MeshTypes
 import TOMLKit
@@ -27,7 +28,7 @@ extension NodeConfiguration {
             throw ConfigError(file: file, field: "", problem: "not valid TOML (\(error))")
         }
         let reader = TableReader(file: file)
-        try reader.allowOnly(root, in: "", keys: ["node", "network", "membership", "drone", "log"])
+        try reader.allowOnly(root, in: "", keys: ["node", "network", "membership", "drone", "mission", "log"])
 
         let node = try reader.table(root, "node", required: true)!
         try reader.allowOnly(node, in: "node", keys: ["name", "role", "key_file", "state_dir", "control_socket"])
@@ -114,6 +115,14 @@ extension NodeConfiguration {
             }
         }
 
+        if let m = try reader.table(root, "mission") {
+            guard role == .station else {
+                throw ConfigError(file: file, field: "[mission]", problem: "only stations announce a map origin; this node's role is \(role.rawValue)")
+            }
+            try reader.allowOnly(m, in: "mission", keys: ["origin", "zone"])
+            config.mapOrigin = try missionOrigin(m, reader: reader, file: file)
+        }
+
         if let l = try reader.table(root, "log") {
             try reader.allowOnly(l, in: "log", keys: ["level"])
             if let level = try reader.string(l, "log", "level", required: false) {
@@ -125,6 +134,43 @@ extension NodeConfiguration {
             }
         }
         return config
+    }
+
+    /// `[mission] origin = [lat, lon, alt]` (altitude optional) and `zone = "33N"`, checked by projecting the origin.
+    private static func missionOrigin(_ m: TOMLTable, reader: TableReader, file: String) throws(ConfigError) -> MissionOrigin? {
+        let zoneText = try reader.string(m, "mission", "zone", required: false)
+        guard let numbers = try reader.numbers(m, "mission", "origin") else {
+            if zoneText != nil {
+                throw ConfigError(file: file, field: "[mission] zone", problem: "a zone needs an origin: add origin = [latitude, longitude, altitude]")
+            }
+            return nil
+        }
+        func fail(_ problem: String) -> ConfigError { ConfigError(file: file, field: "[mission] origin", problem: problem) }
+        guard numbers.count == 2 || numbers.count == 3 else {
+            throw fail("expected [latitude, longitude, altitude] (degrees, degrees, metres), found \(numbers.count) numbers")
+        }
+        let (lat, lon, alt) = (numbers[0], numbers[1], numbers.count == 3 ? numbers[2] : 0)
+        guard lat.isFinite, (-90.0...90.0).contains(lat) else { throw fail("latitude must be within -90…90 degrees, found \(lat)") }
+        guard lon.isFinite, (-180.0...180.0).contains(lon) else { throw fail("longitude must be within -180…180 degrees, found \(lon)") }
+        guard alt.isFinite, (-10_000.0...10_000.0).contains(alt) else { throw fail("altitude must be within -10000…10000 metres, found \(alt)") }
+        var zone: UTMZone?
+        if let zoneText {
+            do {
+                zone = try UTMZone(parsing: zoneText)
+            } catch {
+                throw ConfigError(file: file, field: "[mission] zone", problem: "\(error)")
+            }
+        }
+        let origin: MapOrigin
+        do {
+            origin = try MapOrigin(latitude: lat, longitude: lon, altitude: alt, forcedZone: zone?.number)
+        } catch {
+            throw ConfigError(file: file, field: zone == nil ? "[mission] origin" : "[mission] zone", problem: "cannot place the origin on the UTM map: \(error)")
+        }
+        if let zone, zone.hemisphere != origin.zone.hemisphere {
+            throw ConfigError(file: file, field: "[mission] zone", problem: "zone \(zone) has the wrong hemisphere for latitude \(lat) (expected \(origin.zone.hemisphere.rawValue))")
+        }
+        return MissionOrigin(latitude: lat, longitude: lon, altitude: alt, zone: zone)
     }
 
     private static func resolve(_ path: String, base: String) -> String {

@@ -1,3 +1,4 @@
+import Geodesy
 import Membership
 import MeshTypes
 
@@ -27,6 +28,8 @@ public struct NodeConfiguration: Sendable, Equatable {
     public var logLevel: String
     /// Drones: where the simulated vehicle's home is (`[drone] home`); nil = `HomeLocation.default`.
     public var home: HomeLocation?
+    /// Stations: the map origin announced to the mesh (`[mission] origin` and `zone`); nil = none.
+    public var mapOrigin: MissionOrigin?
 
     public init(name: String, role: NodeRole, keyFile: String, stateDirectory: String, controlSocket: String,
                 port: Int = NodeConfiguration.defaultPort, advertise: Bool = true, discover: Bool = true,
@@ -68,4 +71,23 @@ public struct HomeLocation: Sendable, Equatable {
 
     /// Used when the configuration names no home.
     public static let `default` = HomeLocation(latitude: 50.0755, longitude: 14.4378)
+}
+
+/// A station's map origin from `[mission] origin = [lat, lon, alt]` and the optional `[mission] zone = "33N"`.
+public struct MissionOrigin: Sendable, Equatable {
+    /// Degrees.
+    public var latitude: Double
+    /// Degrees.
+    public var longitude: Double
+    /// Metres.
+    public var altitude: Double
+    /// A forced UTM zone; nil for the origin's standard zone.
+    public var zone: UTMZone?
+
+    public init(latitude: Double, longitude: Double, altitude: Double = 0, zone: UTMZone? = nil) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.altitude = altitude
+        self.zone = zone
+    }
 }

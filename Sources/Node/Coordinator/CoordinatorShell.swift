@@ -1,5 +1,6 @@
 import Coordinator
 import Foundation
+import Geodesy
 import Logging
 import MeshTypes
 
@@ -60,8 +61,16 @@ public actor CoordinatorShell {
             case .failure(let problem): logger.warning("\(problem); a new number will be claimed")
             }
         }
-        let coreConfiguration = CoordinatorConfiguration(nodeID: nodeID, role: configuration.role, name: configuration.name,
+        var coreConfiguration = CoordinatorConfiguration(nodeID: nodeID, role: configuration.role, name: configuration.name,
                                                          pinnedUAVNumber: configuration.uavNumber.map { UInt8($0) })
+        if configuration.role == .station, let origin = configuration.mapOrigin {
+            // The epoch orders announcements across the mesh: this start's wall clock, in milliseconds.
+            let epoch = UInt64(max(0, (Date().timeIntervalSince1970 * 1000).rounded()))
+            coreConfiguration.mapOrigin = MapOriginAnnouncement(
+                position: GeoPoint(latitude: origin.latitude, longitude: origin.longitude, altitude: origin.altitude),
+                forcedZone: origin.zone.map { UInt8($0.number) }, southernHemisphere: origin.zone?.hemisphere == .south,
+                epoch: epoch)
+        }
         core = CoordinatorCore(configuration: coreConfiguration, incarnation: incarnation, persistedUAVNumber: persisted,
                                now: MeshInstant(nanoseconds: 0))
         initialUAVNumber = core.uavNumber
@@ -254,8 +263,41 @@ public actor CoordinatorShell {
             case .failsafeReported(let report, let from):
                 let steps = report.steps.map { "\($0.action) after \($0.afterSilenceMilliseconds) ms" }.joined(separator: ", ")
                 logger.notice("UAV \(report.uavNumber) (\(from)) was without a station for \(report.silenceMilliseconds) ms: \(steps.isEmpty ? "no action" : steps)")
+            case .mapOriginChanged(let origin, let by):
+                switch Self.mapOrigin(origin) {
+                case .success(let map):
+                    logger.info("map origin \(Self.describe(origin, zone: map.zone)) from \(displayName(by))")
+                case .failure(let error):
+                    logger.warning("map origin \(Self.describe(origin, zone: nil)) from \(displayName(by)) cannot be placed on the UTM map: \(error)")
+                }
+            case .mapOriginConflict(let kept, let keptBy, let ignored, let ignoredBy):
+                logger.warning("map origin conflict: \(displayName(ignoredBy)) announces \(Self.describe(ignored, zone: nil)) (epoch \(ignored.epoch)), \(displayName(keptBy)) announces \(Self.describe(kept, zone: nil)) (epoch \(kept.epoch)); every node uses \(displayName(keptBy))'s (newer epoch, ties to the lower node id)")
             }
         }
+    }
+
+    /// The Geodesy origin of an announcement (its forced zone, else the standard one).
+    static func mapOrigin(_ a: MapOriginAnnouncement) -> Result<MapOrigin, GeodesyError> {
+        do {
+            let origin = try MapOrigin(latitude: a.position.latitude, longitude: a.position.longitude,
+                                       altitude: a.position.altitude, forcedZone: a.forcedZone.map(Int.init))
+            if a.forcedZone != nil, (origin.zone.hemisphere == .south) != a.southernHemisphere {
+                return .failure(.badZoneText("\(origin.zone.number)\(a.southernHemisphere ? "S" : "N")",
+                                             reason: "wrong hemisphere for latitude \(a.position.latitude)"))
+            }
+            return .success(origin)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// `50.07550 14.43780 alt 0 (zone 33N)`; the zone is the forced one when `zone` is nil.
+    static func describe(_ a: MapOriginAnnouncement, zone: UTMZone?) -> String {
+        let alt = a.position.altitude
+        let altText = alt == alt.rounded() ? String(Int(alt)) : String(format: "%.3f", alt)
+        let zoneText = zone.map { " (zone \($0))" }
+            ?? a.forcedZone.map { " (zone \($0)\(a.southernHemisphere ? "S" : "N"))" } ?? ""
+        return String(format: "%.5f %.5f", a.position.latitude, a.position.longitude) + " alt \(altText)" + zoneText
     }
 
     static func describe(_ reason: NumberChangeReason) -> String {
@@ -346,10 +388,24 @@ public actor CoordinatorShell {
         }
     }
 
-    /// Adds what the coordinator knows to the node's status: this node's number, each peer's number and hop count.
+    /// The map origin this node agrees on, with its UTM offset; nil while none is known (or it cannot be projected).
+    public func origin() -> OriginReport? {
+        guard let agreed = core.agreedMapOrigin, case .success(let map) = Self.mapOrigin(agreed.announcement) else { return nil }
+        let a = agreed.announcement
+        let age = now - agreed.lastHeardAt
+        return OriginReport(latitude: a.position.latitude, longitude: a.position.longitude, altitude: a.position.altitude,
+                            zone: map.zone.description, zoneForced: a.forcedZone != nil,
+                            announcedBy: displayName(agreed.announcedBy), announcedByNode: agreed.announcedBy.hex,
+                            epoch: a.epoch, ageMs: Int(age.wholeNanoseconds / 1_000_000),
+                            utmEasting: map.easting, utmNorthing: map.northing)
+    }
+
+    /// Adds what the coordinator knows to the node's status: this node's number, each peer's number and hop count,
+    /// and the agreed map origin.
     public func annotate(_ status: NodeStatus) -> NodeStatus {
         core.refreshRoutes()
         var s = status
+        s.mapOrigin = origin()
         s.node.uavNumber = core.uavNumber.map(Int.init)
         for i in s.peers.indices {
             guard let id = NodeID(hex: s.peers[i].id) else { continue }

@@ -74,3 +74,27 @@ public struct TargetReport: Codable, Sendable, Equatable {
     /// With `follow`: the answers to the follow command sent to each addressed drone.
     public var follow: [CommandReport]?
 }
+
+/// The map origin this node agrees on, as `fleetmesh origin --json` prints it. Field names are a stable API.
+public struct OriginReport: Codable, Sendable, Equatable {
+    /// Degrees (to 10⁻⁷°, as announced on the wire).
+    public var latitude: Double
+    public var longitude: Double
+    /// Metres (to 1 mm).
+    public var altitude: Double
+    /// The UTM zone of the map grid, like `33N` (forced by the station, else the origin's standard zone).
+    public var zone: String
+    /// Whether the station forced the zone.
+    public var zoneForced: Bool
+    /// The announcing station's name (or short id until its advertisement is known).
+    public var announcedBy: String
+    /// The announcing station's NodeID, 32 hex digits.
+    public var announcedByNode: String
+    /// The station's epoch for this origin (its wall-clock milliseconds when it set the origin).
+    public var epoch: UInt64
+    /// Milliseconds since the origin was last heard (this node's own: since it last announced it).
+    public var ageMs: Int
+    /// The origin's UTM easting and northing in `zone`, metres: the offset of the local map frame.
+    public var utmEasting: Double
+    public var utmNorthing: Double
+}

@@ -39,6 +39,8 @@ public struct NodeStatus: Codable, Sendable {
 
     public var node: LocalNode
     public var peers: [Peer]
+    /// The map origin this node agrees on, if any (as the `origin` command reports it).
+    public var mapOrigin: OriginReport?
 }
 
 /// A request to a node's control socket: one JSON object per line. Only `command` is required; the other fields
@@ -76,7 +78,8 @@ public struct ControlRequest: Codable, Sendable {
     }
 }
 
-/// The answer: exactly one of its fields, by command (`status`, `vehicles`, `airspace`, `command`, `target`), or `error`.
+/// The answer: exactly one of its fields, by command (`status`, `vehicles`, `airspace`, `command`, `target`,
+/// `origin`), or `error`.
 public struct ControlResponse: Codable, Sendable {
     public var status: NodeStatus?
     public var error: String?
@@ -84,14 +87,17 @@ public struct ControlResponse: Codable, Sendable {
     public var airspace: [AirspaceReport]?
     public var command: CommandReport?
     public var target: TargetReport?
+    public var origin: OriginReport?
 
     public init(status: NodeStatus? = nil, error: String? = nil, vehicles: [VehicleReport]? = nil,
-                airspace: [AirspaceReport]? = nil, command: CommandReport? = nil, target: TargetReport? = nil) {
+                airspace: [AirspaceReport]? = nil, command: CommandReport? = nil, target: TargetReport? = nil,
+                origin: OriginReport? = nil) {
         self.status = status
         self.error = error
         self.vehicles = vehicles
         self.airspace = airspace
         self.command = command
         self.target = target
+        self.origin = origin
     }
 }
