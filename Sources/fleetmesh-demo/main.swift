@@ -39,7 +39,10 @@ do {
     let names = ["station-1", "drone-1", "drone-2", "drone-3"]
     var nodes: [NodeProcess] = []
     for (i, name) in names.enumerated() {
-        nodes.append(try lab.startNode(host: i + 1, name: name, role: i == 0 ? "station" : "drone", logLevel: "info"))
+        // The station sets the session's map origin (the test area's corner); the mesh shares it with every node.
+        let mission = i == 0 ? "[mission]\norigin = [50.0750, 14.4370, 0.0]" : ""
+        nodes.append(try lab.startNode(host: i + 1, name: name, role: i == 0 ? "station" : "drone", extra: mission,
+                                       logLevel: "info"))
     }
     say("started \(names.joined(separator: ", ")) at once (fleetmesh run on each host)\n")
 
@@ -116,6 +119,12 @@ do {
     say("UAV numbers assigned by the mesh (unique, kept across restarts; also MAVLink system IDs): "
         + numbered.map { "\($0.name ?? "?") = \($0.uavNumber!)" }.joined(separator: ", "))
     let numbers = numbered.map { $0.uavNumber! }
+    try await waitUntil("drone-3 agrees on the station's map origin", timeout: .seconds(10)) {
+        try shell([bin, "origin", "--node", nodes[3].socketPath]).status == 0
+    }
+    let origin = try shell([bin, "origin", "--node", nodes[3].socketPath]).output
+    say("map origin set on station-1, as drone-3 sees it (`fleetmesh origin`):")
+    for line in origin.split(separator: "\n") { show("             " + line) }
 
     say("station-1: fleetmesh send N takeoff 10 to every drone, at once")
     let takeoffs = try await withThrowingTaskGroup(of: (Int, String).self) { group in
