@@ -177,6 +177,36 @@ import Testing
         }
     }
 
+    @Test func commandsReachADroneOutOfRangeThroughARelay() async throws {
+        try await Lab.with(hosts: 3) { lab in
+            // 1 — 2 — 3 in a line: the station on host 1 cannot hear host 3 at all (not even its mDNS).
+            try lab.lab("block", "1", "3")
+            let station = try lab.startNode(host: 1, name: "station", role: "station")
+            _ = try lab.startNode(host: 2, name: "relay")
+            let far = try lab.startNode(host: 3, name: "far")
+            var number = 0
+            try await waitUntil("the station sees the far drone's telemetry through the relay", timeout: .seconds(15)) {
+                guard let n = try far.status().node.uavNumber else { return false }
+                number = n
+                return try vehicles(station).contains { $0.uavNumber == n && !$0.stale }
+            }
+            // No direct session: everything goes through the relay, and the status says so.
+            try await waitUntil("the station's status lists the far drone as relayed, 2 hops", timeout: .seconds(5)) {
+                try station.status().peers.contains { $0.name == "far" && $0.state == "relayed" && $0.hops == 2
+                    && $0.address == "via relay" && $0.uavNumber == number }
+            }
+            #expect(try station.status().peers.filter { $0.name == "far" }.count == 1)
+            let sent = try shell([try fleetmeshBinary(), "send", "--node", station.socketPath, "--timeout", "20",
+                                  String(number), "takeoff", "5"])
+            #expect(sent.status == 0, "\(sent.output)")
+            #expect(sent.output.contains("takeoff 5: accepted"))
+            #expect(sent.output.contains("takeoff 5: completed"))
+            try await waitUntil("the station sees the far drone airborne", timeout: .seconds(5)) {
+                try vehicles(station).contains { $0.uavNumber == number && $0.altitude > 4 && !$0.stale }
+            }
+        }
+    }
+
     @Test func flyingDroneHoversWhenItHearsNoStation() async throws {
         try await Lab.with(hosts: 2) { lab in
             let station = try lab.startNode(host: 1, name: "station", role: "station")

@@ -412,6 +412,17 @@ public actor CoordinatorShell {
             if let ad = core.advertisement(of: id), let n = ad.uavNumber, ad.role == .drone { s.peers[i].uavNumber = Int(n) }
             if let route = core.route(to: id) { s.peers[i].hops = Int(route.hops) }
         }
+        // Nodes reached only through relays: no session of their own, listed with their hop count and next hop.
+        let direct = Set(s.peers.map(\.id))
+        for (id, route) in core.routes.sorted(by: { $0.key < $1.key }) where !direct.contains(id.hex) && id != core.nodeID {
+            let ad = core.advertisement(of: id)
+            s.peers.append(NodeStatus.Peer(
+                id: id.hex, name: ad?.name, role: ad?.role.rawValue,
+                uavNumber: ad?.role == .drone ? ad?.uavNumber.map(Int.init) : nil,
+                address: "via \(displayName(route.nextHop))", state: "relayed", hops: Int(route.hops),
+                incarnation: ad.map { String($0.incarnation, radix: 16) }, lastHeardMsAgo: nil, rttMs: nil,
+                linkQuality: nil, discoveredAtMs: nil, establishedAtMs: nil))
+        }
         return s
     }
 

@@ -25,6 +25,7 @@ public struct NodeStatus: Codable, Sendable {
         public var role: String?
         public var uavNumber: Int?
         public var address: String?
+        /// A membership state (discovered … left), or `relayed` for a node reached only through others.
         public var state: String
         public var hops: Int
         public var incarnation: String?
