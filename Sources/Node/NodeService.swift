@@ -153,7 +153,8 @@ public struct NodeService: Service, CustomStringConvertible {
             guard (1...600_000).contains(timeoutMs) else {
                 return ControlResponse(error: "send: \"timeoutMs\" must be 1–600000, found \(timeoutMs)")
             }
-            return ControlResponse(command: await coordinator.send(command, toUAV: UInt8(uav), timeout: .milliseconds(timeoutMs)))
+            return ControlResponse(command: await coordinator.send(command, toUAV: UInt8(uav), takeover: request.takeover ?? false,
+                                                                   timeout: .milliseconds(timeoutMs)))
         case "target":
             guard let lat = request.latitude, let lon = request.longitude, let alt = request.altitude else {
                 return ControlResponse(error: "target: \"latitude\", \"longitude\" and \"altitude\" are required")

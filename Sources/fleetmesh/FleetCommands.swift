@@ -83,6 +83,8 @@ struct SendCommand: ParsableCommand {
     var timeout: Double = 30
     @Flag(help: "Print JSON.")
     var json = false
+    @Flag(help: "Take control of the drone even if another station holds it (it is told it lost control).")
+    var takeover = false
     @Argument(help: "The drone's UAV number (1-250).")
     var uav: Int
     @Argument(parsing: .allUnrecognized, help: "The command and its arguments.")
@@ -91,8 +93,9 @@ struct SendCommand: ParsableCommand {
     func run() throws {
         guard timeout > 0, timeout <= 600 else { throw failure("error: --timeout must be more than 0 and at most 600 seconds", code: 64) }
         let ms = Int(timeout * 1000)
-        let response = try target.ask(ControlRequest(command: "send", uav: uav, args: command, timeoutMs: ms),
-                                      timeout: .milliseconds(ms + 5000))
+        var request = ControlRequest(command: "send", uav: uav, args: command, timeoutMs: ms)
+        request.takeover = takeover
+        let response = try target.ask(request, timeout: .milliseconds(ms + 5000))
         guard let report = response.command else { throw failure("error: empty answer", code: 1) }
         if json { try printJSON(report) } else {
             for a in report.answers {

@@ -207,6 +207,36 @@ import Testing
         }
     }
 
+    @Test func oneStationControlsADroneUntilAnotherTakesOver() async throws {
+        try await Lab.with(hosts: 3) { lab in
+            let a = try lab.startNode(host: 1, name: "station-a", role: "station")
+            let b = try lab.startNode(host: 2, name: "station-b", role: "station")
+            let drone = try lab.startNode(host: 3, name: "drone")
+            var number = 0
+            try await waitUntil("both stations see the drone", timeout: .seconds(15)) {
+                guard let n = try drone.status().node.uavNumber else { return false }
+                number = n
+                return try [a, b].allSatisfy { s in try vehicles(s).contains { $0.uavNumber == n && !$0.stale } }
+            }
+            func send(_ station: NodeProcess, _ args: [String]) throws -> (status: Int32, output: String) {
+                try shell([try fleetmeshBinary(), "send", "--node", station.socketPath, "--timeout", "15"] + args)
+            }
+            let first = try send(a, [String(number), "takeoff", "3"])
+            #expect(first.status == 0, "\(first.output)")
+            // station-a holds the lease: station-b is refused, naming the holder, and nothing is executed.
+            let refused = try send(b, [String(number), "hover"])
+            #expect(refused.status == 1)
+            #expect(refused.output.contains("controlled by station-a"), "\(refused.output)")
+            // An explicit takeover moves the lease; then station-a is the one refused.
+            let taken = try send(b, ["--takeover", String(number), "hover"])
+            #expect(taken.status == 0, "\(taken.output)")
+            try await waitUntil("station-a is refused after the takeover", timeout: .seconds(5), poll: .milliseconds(200)) {
+                let r = try send(a, [String(number), "hover"])
+                return r.status == 1 && r.output.contains("controlled by station-b")
+            }
+        }
+    }
+
     @Test func flyingDroneHoversWhenItHearsNoStation() async throws {
         try await Lab.with(hosts: 2) { lab in
             let station = try lab.startNode(host: 1, name: "station", role: "station")

@@ -329,12 +329,13 @@ public actor CoordinatorShell {
     // MARK: - Control socket
 
     /// Sends `command` to the drone holding `number` and waits up to `timeout` for its final answer.
-    public func send(_ command: Command, toUAV number: UInt8, timeout: Duration) async -> CommandReport {
+    /// With `takeover`, the drone's control lease moves to this station even if another one holds it.
+    public func send(_ command: Command, toUAV number: UInt8, takeover: Bool = false, timeout: Duration) async -> CommandReport {
         let t = now
-        let (id, directives) = core.sendCommand(command, toUAV: number, now: t)
+        let (id, directives) = core.sendCommand(command, toUAV: number, takeover: takeover, now: t)
         answers[id] = []
         commandSentAt[id] = t
-        logger.info("command \(id) \(FleetCommandParser.describe(command)) to UAV \(number)")
+        logger.info("command \(id) \(FleetCommandParser.describe(command)) to UAV \(number)\(takeover ? " (takeover)" : "")")
         perform(directives, now: t)
         let deadline = clock.now + timeout
         while !(answers[id]?.contains { $0.answer != "accepted" } ?? true), clock.now < deadline, !Task.isCancelled {

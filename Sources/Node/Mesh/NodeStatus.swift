@@ -63,6 +63,8 @@ public struct ControlRequest: Codable, Sendable {
     public var all: Bool?
     /// `target`: also tell the addressed drones to follow the target.
     public var follow: Bool?
+    /// `send`: take control of the drone even if another station holds its lease.
+    public var takeover: Bool?
 
     public init(command: String, uav: Int? = nil, args: [String]? = nil, timeoutMs: Int? = nil,
                 latitude: Double? = nil, longitude: Double? = nil, altitude: Double? = nil,
@@ -76,6 +78,7 @@ public struct ControlRequest: Codable, Sendable {
         self.altitude = altitude
         self.all = all
         self.follow = follow
+        self.takeover = nil
     }
 }
 
