@@ -135,7 +135,7 @@ do {
         for try await answer in group { answers.append(answer) }
         return answers
     }
-    for (n, output) in takeoffs.sorted(by: { $0.0 < $1.0 }) {
+    for (_, output) in takeoffs.sorted(by: { $0.0 < $1.0 }) {
         for line in output.split(separator: "\n") { say("  " + line) }
     }
 
@@ -156,7 +156,7 @@ do {
         for try await answer in group { answers.append(answer) }
         return answers
     }
-    for (n, output) in gotos.sorted(by: { $0.0 < $1.0 }) {
+    for (_, output) in gotos.sorted(by: { $0.0 < $1.0 }) {
         for line in output.split(separator: "\n") { say("  " + line) }
     }
     show("\n  `fleetmesh vehicles` on the station:\n")

@@ -12,6 +12,17 @@ import Testing
         return v
     }
 
+    /// Waits until `station` hears a drone's live telemetry with a UAV number, and returns that number.
+    func numberOfTheOnlyDrone(seenBy station: NodeProcess) async throws -> Int {
+        var number = 0
+        try await waitUntil("the station sees the drone's telemetry with a number", timeout: .seconds(10)) {
+            guard let v = try vehicles(station).first(where: { !$0.stale && $0.uavNumber != nil }) else { return false }
+            number = v.uavNumber!
+            return true
+        }
+        return number
+    }
+
     @Test func dronesSettleOnDistinctNumbersAndKeepThemAcrossARestart() async throws {
         try await Lab.with(hosts: 4) { lab in
             let station = try lab.startNode(host: 1, name: "station", role: "station")
@@ -71,12 +82,7 @@ import Testing
         try await Lab.with(hosts: 2) { lab in
             let station = try lab.startNode(host: 1, name: "station", role: "station")
             _ = try lab.startNode(host: 2, name: "drone-2")
-            var number = 0
-            try await waitUntil("the station sees the drone's telemetry with a number", timeout: .seconds(10)) {
-                guard let v = try vehicles(station).first(where: { !$0.stale && $0.uavNumber != nil }) else { return false }
-                number = v.uavNumber!
-                return true
-            }
+            let number = try await numberOfTheOnlyDrone(seenBy: station)
             let cli = try fleetmeshBinary()
             let clock = ContinuousClock()
             let start = clock.now
@@ -145,12 +151,7 @@ import Testing
         try await Lab.with(hosts: 2) { lab in
             let station = try lab.startNode(host: 1, name: "station", role: "station")
             let drone = try lab.startNode(host: 2, name: "drone-2")
-            var number = 0
-            try await waitUntil("the station sees the drone's telemetry with a number", timeout: .seconds(10)) {
-                guard let v = try vehicles(station).first(where: { !$0.stale && $0.uavNumber != nil }) else { return false }
-                number = v.uavNumber!
-                return true
-            }
+            let number = try await numberOfTheOnlyDrone(seenBy: station)
             // A crash (no goodbye) and an immediate restart: the station may never see the drone lost.
             drone.kill()
             let again = try lab.startNode(host: 2, name: "drone-2")
@@ -241,12 +242,7 @@ import Testing
         try await Lab.with(hosts: 2) { lab in
             let station = try lab.startNode(host: 1, name: "station", role: "station")
             let drone = try lab.startNode(host: 2, name: "drone-2")
-            var number = 0
-            try await waitUntil("the station sees the drone's telemetry with a number", timeout: .seconds(10)) {
-                guard let v = try vehicles(station).first(where: { !$0.stale && $0.uavNumber != nil }) else { return false }
-                number = v.uavNumber!
-                return true
-            }
+            let number = try await numberOfTheOnlyDrone(seenBy: station)
             let up = try shell([try fleetmeshBinary(), "send", "--node", station.socketPath, String(number), "takeoff", "3"])
             #expect(up.status == 0, "\(up.output)")
             // Silence starts with the last packet the drone heard from the station, just before this SIGTERM.

@@ -41,6 +41,10 @@ public actor CoordinatorShell {
     /// Answers to commands a control request is waiting for.
     private var answers: [CommandID: [CommandReport.Answer]] = [:]
     private var commandSentAt: [CommandID: MeshInstant] = [:]
+    /// `send` calls waiting for a command's final answer (completed, failed or rejected).
+    private var finalAnswerWaiters: [CommandID: CheckedContinuation<Void, Never>] = [:]
+    /// Commands whose wait ended (final answer or timeout): a waiter arriving late returns at once.
+    private var finishedWaits: Set<CommandID> = []
     private let outputContinuation: AsyncStream<CoordinatorOutput>.Continuation
     nonisolated let output: AsyncStream<CoordinatorOutput>
 
@@ -248,6 +252,7 @@ public actor CoordinatorShell {
                 if answers[id] != nil {
                     let after = commandSentAt[id].map { Int((t - $0).wholeNanoseconds / 1_000_000) } ?? 0
                     answers[id]!.append(Self.report(answer, afterMs: after))
+                    if Self.isFinal(answer) { endWait(id) }
                 }
             case .leaseChanged(let holder, let holderName):
                 logger.info("control lease \(holder == nil ? "free" : "held by \(holderName ?? holder!.short)")")
@@ -317,6 +322,12 @@ public actor CoordinatorShell {
         }
     }
 
+    /// Whether no further answer follows this one.
+    static func isFinal(_ answer: CommandAnswer) -> Bool {
+        if case .accepted = answer { return false }
+        return true
+    }
+
     static func report(_ answer: CommandAnswer, afterMs: Int) -> CommandReport.Answer {
         switch answer {
         case .accepted: return .init(answer: "accepted", reason: nil, afterMs: afterMs)
@@ -337,14 +348,31 @@ public actor CoordinatorShell {
         commandSentAt[id] = t
         logger.info("command \(id) \(FleetCommandParser.describe(command)) to UAV \(number)\(takeover ? " (takeover)" : "")")
         perform(directives, now: t)
+        // Wait for the final answer or the deadline, whichever comes first.
         let deadline = clock.now + timeout
-        while !(answers[id]?.contains { $0.answer != "accepted" } ?? true), clock.now < deadline, !Task.isCancelled {
-            try? await Task.sleep(for: .milliseconds(10))
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.waitForFinalAnswer(id) }
+            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
+            await group.next()
+            group.cancelAll()
+            self.endWait(id)
         }
+        finishedWaits.remove(id)
         let got = answers.removeValue(forKey: id) ?? []
         commandSentAt[id] = nil
         return CommandReport(uavNumber: Int(number), command: FleetCommandParser.describe(command), answers: got,
                              timedOut: !got.contains { $0.answer != "accepted" })
+    }
+
+    private func waitForFinalAnswer(_ id: CommandID) async {
+        guard !finishedWaits.contains(id) else { return }
+        await withCheckedContinuation { finalAnswerWaiters[id] = $0 }
+    }
+
+    /// Ends the wait for `id`'s final answer (it came, or the deadline passed).
+    private func endWait(_ id: CommandID) {
+        finishedWaits.insert(id)
+        finalAnswerWaiters.removeValue(forKey: id)?.resume()
     }
 
     /// Floods a target to one drone or all; with `follow`, also tells each addressed drone to follow it.
