@@ -64,8 +64,20 @@ public struct NodeService: Service, CustomStringConvertible {
             await Self.handle(request, node: node, coordinator: coordinator)
         }
 
+        // A part that fails (the control socket cannot be bound, Avahi cannot be reached at all, …) stops the node
+        // with its error instead of leaving it running without that part.
+        let (failures, failed) = AsyncStream.makeStream(of: NodeFailure.self)
+        let logger = self.logger
         try await withGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { tasks in
+                func essential(_ part: String, _ body: @escaping @Sendable () async throws -> Void) {
+                    tasks.addTask {
+                        do { try await body() } catch is CancellationError {} catch {
+                            logger.critical("\(part) failed: \(error); stopping the node")
+                            failed.yield(NodeFailure(part: part, underlying: "\(error)"))
+                        }
+                    }
+                }
                 tasks.addTask {
                     for await datagram in transport.datagrams { await node.receive(datagram) }
                 }
@@ -80,7 +92,7 @@ public struct NodeService: Service, CustomStringConvertible {
                     }
                 }
                 if let discovery {
-                    tasks.addTask { try await discovery.run() }
+                    essential("discovery") { try await discovery.run() }
                     tasks.addTask {
                         for await event in discovery.events { await node.discovery(event) }
                     }
@@ -112,15 +124,29 @@ public struct NodeService: Service, CustomStringConvertible {
                         }
                     }
                 }
-                tasks.addTask { try await control.run() }
-                // Runs until graceful shutdown: then goodbyes go out, Avahi withdraws, the socket closes.
-                try? await gracefulShutdown()
+                essential("control socket \(configuration.controlSocket)") { try await control.run() }
+                // Runs until graceful shutdown or a part's failure: then goodbyes go out, Avahi withdraws, the
+                // socket closes.
+                tasks.addTask {
+                    try? await gracefulShutdown()
+                    failed.finish()
+                }
+                var failure: NodeFailure?
+                for await f in failures { failure = f; break }
                 // Goodbyes are queued on the channel's event loop before the close, so they leave first.
                 await node.leave()
                 await transport.close()
                 tasks.cancelAll()
+                if let failure { throw failure }
             }
         } onGracefulShutdown: {}
+    }
+
+    /// A part of the node that stopped with an error; the node stops with it.
+    public struct NodeFailure: Error, CustomStringConvertible {
+        public let part: String
+        public let underlying: String
+        public var description: String { "\(part) failed: \(underlying)" }
     }
 
     static let knownCommands = "status, peers, vehicles, airspace, send, target, origin"

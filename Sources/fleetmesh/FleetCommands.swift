@@ -73,8 +73,10 @@ struct SendCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "send", abstract: "Send a command to a drone and print its answers.",
         discussion: """
-            Commands: takeoff ALT, land, hover, goto LAT LON ALT [SPEED], rtl, follow on|off (metres above home, \
-            degrees, m/s). Exits 0 when the command was accepted and completed, 1 when it was rejected or failed, \
+            Commands: takeoff ALT, land, hover, goto LAT LON ALT [SPEED], rtl, follow on|off, \
+            trajectory LAT,LON,ALT … (metres above home, degrees, m/s). A trajectory's waypoints can also come from a \
+            file: `trajectory @route.txt`, one LAT,LON,ALT per line (blank lines and # comments skipped); the drone \
+            plans a path from where it is through every waypoint and holds at the last. Exits 0 when the command was accepted and completed, 1 when it was rejected or failed, \
             2 when no final answer came within --timeout.
             """)
 
@@ -93,7 +95,7 @@ struct SendCommand: ParsableCommand {
     func run() throws {
         guard timeout > 0, timeout <= 600 else { throw failure("error: --timeout must be more than 0 and at most 600 seconds", code: 64) }
         let ms = Int(timeout * 1000)
-        var request = ControlRequest(command: "send", uav: uav, args: command, timeoutMs: ms)
+        var request = ControlRequest(command: "send", uav: uav, args: try expandWaypointFiles(command), timeoutMs: ms)
         request.takeover = takeover
         let response = try target.ask(request, timeout: .milliseconds(ms + 5000))
         guard let report = response.command else { throw failure("error: empty answer", code: 1) }
@@ -156,4 +158,28 @@ struct OriginCommand: ParsableCommand {
         print("UTM        \(o.zone)\(o.zoneForced ? " (forced)" : "") " + String(format: "%.3f E %.3f N", o.utmEasting, o.utmNorthing))
         print("announced  by \(o.announcedBy) (\(o.announcedByNode)), epoch \(o.epoch), heard \(formatMs(o.ageMs)) ago")
     }
+}
+
+/// Replaces every `@FILE` argument of a `trajectory` command with the waypoints in FILE (one LAT,LON,ALT per line;
+/// blank lines and lines starting with # are skipped).
+func expandWaypointFiles(_ words: [String]) throws -> [String] {
+    guard words.first?.lowercased() == "trajectory" else { return words }
+    var out = [words[0]]
+    for word in words.dropFirst() {
+        guard word.hasPrefix("@") else { out.append(word); continue }
+        let path = String(word.dropFirst())
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw failure("error: cannot read waypoint file \(path)", code: 66)
+        }
+        for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            let fields = line.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" })
+            guard fields.count == 3 else {
+                throw failure("error: \(path):\(i + 1): expected LAT,LON,ALT, found '\(line)'", code: 65)
+            }
+            out.append(fields.joined(separator: ","))
+        }
+    }
+    return out
 }

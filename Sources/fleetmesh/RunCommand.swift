@@ -37,7 +37,11 @@ struct RunCommand: AsyncParsableCommand {
             services: [.init(service: node)],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
-        try await group.run()
+        do {
+            try await group.run()
+        } catch {
+            throw failure("error: \(error)", code: 1)
+        }
     }
 }
 

@@ -14,6 +14,9 @@ import Testing
                 == .goto(GeoPoint(latitude: 50.1, longitude: -14.5, altitude: 20), speedCmS: 0))
         #expect(try FleetCommandParser.parse(["goto", "50.1", "14.5", "20", "3.5"])
                 == .goto(GeoPoint(latitude: 50.1, longitude: 14.5, altitude: 20), speedCmS: 350))
+        #expect(try FleetCommandParser.parse(["trajectory", "50.1,14.5,20", " 50.2, 14.6 ,25"])
+                == .trajectory([GeoPoint(latitude: 50.1, longitude: 14.5, altitude: 20),
+                                GeoPoint(latitude: 50.2, longitude: 14.6, altitude: 25)]))
     }
 
     @Test func refusesBadInputPrecisely() {
@@ -32,6 +35,10 @@ import Testing
         #expect(error(["goto", "50", "181", "10"]) == "LON must be within -180…180 degrees, found 181.0")
         #expect(error(["goto", "50", "14", "10", "0"]).hasPrefix("goto SPEED must be more than 0"))
         #expect(error(["follow", "maybe"]) == "follow takes on or off, found 'maybe'")
+        #expect(error(["trajectory"]).hasPrefix("trajectory takes one or more waypoints LAT,LON,ALT"))
+        #expect(error(["trajectory", "50,14,10", "50,14"]) == "trajectory waypoint 2 must be LAT,LON,ALT, found '50,14'")
+        #expect(error(["trajectory", "50,14,10", "95,14,10"]) == "trajectory waypoint 2: LAT must be within -90…90 degrees, found 95.0")
+        #expect(error(["trajectory"] + Array(repeating: "50,14,10", count: 201)) == "trajectory takes at most 200 waypoints, found 201")
     }
 
     @Test func describesCommandsAsTyped() {

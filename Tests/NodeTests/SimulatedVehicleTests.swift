@@ -47,7 +47,46 @@ import Testing
         var v = try vehicle()
         #expect(v.execute(id1, .land).verdict == .rejected("not airborne"))
         #expect(v.execute(id1, .takeoff(altitudeMillimetres: 500_000)).verdict == .rejected("altitude 500.0 m outside 1.0…120.0 m"))
-        #expect(v.execute(id1, .trajectory([])).verdict == .rejected("trajectory upload is not supported by the simulated vehicle"))
+        #expect(v.execute(id1, .trajectory([GeoPoint(latitude: 50.0756, longitude: 14.4378, altitude: 10)])).verdict == .rejected("not airborne"))
+    }
+
+    @Test func anUploadedTrajectoryIsFlownThroughEveryWaypointThenCompletes() throws {
+        var v = try vehicle()
+        _ = v.execute(id1, .takeoff(altitudeMillimetres: 10_000))
+        _ = run(&v, for: 20) { $0.contains(.completed(id1)) }
+        #expect(v.execute(id2, .trajectory([])).verdict == .rejected("trajectory has no waypoints"))
+        let offMap = v.execute(id2, .trajectory([GeoPoint(latitude: 89.9, longitude: 14.4378, altitude: 10)])).verdict
+        guard case .rejected(let why) = offMap else { Issue.record("off-map waypoint accepted"); return }
+        #expect(why.hasPrefix("trajectory waypoint 1 is not on the map"))
+        // A square of 20 m legs north, east, south from the home point, at 12 m.
+        let home = HomeLocation.default
+        let dLat = 20 / 111_200.0, dLon = 20 / (111_200.0 * cos(home.latitude * .pi / 180))
+        let square = [GeoPoint(latitude: home.latitude + dLat, longitude: home.longitude, altitude: 12),
+                      GeoPoint(latitude: home.latitude + dLat, longitude: home.longitude + dLon, altitude: 12),
+                      GeoPoint(latitude: home.latitude, longitude: home.longitude + dLon, altitude: 12)]
+        let id3 = CommandID(origin: NodeID(high: 1, low: 2), originIncarnation: 7, counter: 3)
+        let (verdict, events) = v.execute(id3, .trajectory(square))
+        #expect(verdict == .accepted)
+        #expect(events.isEmpty)
+        _ = v.advance(to: v.time + 0.05)
+        #expect(v.coordinatorState.activity == .followingTrajectory)
+        // Passes within 1 m of every waypoint, in order, then completes holding at the last one.
+        var next = 0
+        var t = v.time
+        var completed = false
+        while t < v.time + 120, !completed {
+            t += 0.05
+            let events = v.advance(to: t)
+            let p = v.coordinatorState.position
+            if next < square.count,
+               abs(p.latitude - square[next].latitude) * 111_200 < 1,
+               abs(p.longitude - square[next].longitude) * 111_200 * cos(home.latitude * .pi / 180) < 1,
+               abs(p.altitude - 12) < 1 { next += 1 }
+            completed = events.contains(.completed(id3))
+        }
+        #expect(next == square.count)
+        #expect(completed)
+        #expect(v.coordinatorState.activity == .hovering)
     }
 
     @Test func aNewCommandSupersedesOneStillRunningAndHoverCompletesAtOnce() throws {

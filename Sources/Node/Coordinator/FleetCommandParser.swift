@@ -1,4 +1,5 @@
 import Coordinator
+import Foundation
 
 /// A command line for a drone (`takeoff 10`, `goto 50.07 14.43 20 5`) that could not be read.
 public struct FleetCommandError: Error, CustomStringConvertible, Equatable, Sendable {
@@ -9,7 +10,10 @@ public struct FleetCommandError: Error, CustomStringConvertible, Equatable, Send
 /// Reads the operator's words for a drone command into a coordinator `Command` (pure; used by the control socket).
 public enum FleetCommandParser {
     /// The commands understood, with their arguments.
-    public static let usage = "takeoff ALT, land, hover, goto LAT LON ALT [SPEED], rtl, follow on|off"
+    public static let usage = "takeoff ALT, land, hover, goto LAT LON ALT [SPEED], rtl, follow on|off, trajectory LAT,LON,ALT …"
+
+    /// The most waypoints one trajectory upload may carry.
+    public static let maxTrajectoryWaypoints = 200
 
     /// Parses `words` (the command name, then its arguments). Errors name the argument and what was wrong.
     public static func parse(_ words: [String]) throws(FleetCommandError) -> Command {
@@ -54,6 +58,26 @@ public enum FleetCommandParser {
             case "off", "false", "0": return .followTarget(false)
             default: throw FleetCommandError("follow takes on or off, found '\(args[0])'")
             }
+        case "trajectory":
+            guard !args.isEmpty else {
+                throw FleetCommandError("trajectory takes one or more waypoints LAT,LON,ALT (degrees, degrees, metres above home), found none")
+            }
+            guard args.count <= maxTrajectoryWaypoints else {
+                throw FleetCommandError("trajectory takes at most \(maxTrajectoryWaypoints) waypoints, found \(args.count)")
+            }
+            var points: [GeoPoint] = []
+            for (i, arg) in args.enumerated() {
+                let parts = arg.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard parts.count == 3 else {
+                    throw FleetCommandError("trajectory waypoint \(i + 1) must be LAT,LON,ALT, found '\(arg)'")
+                }
+                do {
+                    points.append(try position(parts[0], parts[1], parts[2]))
+                } catch {
+                    throw FleetCommandError("trajectory waypoint \(i + 1): \(error.description)")
+                }
+            }
+            return .trajectory(points)
         default:
             throw FleetCommandError("unknown command '\(words[0])' (known: \(usage))")
         }

@@ -99,8 +99,11 @@ struct SimulatedVehicle {
         case .returnToLaunch: flight = .returnHome; completion = .landed
         case .followTarget(true): flight = .follow(offset: .zero); completion = nil
         case .followTarget(false): flight = .hold; completion = nil
-        case .trajectory:
-            return (.rejected("trajectory upload is not supported by the simulated vehicle"), [])
+        case .trajectory(let waypoints):
+            switch planTrajectory(through: waypoints) {
+            case .success(let trajectory): flight = .startTrajectory(trajectory); completion = .arrived
+            case .failure(let reason): return (.rejected(reason.description), [])
+            }
         }
         do {
             try navigator.handle(flight, state: simulator.state, now: time)
@@ -111,6 +114,34 @@ struct SimulatedVehicle {
         pending.removeAll()
         if let completion { pending.append((id, completion)) } else { events.append(.completed(id)) }
         return (.accepted, events)
+    }
+
+    /// A trajectory from where the vehicle is now through `waypoints` (planned with the navigator's default speed),
+    /// or the reason it cannot be flown.
+    func planTrajectory(through waypoints: [GeoPoint]) -> Result<Trajectory, RejectionText> {
+        guard simulator.state.isAirborne else { return .failure(RejectionText("not airborne")) }
+        guard !waypoints.isEmpty else { return .failure(RejectionText("trajectory has no waypoints")) }
+        var local = [simulator.state.position]
+        for (i, w) in waypoints.enumerated() {
+            do {
+                local.append(Vector3(try origin.local(GeodeticCoordinate(latitude: w.latitude, longitude: w.longitude, altitude: w.altitude))))
+            } catch {
+                return .failure(RejectionText("trajectory waypoint \(i + 1) is not on the map: \(error)"))
+            }
+        }
+        var limits = TrajectoryPlanner.Limits()
+        limits.maxSpeed = navigator.configuration.defaultSpeed
+        do {
+            return .success(try TrajectoryPlanner(limits: limits).plan(local, initialHeading: simulator.state.heading))
+        } catch {
+            return .failure(RejectionText("trajectory cannot be planned: \(error)"))
+        }
+    }
+
+    /// A rejection reason as an error value.
+    struct RejectionText: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
     }
 
     /// A target for this drone: followed if the navigator is following, else flown to when airborne.
