@@ -31,6 +31,10 @@ let package = Package(
         .target(name: "Geodesy"),
         .target(name: "Flight", dependencies: ["Geodesy"]),
         .target(name: "MAVLink", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        // Target sources (`_loc-broadcaster._udp`): datagram format, subscriber and source state machines.
+        .target(name: "LocBroadcaster", dependencies: [
+            "Coordinator", "MeshTypes", .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         // Deterministic simulation of many coordinators on a virtual clock and network.
         .target(name: "MeshSimulation", dependencies: ["Coordinator", "MeshTypes"]),
         // Scenario files (TOML) for the flight simulator.
@@ -43,7 +47,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .target(name: "Node", dependencies: [
-            "MeshTypes", "SecureTransport", "Membership", "Discovery", "Coordinator", "Flight", "Geodesy",
+            "MeshTypes", "SecureTransport", "Membership", "Discovery", "Coordinator", "Flight", "Geodesy", "LocBroadcaster",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -68,6 +72,7 @@ let package = Package(
         .testTarget(name: "SecureTransportTests", dependencies: ["SecureTransport", "MeshTypes"],
                     exclude: ["verify-secure-transport-vector.py"]),
         .testTarget(name: "MembershipTests", dependencies: ["Membership"]),
+        .testTarget(name: "LocBroadcasterTests", dependencies: ["LocBroadcaster", "Coordinator", "MeshTypes"]),
         .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "MeshTypes"]),
         .testTarget(name: "MeshSimulationTests", dependencies: ["MeshSimulation", "Coordinator", "MeshTypes"]),
         .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"], exclude: ["make-vectors.sh"], resources: [.copy("Resources")]),

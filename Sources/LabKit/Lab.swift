@@ -47,6 +47,8 @@ public final class Lab: @unchecked Sendable {
     public let directory: URL
     public let keyPath: String
     public private(set) var nodes: [NodeProcess] = []
+    /// Other programs started on lab hosts (`start(host:tag:_:)`), killed at teardown.
+    public private(set) var programs: [LabProgram] = []
     private static let counter = LockedCounter()
 
     /// Builds a lab of `hosts` hosts. `name` (1–8 lowercase letters or digits) defaults to one unique to this process.
@@ -123,7 +125,19 @@ public final class Lab: @unchecked Sendable {
         return node
     }
 
+    /// Starts any program on `host` (e.g. the Python target source), its output in `<tag>.log` in the lab folder.
+    @discardableResult
+    public func start(host: Int, tag: String, _ command: [String]) throws -> LabProgram {
+        let program = try LabProgram(lab: self, host: host, tag: tag, command: command)
+        programs.append(program)
+        return program
+    }
+
     public func teardown() {
+        for program in programs where program.process.isRunning {
+            program.process.signal(SIGKILL)
+            program.process.wait()
+        }
         for node in nodes { node.kill() }
         _ = try? shell(["bash", labScript, "--name", name, "down"])
         try? FileManager.default.removeItem(at: directory)
@@ -133,6 +147,9 @@ public final class Lab: @unchecked Sendable {
         for node in nodes {
             let log = (try? String(contentsOfFile: node.logPath, encoding: .utf8)) ?? "(no log)"
             print("---- log of \(node.name) (host \(node.host)) ----\n\(log.suffix(6000))")
+        }
+        for program in programs {
+            print("---- output of \(program.tag) (host \(program.host)) ----\n\(program.output.suffix(4000))")
         }
     }
 }
@@ -192,4 +209,25 @@ public final class NodeProcess: @unchecked Sendable {
         try await waitUntil("\(name) exits after SIGTERM", timeout: timeout) { !process.isRunning }
         return process.wait()
     }
+}
+
+/// A program other than a node running on a lab host.
+public final class LabProgram: @unchecked Sendable {
+    public let tag: String
+    public let host: Int
+    public let logPath: String
+    public let process: ChildProcess
+
+    init(lab: Lab, host: Int, tag: String, command: [String]) throws {
+        self.tag = tag
+        self.host = host
+        logPath = lab.directory.appendingPathComponent("\(tag).log").path
+        let fd = open(logPath, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw LabError("cannot create \(logPath)") }
+        defer { close(fd) }
+        process = try ChildProcess(lab.onHost(host, command), outputFD: fd)
+    }
+
+    /// Everything it printed so far.
+    public var output: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 }

@@ -16,6 +16,8 @@ public struct NodeService: Service, CustomStringConvertible {
     public let node: MeshNode
     /// The coordinator: routing, UAV numbers, fleet picture, commands, and (drones) the simulated vehicle.
     public let coordinator: CoordinatorShell
+    /// Subscriptions to target sources (`_loc-broadcaster._udp`), if `[targets] subscribe` is on or sources are configured.
+    public let targetSources: TargetSourceSubscription?
     private let logger: Logger
 
     /// Loads the key file and state directory; errors name the file and the problem.
@@ -38,8 +40,15 @@ public struct NodeService: Service, CustomStringConvertible {
         self.logger = logger
         let node = MeshNode(configuration: configuration, key: key, nodeID: state.nodeID, logger: logger)
         self.node = node
-        self.coordinator = try CoordinatorShell(configuration: configuration, nodeID: state.nodeID,
-                                                incarnation: node.incarnation, logger: logger)
+        let coordinator = try CoordinatorShell(configuration: configuration, nodeID: state.nodeID,
+                                               incarnation: node.incarnation, logger: logger)
+        self.coordinator = coordinator
+        let subscribe = configuration.subscribeToTargetSources
+        targetSources = subscribe || !configuration.targetSources.isEmpty
+            ? TargetSourceSubscription(node: state.nodeID, name: configuration.name, meshKey: key.bytes, fingerprint: key.fingerprint,
+                                       staticSources: configuration.targetSources, browse: subscribe && configuration.discover,
+                                       coordinator: coordinator, logger: logger)
+            : nil
     }
 
     public var description: String { "NodeService(\(configuration.name))" }
@@ -60,8 +69,13 @@ public struct NodeService: Service, CustomStringConvertible {
             browse: configuration.discover ? [NodeConfiguration.serviceType] : [],
             logger: logger) : nil
         let node = self.node
+        let targetSources = self.targetSources
         let control = ControlServer(path: configuration.controlSocket, group: group, logger: logger) { request in
-            await Self.handle(request, node: node, coordinator: coordinator)
+            if request.command == "sources" {
+                return ControlResponse(sources: await targetSources?.report()
+                    ?? TargetSourcesReport(subscribing: false, port: nil, sources: [], rejected: [:]))
+            }
+            return await Self.handle(request, node: node, coordinator: coordinator)
         }
 
         // A part that fails (the control socket cannot be bound, Avahi cannot be reached at all, …) stops the node
@@ -124,6 +138,9 @@ public struct NodeService: Service, CustomStringConvertible {
                         }
                     }
                 }
+                if let targetSources {
+                    essential("target-source subscription") { try await targetSources.run(group: group) }
+                }
                 essential("control socket \(configuration.controlSocket)") { try await control.run() }
                 // Runs until graceful shutdown or a part's failure: then goodbyes go out, Avahi withdraws, the
                 // socket closes.
@@ -149,7 +166,7 @@ public struct NodeService: Service, CustomStringConvertible {
         public var description: String { "\(part) failed: \(underlying)" }
     }
 
-    static let knownCommands = "status, peers, vehicles, airspace, send, target, origin"
+    static let knownCommands = "status, peers, vehicles, airspace, send, target, origin, sources"
 
     /// One control request. Bad input gets a precise error; the node keeps running.
     static func handle(_ request: ControlRequest, node: MeshNode, coordinator: CoordinatorShell) async -> ControlResponse {

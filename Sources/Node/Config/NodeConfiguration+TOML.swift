@@ -28,7 +28,7 @@ extension NodeConfiguration {
             throw ConfigError(file: file, field: "", problem: "not valid TOML (\(error))")
         }
         let reader = TableReader(file: file)
-        try reader.allowOnly(root, in: "", keys: ["node", "network", "membership", "drone", "mission", "log"])
+        try reader.allowOnly(root, in: "", keys: ["node", "network", "membership", "drone", "mission", "targets", "log"])
 
         let node = try reader.table(root, "node", required: true)!
         try reader.allowOnly(node, in: "node", keys: ["name", "role", "key_file", "state_dir", "control_socket"])
@@ -121,6 +121,17 @@ extension NodeConfiguration {
             }
             try reader.allowOnly(m, in: "mission", keys: ["origin", "zone"])
             config.mapOrigin = try missionOrigin(m, reader: reader, file: file)
+        }
+
+        config.subscribeToTargetSources = role == .station
+        if let tg = try reader.table(root, "targets") {
+            try reader.allowOnly(tg, in: "targets", keys: ["subscribe", "sources"])
+            config.subscribeToTargetSources = try reader.bool(tg, "targets", "subscribe") ?? config.subscribeToTargetSources
+            config.targetSources = try reader.strings(tg, "targets", "sources") ?? []
+            for (i, source) in config.targetSources.enumerated() where PeerEndpoint(parsing: source) == nil {
+                throw ConfigError(file: file, field: "[targets] sources[\(i)]",
+                                  problem: "expected \"host:port\" or \"[ipv6%interface]:port\", found \"\(source)\"")
+            }
         }
 
         if let l = try reader.table(root, "log") {

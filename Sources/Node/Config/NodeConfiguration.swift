@@ -30,6 +30,11 @@ public struct NodeConfiguration: Sendable, Equatable {
     public var home: HomeLocation?
     /// Stations: the map origin announced to the mesh (`[mission] origin` and `zone`); nil = none.
     public var mapOrigin: MissionOrigin?
+    /// Whether to find target sources (`_loc-broadcaster._udp`) and pass their targets into the mesh
+    /// (`[targets] subscribe`; default true on stations, false on drones).
+    public var subscribeToTargetSources = false
+    /// Target sources at fixed addresses, as "host:port" (`[targets] sources`); subscribed to even without mDNS.
+    public var targetSources: [String] = []
 
     public init(name: String, role: NodeRole, keyFile: String, stateDirectory: String, controlSocket: String,
                 port: Int = NodeConfiguration.defaultPort, advertise: Bool = true, discover: Bool = true,

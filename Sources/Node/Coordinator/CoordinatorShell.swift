@@ -38,6 +38,8 @@ public actor CoordinatorShell {
     private var recordPublished = false
     private var malformedLoggedAt: [NodeID: MeshInstant] = [:]
     private var nextPredictionAt = MeshInstant(nanoseconds: 0)
+    /// Target updates received from target sources and flooded.
+    private(set) var targetsFromSources = 0
     /// Answers to commands a control request is waiting for.
     private var answers: [CommandID: [CommandReport.Answer]] = [:]
     private var commandSentAt: [CommandID: MeshInstant] = [:]
@@ -391,6 +393,13 @@ public actor CoordinatorShell {
         for n in numbers { follows.append(await send(.followTarget(true), toUAV: n, timeout: timeout)) }
         report.follow = follows
         return report
+    }
+
+    /// A target from a target source (loc-broadcaster): flooded to the drones it addresses, like `target`.
+    public func injectTarget(_ target: Target, source: String) {
+        let t = now
+        targetsFromSources += 1
+        perform(core.sendTarget(target, now: t), now: t)
     }
 
     /// The fleet picture.

@@ -83,7 +83,7 @@ public struct ControlRequest: Codable, Sendable {
 }
 
 /// The answer: exactly one of its fields, by command (`status`, `vehicles`, `airspace`, `command`, `target`,
-/// `origin`), or `error`.
+/// `origin`, `sources`), or `error`.
 public struct ControlResponse: Codable, Sendable {
     public var status: NodeStatus?
     public var error: String?
@@ -92,10 +92,11 @@ public struct ControlResponse: Codable, Sendable {
     public var command: CommandReport?
     public var target: TargetReport?
     public var origin: OriginReport?
+    public var sources: TargetSourcesReport?
 
     public init(status: NodeStatus? = nil, error: String? = nil, vehicles: [VehicleReport]? = nil,
                 airspace: [AirspaceReport]? = nil, command: CommandReport? = nil, target: TargetReport? = nil,
-                origin: OriginReport? = nil) {
+                origin: OriginReport? = nil, sources: TargetSourcesReport? = nil) {
         self.status = status
         self.error = error
         self.vehicles = vehicles
@@ -103,5 +104,6 @@ public struct ControlResponse: Codable, Sendable {
         self.command = command
         self.target = target
         self.origin = origin
+        self.sources = sources
     }
 }
