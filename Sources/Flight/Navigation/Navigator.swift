@@ -63,6 +63,10 @@ public struct Navigator: Sendable {
     public private(set) var intent: Intent = .idle
     /// Latest observation of the followed target.
     public private(set) var target: TargetObservation?
+    /// Collision avoidance's change to how the current intent is flown (nil: none); see ``NavigatorAdjustment``.
+    /// Applied to the `hold`, `goto` and `follow` intents by ``setpoint(state:now:)`` and so also by
+    /// ``predictedTrajectory(state:now:)``. Commands do not clear it; whoever set it does.
+    public var adjustment: NavigatorAdjustment?
 
     /// A navigator with nothing to do.
     public init(origin: MapOrigin, configuration: NavigatorConfiguration = NavigatorConfiguration()) {
@@ -121,8 +125,26 @@ public struct Navigator: Sendable {
     }
 
     /// The setpoint for this control tick; also advances the intent (arrival → hold, trajectory end → hold,
-    /// touchdown → idle, low battery → return home).
+    /// touchdown → idle, low battery → return home). An ``adjustment`` changes how `hold`, `goto` and `follow` are
+    /// flown.
     public mutating func setpoint(state: VehicleState, now: Double) -> Setpoint {
+        let sp = intentSetpoint(state: state, now: now)
+        guard let adjustment, !adjustment.isNeutral else { return sp }
+        switch intent {
+        case .hold, .goto, .follow: return adjustment.apply(to: sp, limit: configuration.limits.maxHorizontalSpeed)
+        default: return sp
+        }
+    }
+
+    /// Whether the current intent is one an ``adjustment`` applies to (hold, goto, follow).
+    public var acceptsAdjustment: Bool {
+        switch intent {
+        case .hold, .goto, .follow: return true
+        default: return false
+        }
+    }
+
+    mutating func intentSetpoint(state: VehicleState, now: Double) -> Setpoint {
         let c = configuration
         switch intent {
         case .land, .returnHome, .idle: break

@@ -1,0 +1,60 @@
+import Geodesy
+
+/// A temporary change to how the navigator flies its current intent, set by collision avoidance (target `Avoidance`)
+/// and cleared when it is no longer needed. The intent itself (the goto target, the followed target, the hold point)
+/// is kept, so clearing the adjustment resumes the mission where it stands.
+///
+/// Applies to the `hold`, `goto` and `follow` intents; takeoff, landing, return home and trajectories ignore it.
+/// Because ``Navigator/predictedTrajectory(state:now:)`` runs a copy of the navigator, a prediction made while an
+/// adjustment is set shows the adjusted flight, which is what other drones must see.
+public struct NavigatorAdjustment: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// Fly at this altitude (local up, metres) instead of the intent's target altitude; nil keeps it.
+    public var altitude: Double?
+    /// Added to the intent's target (a detour, or a parking spot beside a shared target), metres; only east and
+    /// north are used.
+    public var offset: Vector3
+    /// Cap on the horizontal speed, m/s; nil keeps the intent's speed.
+    public var maxSpeed: Double?
+    /// Stop and hold here instead of flying the intent; overrides the other fields.
+    public var hold: Vector3?
+
+    /// An adjustment; with no arguments it changes nothing.
+    public init(altitude: Double? = nil, offset: Vector3 = .zero, maxSpeed: Double? = nil, hold: Vector3? = nil) {
+        self.altitude = altitude
+        self.offset = Vector3(offset.x, offset.y, 0)
+        self.maxSpeed = maxSpeed
+        self.hold = hold
+    }
+
+    /// Whether it changes nothing.
+    public var isNeutral: Bool { altitude == nil && offset == .zero && maxSpeed == nil && hold == nil }
+
+    /// `hold (e, n, u)` or e.g. `alt 24.0 offset (6.5, 0.0) speed ≤ 2.0`.
+    public var description: String {
+        if let hold { return "hold \(hold)" }
+        var parts: [String] = []
+        if let altitude { parts.append("alt \(formatFixed(altitude, 1))") }
+        if offset != .zero { parts.append("offset (\(formatFixed(offset.x, 1)), \(formatFixed(offset.y, 1)))") }
+        if let maxSpeed { parts.append("speed ≤ \(formatFixed(maxSpeed, 1))") }
+        return parts.isEmpty ? "none" : parts.joined(separator: " ")
+    }
+
+    /// The setpoint flown instead of `setpoint` (the intent's own); `limit` is the vehicle's horizontal speed limit.
+    func apply(to setpoint: Setpoint, limit: Double) -> Setpoint {
+        if let hold { return .hold(hold) }
+        switch setpoint {
+        case .hold(let p):
+            return .position(target: adjusted(p), feedforward: .zero, speed: min(maxSpeed ?? limit, limit), heading: nil, activity: .hovering)
+        case .position(let target, var feedforward, let speed, let heading, let activity):
+            if altitude != nil { feedforward.z = 0 }
+            return .position(target: adjusted(target), feedforward: feedforward, speed: min(speed, maxSpeed ?? speed),
+                             heading: heading, activity: activity)
+        default:
+            return setpoint
+        }
+    }
+
+    private func adjusted(_ p: Vector3) -> Vector3 {
+        Vector3(p.x + offset.x, p.y + offset.y, altitude ?? p.z)
+    }
+}
