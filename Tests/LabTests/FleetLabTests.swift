@@ -1,0 +1,171 @@
+import Foundation
+import LabKit
+import Node
+import Testing
+
+/// The coordinator at fleet scale in real processes: five drones and two stations, a killed station's leases and the
+/// failsafe, exactly-once commands at 30 % loss on every link, and a numbering clash across a healed partition.
+@Suite(.serialized) struct FleetLabTests {
+    func vehicles(_ node: NodeProcess) throws -> [VehicleReport] {
+        try ControlClient.request(ControlRequest(command: "vehicles"), socket: node.socketPath, timeout: .seconds(2)).vehicles ?? []
+    }
+
+    func send(_ station: NodeProcess, _ args: [String], timeout: Int = 15) throws -> (status: Int32, output: String) {
+        try shell([try fleetmeshBinary(), "send", "--node", station.socketPath, "--timeout", String(timeout)] + args)
+    }
+
+    /// The number each drone reports for itself, once all of them have one and `stations` see them all, live.
+    func settledNumbers(_ drones: [NodeProcess], seenBy stations: [NodeProcess], timeout: Duration = .seconds(20)) async throws -> [String: Int] {
+        var numbers: [String: Int] = [:]
+        try await waitUntil("\(drones.count) drones with distinct numbers, seen live by every station", timeout: timeout, poll: .milliseconds(100)) {
+            numbers = [:]
+            for d in drones { numbers[d.name] = try d.status().node.uavNumber }
+            guard numbers.count == drones.count, Set(numbers.values).count == drones.count else { return false }
+            return try stations.allSatisfy { s in
+                let live = try vehicles(s).filter { !$0.stale }
+                return numbers.allSatisfy { name, n in live.contains { $0.name == name && $0.uavNumber == n } }
+            }
+        }
+        return numbers
+    }
+
+    @Test func fiveDronesTwoStationsAndAKilledStationsLeasesAndFailsafe() async throws {
+        try await Lab.with(hosts: 7) { lab in
+            let a = try lab.startNode(host: 1, name: "station-a", role: "station")
+            let b = try lab.startNode(host: 2, name: "station-b", role: "station")
+            let drones = try (3...7).map { try lab.startNode(host: $0, name: "drone-\($0)", logLevel: "info") }
+            let clock = ContinuousClock()
+            let started = clock.now
+            let numbers = try await settledNumbers(drones, seenBy: [a, b])
+            print("5 drones + 2 stations: numbers \(numbers.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")) settled and seen by both stations \(clock.now - started) after start")
+            #expect(numbers.values.allSatisfy { (1...250).contains($0) })
+            // Stations carry no number.
+            #expect(try a.status().node.uavNumber == nil && b.status().node.uavNumber == nil)
+
+            // station-a flies drone-3; station-b is refused while station-a lives.
+            let x = numbers["drone-3"]!
+            let up = try send(a, [String(x), "takeoff", "4"])
+            #expect(up.status == 0, "\(up.output)")
+            let refused = try send(b, [String(x), "hover"])
+            #expect(refused.status == 1 && refused.output.contains("controlled by station-a"), "\(refused.output)")
+
+            // station-a crashes: its lease ends when the drone loses it, and station-b commands without a takeover.
+            a.kill()
+            let killed = clock.now
+            var refusals = 0
+            try await waitUntil("station-b's hover is accepted after station-a died", timeout: .seconds(5), poll: .milliseconds(100)) {
+                let r = try send(b, [String(x), "hover"])
+                if r.output.contains("controlled by station-a") { refusals += 1 }
+                return r.status == 0
+            }
+            print("lease released: station-b accepted \(clock.now - killed) after station-a was killed (\(refusals) refusals before)")
+            #expect(clock.now - killed < .seconds(3))
+
+            // The drones still hear station-b: no failsafe.
+            #expect(!drones[0].log.contains("failsafe: no station heard"))
+            // station-b goes too: the flying drone hovers after 5 s without any station; grounded drones do nothing visible.
+            b.kill()
+            let silent = clock.now
+            try await waitUntil("drone-3 takes the hover failsafe", timeout: .seconds(8), poll: .milliseconds(50)) {
+                drones[0].log.contains("failsafe: no station heard; hover")
+            }
+            print("failsafe \(clock.now - silent) after the last station was killed")
+            #expect(clock.now - silent >= .milliseconds(4800))
+            let own = try #require(try vehicles(drones[0]).first { $0.uavNumber == x })
+            #expect(own.activity == "hovering" && own.armed)
+
+            // A station comes back: the drone reports what it did.
+            let back = try lab.startNode(host: 2, name: "station-b", role: "station")
+            try await waitUntil("the returning station hears drone-3's failsafe report", timeout: .seconds(10), poll: .milliseconds(100)) {
+                back.log.contains("UAV \(x) (") && back.log.contains("was without a station for") && back.log.contains("hover after")
+            }
+        }
+    }
+
+    @Test func thirtyPercentLossOnEveryLinkExecutesEachAcknowledgedCommandExactlyOnce() async throws {
+        try await Lab.with(hosts: 3) { lab in
+            let station = try lab.startNode(host: 1, name: "station", role: "station")
+            let drones = try (2...3).map { try lab.startNode(host: $0, name: "drone-\($0)") }
+            let numbers = try await settledNumbers(drones, seenBy: [station])
+            for h in 1...3 { try lab.lab("loss", String(h), "30") }
+            // Every command below crosses two lossy hosts each way; retransmissions end to end and hop by hop.
+            var acknowledged = 0
+            var timedOut = 0
+            for round in 0..<4 {
+                for d in drones {
+                    let n = String(numbers[d.name]!)
+                    let args = round == 0 ? [n, "takeoff", "3"] : [n, "hover"]
+                    let r = try send(station, args, timeout: 25)
+                    if r.status == 0 { acknowledged += 1 } else { timedOut += 1 }
+                    #expect(r.status == 0 || r.status == 2, "\(r.output)")
+                }
+            }
+            print("30 % loss: \(acknowledged) of 8 commands acknowledged and completed, \(timedOut) without a final answer in time")
+            #expect(acknowledged >= 6)
+            for h in 1...3 { try lab.lab("loss", String(h), "0") }
+            // Let late retransmissions land, then count executions per command id on the drones.
+            try await Task.sleep(for: .seconds(1))
+            let sentIDs = station.log.split(separator: "\n").compactMap { line -> Substring? in
+                guard let r = line.range(of: "] command "), line.contains(" to UAV ") else { return nil }
+                return line[r.upperBound...].split(separator: " ").first
+            }
+            #expect(sentIDs.count == 8)
+            var executed = 0
+            for d in drones {
+                var count: [Substring: Int] = [:]
+                for line in d.log.split(separator: "\n") where line.hasSuffix(" accepted") && line.contains("] command ") {
+                    let id = line[line.range(of: "] command ")!.upperBound...].split(separator: " ").first!
+                    count[id, default: 0] += 1
+                }
+                #expect(count.values.allSatisfy { $0 == 1 }, "\(d.name) executed a command twice: \(count)")
+                executed += count.count
+            }
+            // Every acknowledged command was executed (possibly some unacknowledged ones too, at most once each).
+            #expect(executed >= acknowledged && executed <= 8)
+        }
+    }
+
+    @Test func aNumberClashAcrossAPartitionHealsAndTheFlyingDroneKeepsItsNumber() async throws {
+        try await Lab.with(hosts: 4) { lab in
+            // {1, 2} and {3, 4} cannot hear each other; both drones start with the same persisted number.
+            for (i, j) in [(1, 3), (1, 4), (2, 3), (2, 4)] { try lab.lab("block", String(i), String(j)) }
+            for (host, name) in [(2, "drone-2"), (4, "drone-4")] {
+                let dir = "\(lab.directory.path)/state-h\(host)-\(name)"
+                try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+                try "42\n".write(toFile: dir + "/uav-number", atomically: true, encoding: .utf8)
+            }
+            // Every node also dials every host's address (static peers, retried every 500 ms), so the partition heals
+            // as soon as packets pass, not at the next mDNS query, which can be many seconds away after a long split.
+            let all = try (1...4).map { "\"\(try lab.address($0)):47800\"" }.joined(separator: ", ")
+            let network = "static_peers = [\(all)]"
+            let a = try lab.startNode(host: 1, name: "station-a", role: "station", network: network)
+            let flyer = try lab.startNode(host: 2, name: "drone-2", network: network)
+            let b = try lab.startNode(host: 3, name: "station-b", role: "station", network: network)
+            let grounded = try lab.startNode(host: 4, name: "drone-4", network: network)
+            _ = try await settledNumbers([flyer], seenBy: [a])
+            _ = try await settledNumbers([grounded], seenBy: [b])
+            #expect(try flyer.status().node.uavNumber == 42 && grounded.status().node.uavNumber == 42)
+            let up = try send(a, ["42", "takeoff", "3"])
+            #expect(up.status == 0, "\(up.output)")
+            // Still partitioned: each side holds its own 42.
+            #expect(try grounded.status().node.uavNumber == 42)
+            #expect(try !b.status().peers.contains { $0.name == "drone-2" || $0.name == "station-a" })
+
+            // Heal: the clash is resolved for the flying drone, the other one takes a new number and says so.
+            let clock = ContinuousClock()
+            let healed = clock.now
+            for (i, j) in [(1, 3), (1, 4), (2, 3), (2, 4)] { try lab.lab("unblock", String(i), String(j)) }
+            print("unblocking took \(clock.now - healed)")
+            let numbers = try await settledNumbers([flyer, grounded], seenBy: [a, b])
+            print("partition healed: numbers distinct again after \(clock.now - healed): \(numbers)")
+            #expect(numbers["drone-2"] == 42)
+            #expect(numbers["drone-4"] != 42)
+            #expect(grounded.log.contains("UAV number 42 → \(numbers["drone-4"]!) (lost a clash"))
+            // Both stations now address 42 as the flying drone.
+            let hover = try send(b, ["--takeover", "42", "hover"])
+            #expect(hover.status == 0, "\(hover.output)")
+            #expect(flyer.log.contains("hover accepted"))
+            #expect(!grounded.log.contains("hover accepted"))
+        }
+    }
+}
