@@ -39,6 +39,8 @@ let package = Package(
         .target(name: "MeshSimulation", dependencies: ["Coordinator", "MeshTypes"]),
         // Scenario files (TOML) for the flight simulator.
         .target(name: "Scenarios", dependencies: ["Flight", "Geodesy", .product(name: "TOMLKit", package: "TOMLKit")]),
+        // The MAVLink bridge: an autopilot driven from the mesh (drones), the fleet shown to ground-control software (stations).
+        .target(name: "MAVLinkBridge", dependencies: ["MAVLink", "Coordinator", "MeshTypes"]),
 
         // I/O shells.
         .target(name: "Discovery", dependencies: [
@@ -78,6 +80,7 @@ let package = Package(
         .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"], exclude: ["make-vectors.sh"], resources: [.copy("Resources")]),
         .testTarget(name: "FlightTests", dependencies: ["Flight", "Geodesy", "Scenarios"]),
         .testTarget(name: "MAVLinkTests", dependencies: ["MAVLink"], exclude: ["pymav_vectors.py"]),
+        .testTarget(name: "MAVLinkBridgeTests", dependencies: ["MAVLinkBridge", "MAVLink", "Coordinator", "MeshTypes"]),
         .testTarget(name: "NodeTests", dependencies: ["Node", "Coordinator", "MeshTypes", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "LabTests", dependencies: ["Node", "LabKit"], exclude: ["udp_tool.py"]),
     ],

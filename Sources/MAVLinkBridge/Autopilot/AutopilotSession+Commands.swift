@@ -1,0 +1,428 @@
+import Coordinator
+import MAVLink
+import MeshTypes
+
+extension AutopilotSession {
+    // MARK: - Commands from the mesh
+
+    /// A command from the mesh: refused at once (not connected, silent, not airborne, …) or turned into a plan of
+    /// autopilot messages. The verdict follows when the autopilot has acknowledged every step (or refused one).
+    public mutating func execute(_ id: CommandID, _ command: Command, now: MeshInstant) -> [Directive] {
+        if let why = refusal(for: command, now: now) { return [.verdict(id, .rejected(why))] }
+        let plan = makePlan(for: command, id: id, label: Self.describe(command))
+        return start(plan, now: now)
+    }
+
+    /// A target from the mesh: the new setpoint while following; otherwise an airborne vehicle flies to it.
+    public mutating func applyTarget(_ location: GeoPoint, now: MeshInstant) -> [Directive] {
+        guard let target = targetSystemID, !isSilent, flying else { return [] }
+        if following {
+            if setpoint != nil {
+                setpoint = location  // PX4 OFFBOARD: the stream carries it from the next tick
+                return []
+            }
+            return [frame(positionTarget(location, target: target, now: now))]
+        }
+        if let p = plan, p.id != nil { return [] }  // a mesh command is being set up: it wins
+        return start(makePlan(for: .goto(location, speedCmS: 0), id: nil, label: "a target"), now: now)
+    }
+
+    /// Manual control from the mesh (MANUAL_CONTROL scale; z −1000…1000 with 0 = hold altitude): sent as
+    /// MANUAL_CONTROL with z on the autopilots' 0…1000 scale (500 = hold), after switching an airborne vehicle to the
+    /// firmware's position-hold stick mode (ArduPilot LOITER, PX4 POSCTL). Ignored on the ground, as in the simulator.
+    public mutating func applyManualControl(_ sample: Coordinator.ManualControl, now: MeshInstant) -> [Directive] {
+        guard let target = targetSystemID, let flavour = identity?.flavour, !isSilent, flying else { return [] }
+        let z = Int16(clamping: 500 + Int(sample.z) / 2)
+        var out = [frame(MAVLink.ManualControl(target: target, x: sample.x, y: sample.y, z: z, r: sample.r,
+                                               buttons: UInt16(truncatingIfNeeded: sample.buttons),
+                                               buttons2: UInt16(truncatingIfNeeded: sample.buttons >> 16)))]
+        let inManualMode = flavour.isMode(telemetry.customMode, .manual) && intent == .manual
+        let switching = plan?.label == "manual control"
+        if !inManualMode && !switching {
+            var p = Plan(id: nil, label: "manual control", steps: [.command(flavour.setModeCommand(for: .manual, target: target))],
+                         completion: .immediately, intent: .manual)
+            p.modes = []
+            out += start(p, now: now)
+        }
+        return out
+    }
+
+    /// The coordinator's failsafe: hold, return home or land (nothing on the ground).
+    public mutating func failsafe(_ action: FailsafeAction, now: MeshInstant) -> [Directive] {
+        guard identity != nil, !isSilent, flying else { return [] }
+        let command: Command
+        switch action {
+        case .hover: command = .hover
+        case .returnHome: command = .returnToLaunch
+        case .land: command = .land
+        }
+        return start(makePlan(for: command, id: nil, label: "failsafe: \(Self.describe(action))"), now: now)
+    }
+
+    static func describe(_ a: FailsafeAction) -> String {
+        switch a {
+        case .hover: return "hover"
+        case .returnHome: return "return home"
+        case .land: return "land"
+        }
+    }
+
+    /// The command's short name, as in `fleetmesh send`.
+    public static func describe(_ command: Command) -> String {
+        func m(_ mm: Int32) -> String {
+            let v = Double(mm) / 1000
+            return v == v.rounded() ? String(Int(v)) : String(v)
+        }
+        switch command {
+        case .takeoff(let a): return "takeoff \(m(a))"
+        case .land: return "land"
+        case .hover: return "hover"
+        case .goto(let p, _): return "goto \(p.latitude) \(p.longitude) \(m(p.altitudeMillimetres))"
+        case .returnToLaunch: return "rtl"
+        case .followTarget(let on): return "follow \(on ? "on" : "off")"
+        case .trajectory(let points): return "trajectory (\(points.count) points)"
+        }
+    }
+
+    /// Why a command cannot even be tried, or nil.
+    func refusal(for command: Command, now: MeshInstant) -> String? {
+        guard identity != nil else { return "autopilot not connected (no HEARTBEAT yet)" }
+        if isSilent, let last = lastHeartbeatAt {
+            return "autopilot silent (no HEARTBEAT for \(Self.seconds(now - last)) s)"
+        }
+        guard telemetry.position != nil else { return "no position from the autopilot yet" }
+        switch command {
+        case .takeoff(let mm):
+            if flying { return "already airborne" }
+            if mm <= 0 { return "takeoff altitude must be above 0 m" }
+        case .trajectory(let points):
+            if !flying { return "not airborne" }
+            if points.isEmpty { return "empty trajectory" }
+            if points.count > 1000 { return "trajectory too long (\(points.count) points, at most 1000)" }
+        case .land, .hover, .goto, .returnToLaunch, .followTarget:
+            if !flying { return "not airborne" }
+        }
+        if identity?.flavour == .px4, telemetry.homeAMSLMillimetres == nil {
+            switch command {
+            case .takeoff, .goto: return "no home altitude from the autopilot yet"
+            default: break
+            }
+        }
+        return nil
+    }
+
+    // MARK: - Plans per firmware
+
+    func makePlan(for command: Command, id: CommandID?, label: String) -> Plan {
+        let identity = self.identity!
+        let flavour = identity.flavour
+        let target = identity.systemID
+        let comp = identity.componentID
+        let mode = telemetry.customMode
+        let here = telemetry.position!
+        let homeAMSL = Double(telemetry.homeAMSLMillimetres ?? 0) / 1000
+        func long(_ cmd: MAVCmd, _ p1: Float = 0, _ p2: Float = 0, _ p3: Float = 0, _ p4: Float = 0,
+                  _ p5: Float = 0, _ p6: Float = 0, _ p7: Float = 0) -> Step {
+            .command(CommandLong(targetSystem: target, targetComponent: comp, command: cmd, confirmation: 0,
+                                 param1: p1, param2: p2, param3: p3, param4: p4, param5: p5, param6: p6, param7: p7))
+        }
+        func setMode(_ intent: AutopilotFlavour.ModeIntent) -> Step {
+            var c = flavour.setModeCommand(for: intent, target: target)
+            c.targetComponent = comp
+            return .command(c)
+        }
+        func ensure(_ intent: AutopilotFlavour.ModeIntent) -> [Step] {
+            flavour.isMode(mode, intent) ? [] : [setMode(intent)]
+        }
+        let arm: [Step] = telemetry.armed ? [] : [long(.componentArmDisarm, 1)]
+        func modes(_ intents: AutopilotFlavour.ModeIntent...) -> Set<UInt32> { Set(intents.map { flavour.customMode(for: $0) }) }
+        let positionOnly = Step.message(positionTarget(here, target: target, now: .zero).wrapped)
+
+        switch (flavour, command) {
+        // ArduPilot (and unknown firmwares): GUIDED for everything the companion drives.
+        case (_, .takeoff(let mm)) where flavour != .px4:
+            var p = Plan(id: id, label: label, steps: ensure(.guided) + arm + [long(.navTakeoff, 0, 0, 0, 0, 0, 0, Float(mm) / 1000)],
+                         completion: .altitude(mm), intent: .takingOff)
+            p.modes = modes(.guided)
+            return p
+        case (_, .land) where flavour != .px4:
+            return Plan(id: id, label: label, steps: [setMode(.land)], completion: .landed, intent: .landing,
+                        modes: modes(.land))
+        case (_, .returnToLaunch) where flavour != .px4:
+            return Plan(id: id, label: label, steps: [setMode(.returnToLaunch)], completion: .landed, intent: .returning,
+                        modes: modes(.returnToLaunch, .land).union([21, 27]))
+        case (_, .hover) where flavour != .px4, (_, .followTarget(false)) where flavour != .px4:
+            return Plan(id: id, label: label, steps: ensure(.guided) + [positionOnly], completion: .immediately, intent: .hovering)
+        case (_, .goto(let point, let speed)) where flavour != .px4:
+            let changeSpeed: [Step] = speed > 0 ? [long(.doChangeSpeed, 1, Float(speed) / 100, -1)] : []
+            let go = Step.message(positionTarget(point, target: target, now: .zero).wrapped)
+            return Plan(id: id, label: label, steps: ensure(.guided) + changeSpeed + [go], completion: .arrived(point),
+                        intent: .flyingToTarget, modes: modes(.guided))
+        case (_, .followTarget(true)) where flavour != .px4:
+            return Plan(id: id, label: label, steps: ensure(.guided), completion: .immediately, intent: .following, follows: true)
+        case (_, .trajectory(let points)) where flavour != .px4:
+            // ArduPilot's mission item 0 is home; the waypoints follow from 1.
+            let home = MissionItemInt(targetSystem: target, targetComponent: comp, seq: 0, frame: .global, command: .navWaypoint,
+                                      current: 0, autocontinue: 1, x: here.latitudeE7, y: here.longitudeE7, z: Float(homeAMSL))
+            let items = [home] + points.enumerated().map { missionItem($1, seq: UInt16($0 + 1), target: target, comp: comp) }
+            return Plan(id: id, label: label,
+                        steps: [.mission(items), .message(MissionSetCurrent(targetSystem: target, targetComponent: comp, seq: 1).wrapped),
+                                setMode(.mission)],
+                        completion: .missionEnd(UInt16(points.count)), intent: .trajectory, modes: modes(.mission))
+
+        // PX4: AUTO modes for takeoff, hold, reposition, land and return; OFFBOARD for following.
+        case (_, .takeoff(let mm)):
+            let amsl = Float(homeAMSL + Double(mm) / 1000)
+            return Plan(id: id, label: label, steps: arm + [long(.navTakeoff, -1, 0, 0, .nan, .nan, .nan, amsl)],
+                        completion: .altitude(mm), intent: .takingOff,
+                        modes: [AutopilotFlavour.px4CustomMode(main: 4, sub: 2), flavour.customMode(for: .hold)])
+        case (_, .land):
+            return Plan(id: id, label: label, steps: [long(.navLand, 0, 0, 0, .nan, .nan, .nan, .nan)], completion: .landed,
+                        intent: .landing, modes: modes(.land))
+        case (_, .returnToLaunch):
+            return Plan(id: id, label: label, steps: [long(.navReturnToLaunch)], completion: .landed, intent: .returning,
+                        modes: modes(.returnToLaunch, .land))
+        case (_, .hover), (_, .followTarget(false)):
+            return Plan(id: id, label: label, steps: [setMode(.hold)], completion: .immediately, intent: .hovering)
+        case (_, .goto(let point, let speed)):
+            let reposition = CommandInt(targetSystem: target, targetComponent: comp, frame: .global, command: .doReposition,
+                                        current: 0, autocontinue: 0, param1: speed > 0 ? Float(speed) / 100 : -1,
+                                        param2: 1, param3: 0, param4: .nan, x: point.latitudeE7, y: point.longitudeE7,
+                                        z: Float(homeAMSL + point.altitude))
+            return Plan(id: id, label: label, steps: [.commandInt(reposition)], completion: .arrived(point),
+                        intent: .flyingToTarget, modes: modes(.hold))
+        case (_, .followTarget(true)):
+            return Plan(id: id, label: label, steps: [.startSetpointStream(here), setMode(.guided)], completion: .immediately,
+                        intent: .following, follows: true)
+        case (_, .trajectory(let points)):
+            let items = points.enumerated().map { missionItem($1, seq: UInt16($0), target: target, comp: comp) }
+            return Plan(id: id, label: label,
+                        steps: [.mission(items), .message(MissionSetCurrent(targetSystem: target, targetComponent: comp, seq: 0).wrapped),
+                                setMode(.mission)],
+                        completion: .missionEnd(UInt16(points.count - 1)), intent: .trajectory, modes: modes(.mission))
+        }
+    }
+
+    func missionItem(_ p: GeoPoint, seq: UInt16, target: UInt8, comp: UInt8) -> MissionItemInt {
+        MissionItemInt(targetSystem: target, targetComponent: comp, seq: seq, frame: .globalRelativeAlt, command: .navWaypoint,
+                       current: 0, autocontinue: 1, x: p.latitudeE7, y: p.longitudeE7, z: Float(p.altitude))
+    }
+
+    /// SET_POSITION_TARGET_GLOBAL_INT, position only, altitude relative to home.
+    func positionTarget(_ p: GeoPoint, target: UInt8, now: MeshInstant) -> SetPositionTargetGlobalInt {
+        let mask: PositionTargetTypemask = [.vxIgnore, .vyIgnore, .vzIgnore, .axIgnore, .ayIgnore, .azIgnore, .yawIgnore, .yawRateIgnore]
+        return SetPositionTargetGlobalInt(timeBootMs: UInt32(truncatingIfNeeded: now.nanoseconds / 1_000_000), targetSystem: target,
+                                          targetComponent: identity?.componentID ?? 1, coordinateFrame: .globalRelativeAltInt,
+                                          typeMask: mask, latInt: p.latitudeE7, lonInt: p.longitudeE7, alt: Float(p.altitude))
+    }
+
+    // MARK: - Running a plan
+
+    /// Starts `new`, superseding a plan still being set up.
+    mutating func start(_ new: Plan, now: MeshInstant) -> [Directive] {
+        var out: [Directive] = []
+        if let old = plan {
+            plan = nil
+            out += failPlan(old, "superseded by \(new.label)")
+        }
+        plan = new
+        out += advancePlan(now: now)
+        return out
+    }
+
+    /// A plan that did not get through: its command is refused (it never ran), or for an internal plan, a note.
+    mutating func failPlan(_ p: Plan, _ reason: String) -> [Directive] {
+        if p.steps.contains(where: { if case .startSetpointStream = $0 { return true } else { return false } }), !following {
+            setpoint = nil
+        }
+        if let id = p.id { return [.verdict(id, .rejected(reason))] }
+        return [.note("\(p.label): \(reason)")]
+    }
+
+    /// Sends the plan's next steps until one needs an answer; on the last step, accepts the command.
+    mutating func advancePlan(now: MeshInstant) -> [Directive] {
+        guard var p = plan else { return [] }
+        var out: [Directive] = []
+        if let wait = p.wait {
+            switch wait {
+            case .ack(let cmd, let attempt, let deadline, let inProgress):
+                guard now >= deadline else { return [] }
+                if inProgress || attempt >= configuration.attempts {
+                    plan = nil
+                    return failPlan(p, "autopilot did not acknowledge \(Self.name(cmd))\(inProgress ? " (still in progress)" : "")")
+                }
+                // Retransmit with the confirmation count raised, as the command protocol asks.
+                p.wait = .ack(cmd, attempt: attempt + 1, deadline: now + configuration.ackTimeout, inProgress: false)
+                plan = p
+                out.append(.note("\(p.label): no COMMAND_ACK for \(Self.name(cmd)), sending again (attempt \(attempt + 1))"))
+                switch p.steps[p.index] {
+                case .command(var c):
+                    c.confirmation = UInt8(min(255, attempt))
+                    out.append(frame(c))
+                case .commandInt(let c):
+                    out.append(frame(c))
+                default: break
+                }
+                return out
+            case .mission(let last, let attempt, let deadline):
+                guard now >= deadline else { return [] }
+                if attempt >= configuration.attempts {
+                    plan = nil
+                    return failPlan(p, "autopilot did not complete the mission upload")
+                }
+                p.wait = .mission(lastSent: last, attempt: attempt + 1, deadline: now + configuration.ackTimeout)
+                plan = p
+                return [frame(last)]
+            }
+        }
+        while p.index < p.steps.count {
+            switch p.steps[p.index] {
+            case .command(let c):
+                p.wait = .ack(c.command, attempt: 1, deadline: now + configuration.ackTimeout, inProgress: false)
+                plan = p
+                out.append(frame(c))
+                return out
+            case .commandInt(let c):
+                p.wait = .ack(c.command, attempt: 1, deadline: now + configuration.ackTimeout, inProgress: false)
+                plan = p
+                out.append(frame(c))
+                return out
+            case .mission(let items):
+                let count = MissionCount(targetSystem: items.first?.targetSystem ?? 0, targetComponent: items.first?.targetComponent ?? 1,
+                                         count: UInt16(items.count), missionType: .mission)
+                p.wait = .mission(lastSent: count.wrapped, attempt: 1, deadline: now + configuration.ackTimeout)
+                plan = p
+                out.append(frame(count))
+                return out
+            case .message(let m):
+                out.append(frame(m))
+                p.index += 1
+            case .startSetpointStream(let at):
+                setpoint = at
+                nextSetpointAt = now + configuration.setpointInterval
+                if let target = targetSystemID { out.append(frame(positionTarget(at, target: target, now: now))) }
+                p.index += 1
+            }
+        }
+        // Every step went through: the command is accepted.
+        plan = nil
+        out += accept(p, now: now)
+        return out
+    }
+
+    mutating func accept(_ p: Plan, now: MeshInstant) -> [Directive] {
+        var out: [Directive] = []
+        if let id = p.id { out.append(.verdict(id, .accepted)) }
+        out += finishRunning(.failed(p.label.hasPrefix("failsafe:") ? p.label : "superseded by \(p.label)"))
+        intent = p.intent
+        if p.follows {
+            following = true
+        } else {
+            stopFollowing()
+        }
+        if case .immediately = p.completion {
+            if let id = p.id { out.append(.completion(id, .completed)) }
+        } else {
+            running = Running(id: p.id, label: p.label, completion: p.completion, modes: p.modes)
+            out += checkRunning(now: now)
+        }
+        return out
+    }
+
+    mutating func stopFollowing() {
+        following = false
+        setpoint = nil
+    }
+
+    mutating func onAck(_ ack: CommandAck, now: MeshInstant) -> [Directive] {
+        guard var p = plan, case .ack(let cmd, let attempt, _, _) = p.wait, ack.command == cmd else { return [] }
+        switch ack.result {
+        case .accepted:
+            p.wait = nil
+            p.index += 1
+            plan = p
+            return advancePlan(now: now)
+        case .inProgress:
+            p.wait = .ack(cmd, attempt: attempt, deadline: now + configuration.inProgressTimeout, inProgress: true)
+            plan = p
+            return []
+        default:
+            plan = nil
+            let result = ack.result.entryName ?? "MAV_RESULT \(ack.result.rawValue)"
+            return failPlan(p, "autopilot refused \(Self.name(cmd)): \(result)")
+        }
+    }
+
+    mutating func onMissionRequest(_ seq: UInt16, now: MeshInstant) -> [Directive] {
+        guard var p = plan, case .mission = p.wait, case .mission(let items) = p.steps[p.index] else { return [] }
+        guard Int(seq) < items.count else {
+            plan = nil
+            return failPlan(p, "autopilot asked for mission item \(seq) of \(items.count)")
+        }
+        let item = items[Int(seq)]
+        p.wait = .mission(lastSent: item.wrapped, attempt: 1, deadline: now + configuration.ackTimeout)
+        plan = p
+        return [frame(item)]
+    }
+
+    mutating func onMissionAck(_ result: MAVMissionResult, now: MeshInstant) -> [Directive] {
+        guard var p = plan, case .mission = p.wait else { return [] }
+        guard result == .mavMissionAccepted else {
+            plan = nil
+            return failPlan(p, "autopilot refused the mission: \(result.entryName ?? "MAV_MISSION_RESULT \(result.rawValue)")")
+        }
+        p.wait = nil
+        p.index += 1
+        plan = p
+        return advancePlan(now: now)
+    }
+
+    // MARK: - Completion
+
+    mutating func finishRunning(_ how: VehicleCompletion) -> [Directive] {
+        guard let r = running else { return [] }
+        running = nil
+        if case .failed = how, intent != .following { intent = flying ? .hovering : .idle }
+        guard let id = r.id else {
+            if case .failed(let why) = how { return [.note("\(r.label) ended: \(why)")] }
+            return []
+        }
+        return [.completion(id, how)]
+    }
+
+    mutating func checkRunning(now: MeshInstant) -> [Directive] {
+        guard let r = running, let p = telemetry.position else { return [] }
+        switch r.completion {
+        case .immediately:
+            return finishRunning(.completed)
+        case .altitude(let mm):
+            let tolerance = max(configuration.altitudeTolerance, 0.05 * Double(mm) / 1000)
+            if Double(p.altitudeMillimetres - mm) / 1000 > -tolerance && flying {
+                intent = .hovering
+                return finishRunning(.completed)
+            }
+        case .landed:
+            if !telemetry.armed && !flying { return finishRunning(.completed) }
+        case .arrived(let target):
+            if Self.distance(p, target) <= configuration.arrivalRadius
+                && abs(p.altitude - target.altitude) <= configuration.altitudeTolerance {
+                intent = .hovering
+                return finishRunning(.completed)
+            }
+        case .missionEnd:
+            break
+        }
+        return []
+    }
+
+    /// A duration in seconds with one decimal, "3.2".
+    static func seconds(_ d: Duration) -> String {
+        let tenths = (d.components.seconds * 10) + d.components.attoseconds / 100_000_000_000_000_000
+        return "\(tenths / 10).\(abs(tenths % 10))"
+    }
+
+    /// `MAV_CMD_NAV_TAKEOFF`, or the number for commands without a name here.
+    static func name(_ cmd: MAVCmd) -> String {
+        cmd.entryName ?? "MAV_CMD \(cmd.rawValue)"
+    }
+}

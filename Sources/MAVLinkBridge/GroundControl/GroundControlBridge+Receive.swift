@@ -1,0 +1,484 @@
+import Coordinator
+import MAVLink
+import MeshTypes
+
+extension GroundControlBridge {
+    // MARK: - From ground-control software
+
+    /// One datagram from `address`.
+    public mutating func receive(_ bytes: [UInt8], from address: Address, now: MeshInstant) -> [Directive] {
+        var out: [Directive] = []
+        var events = parser.feed(bytes)
+        events += parser.finish()
+        for case .frame(let f) in events { out += handle(f, from: address, now: now) }
+        return out
+    }
+
+    /// One frame from `address`.
+    public mutating func handle(_ frame: MAVLinkFrame, from address: Address, now: MeshInstant) -> [Directive] {
+        // Our own vehicles' frames coming back (a router or a GCS forwarding everything): never act on them.
+        if fleet[frame.systemID] != nil, frame.componentID == configuration.vehicleComponentID { return [] }
+        var out = notePeer(frame, from: address, now: now)
+        let gcs = (address: address, system: frame.systemID, component: frame.componentID)
+        switch frame.message {
+        case .commandLong(let c):
+            let params = [c.param1, c.param2, c.param3, c.param4, c.param5, c.param6, c.param7]
+            out += onCommand(c.command, target: c.targetSystem, params: params, intCommand: nil, confirmation: c.confirmation,
+                             gcs: gcs, now: now)
+        case .commandInt(let c):
+            out += onCommand(c.command, target: c.targetSystem, params: [c.param1, c.param2, c.param3, c.param4],
+                             intCommand: c, confirmation: 0, gcs: gcs, now: now)
+        case .setMode(let m):
+            out += onSetMode(m, gcs: gcs, now: now)
+        case .setPositionTargetGlobalInt(let m):
+            out += onPositionTarget(m, gcs: gcs, now: now)
+        case .manualControl(let m):
+            out += onManualControl(m, gcs: gcs, now: now)
+        case .paramRequestList(let m):
+            if fleet[m.targetSystem] != nil { out += send(parameter(m.targetSystem), as: m.targetSystem, to: [address]) }
+        case .paramRequestRead(let m):
+            if fleet[m.targetSystem] != nil, m.paramIndex == 0 || m.paramId == Self.parameterName {
+                out += send(parameter(m.targetSystem), as: m.targetSystem, to: [address])
+            }
+        case .paramSet(let m):
+            if fleet[m.targetSystem] != nil {
+                out += send(parameter(m.targetSystem), as: m.targetSystem, to: [address])
+                out += statusText("\(m.paramId): FleetMesh vehicles have no settable parameters", severity: .warning,
+                                  as: m.targetSystem, to: [address], id: 0)
+            }
+        case .missionRequestList(let m):
+            if fleet[m.targetSystem] != nil {
+                out += send(MissionCount(targetSystem: frame.systemID, targetComponent: frame.componentID, count: 0,
+                                         missionType: m.missionType), as: m.targetSystem, to: [address])
+            }
+        case .missionClearAll(let m):
+            if fleet[m.targetSystem] != nil {
+                out += send(MissionAck(targetSystem: frame.systemID, targetComponent: frame.componentID, type: .mavMissionAccepted,
+                                       missionType: m.missionType), as: m.targetSystem, to: [address])
+            }
+        case .missionCount(let m):
+            out += onMissionCount(m, gcs: gcs, now: now)
+        case .missionItemInt(let m):
+            out += onMissionItem(m, gcs: gcs, now: now)
+        default:
+            break
+        }
+        return out
+    }
+
+    mutating func notePeer(_ frame: MAVLinkFrame, from address: Address, now: MeshInstant) -> [Directive] {
+        var isHeartbeat = false
+        if case .heartbeat = frame.message { isHeartbeat = true }
+        if var p = peers[address] {
+            p.lastHeard = now
+            p.systemID = frame.systemID
+            p.componentID = frame.componentID
+            p.sendsHeartbeats = p.sendsHeartbeats || isHeartbeat
+            peers[address] = p
+            return []
+        }
+        let p = Peer(address: address, systemID: frame.systemID, componentID: frame.componentID, sendsHeartbeats: isHeartbeat,
+                     lastHeard: now)
+        peers[address] = p
+        // A new peer gets every vehicle's heartbeat and home at once rather than within the next second.
+        for n in schedules.keys { schedules[n]?.heartbeat = now; schedules[n]?.home = now }
+        return [.peerJoined(p)]
+    }
+
+    typealias GCS = (address: Address, system: UInt8, component: UInt8)
+
+    /// The one parameter each vehicle has (ground-control software asks for the list before anything else).
+    static var parameterName: String { "FM_UAV_NUMBER" }
+
+    func parameter(_ n: UInt8) -> ParamValue {
+        ParamValue(paramId: Self.parameterName, paramValue: Float(n), paramType: .real32, paramCount: 1, paramIndex: 0)
+    }
+
+    // MARK: - Commands
+
+    /// COMMAND_LONG and COMMAND_INT. `params` are param1…7 (LONG) or param1…4 (INT, whose x, y, z are in `intCommand`).
+    mutating func onCommand(_ cmd: MAVCmd, target: UInt8, params p: [Float], intCommand: CommandInt?, confirmation: UInt8,
+                            gcs: GCS, now: MeshInstant) -> [Directive] {
+        let ackAs = (1...255).contains(target) ? target : configuration.stationSystemID
+        func ack(_ result: MAVResult, _ text: String? = nil) -> [Directive] {
+            var out = send(CommandAck(command: cmd, result: result, progress: 0, resultParam2: 0, targetSystem: gcs.system,
+                                      targetComponent: gcs.component), as: ackAs, to: [gcs.address])
+            if let text { out += statusText(text, severity: result == .accepted ? .info : .warning, as: ackAs, to: [gcs.address], id: 0) }
+            return out
+        }
+        guard (1...250).contains(target) else {
+            let why = target == 0 ? "broadcast commands are not supported: address one UAV number" : "\(target) is not a FleetMesh UAV number (1–250)"
+            return ack(.denied, why) + [.note("ground control \(gcs.system) sent \(Self.name(cmd)) to system \(target): \(why)")]
+        }
+        let vehicle = fleet[target]
+        // Local answers: requests for messages, capabilities, arming (FleetMesh arms as part of takeoff).
+        switch cmd {
+        case .requestMessage, .getHomePosition:
+            guard vehicle != nil else { return ack(.denied, "UAV \(target) is not in the mesh") }
+            let id = cmd == .getHomePosition ? HomePosition.id : UInt32(p[0].isFinite ? max(0, p[0]) : 0)
+            switch id {
+            case HomePosition.id:
+                guard let h = homePosition(target, now: now) else { return ack(.failed, "UAV \(target): home not known yet") }
+                return ack(.accepted) + send(h, as: target, to: [gcs.address])
+            case AutopilotVersion.id:
+                return ack(.accepted) + send(autopilotVersion(target), as: target, to: [gcs.address])
+            case Heartbeat.id, GlobalPositionInt.id, Attitude.id, SysStatus.id, BatteryStatus.id, ExtendedSysState.id, VfrHud.id:
+                schedules[target] = Schedule(heartbeat: now, position: now, hud: now, home: now)
+                return ack(.accepted)
+            default:
+                return ack(.unsupported)
+            }
+        case .requestAutopilotCapabilities:
+            guard vehicle != nil else { return ack(.denied, "UAV \(target) is not in the mesh") }
+            return ack(.accepted) + send(autopilotVersion(target), as: target, to: [gcs.address])
+        case .setMessageInterval:
+            // Streams have fixed rates (see the documentation); the request is acknowledged so GCS software carries on.
+            return vehicle == nil ? ack(.denied, "UAV \(target) is not in the mesh") : ack(.accepted)
+        case .componentArmDisarm:
+            guard let v = vehicle else { return ack(.denied, "UAV \(target) is not in the mesh") }
+            if p[0] >= 0.5 {
+                return v.state.armed ? ack(.accepted)
+                    : ack(.denied, "UAV \(target): FleetMesh arms as part of takeoff; send MAV_CMD_NAV_TAKEOFF")
+            }
+            return v.state.armed ? ack(.denied, "UAV \(target): to disarm, land (MAV_CMD_NAV_LAND)") : ack(.accepted)
+        default:
+            break
+        }
+        // A FleetMesh command.
+        let command: Command
+        switch commandFor(cmd, params: p, intCommand: intCommand, vehicle: vehicle) {
+        case .success(let c): command = c
+        case .failure(let refusal): return ack(refusal.result, "UAV \(target): \(refusal.text)")
+        }
+        let key = CommandKey(address: gcs.address, systemID: gcs.system, componentID: gcs.component, target: target,
+                             command: UInt32(cmd.rawValue),
+                             parameters: p.map(\.bitPattern) + [intCommand?.x, intCommand?.y].map { UInt32(bitPattern: $0 ?? 0) }
+                                 + [intCommand.map { $0.z.bitPattern } ?? 0, UInt32(intCommand?.frame.rawValue ?? 0)])
+        return submit(command, key: key, uav: target, ackCommand: cmd.rawValue, repeated: intCommand == nil ? .confirmation(confirmation) : .window,
+                      gcs: gcs, now: now)
+    }
+
+    /// How a repeated request is told from a new one.
+    enum Repeat {
+        /// COMMAND_LONG: `confirmation` > 0 marks a retransmission.
+        case confirmation(UInt8)
+        /// COMMAND_INT and SET_MODE (no confirmation field): the same request while it is pending, or within 1 s of
+        /// its answer, is a retransmission.
+        case window
+        /// Unacknowledged messages: the same request while it is pending is dropped.
+        case whilePending
+    }
+
+    /// Sends `command` into the mesh, unless it is a retransmission of one already sent: then the same answer (or
+    /// IN_PROGRESS while there is none yet) goes back, and nothing runs twice.
+    mutating func submit(_ command: Command, key: CommandKey, uav: UInt8, ackCommand: UInt16?, repeated: Repeat,
+                         gcs: GCS, now: MeshInstant) -> [Directive] {
+        if let t = byKey[key], let p = pending[t] {
+            let isRetransmission: Bool
+            switch repeated {
+            case .confirmation(let c): isRetransmission = c > 0
+            case .window: isRetransmission = p.finishedAt.map { now - $0 <= .seconds(1) } ?? true
+            case .whilePending: isRetransmission = p.finishedAt == nil
+            }
+            if isRetransmission {
+                guard let c = ackCommand else { return [] }
+                return send(CommandAck(command: MAVCmd(rawValue: c), result: p.acked ?? .inProgress,
+                                       progress: p.acked == nil ? UInt8.max : 0, resultParam2: 0,
+                                       targetSystem: gcs.system, targetComponent: gcs.component), as: uav, to: [gcs.address])
+            }
+        }
+        let ticket = nextTicket
+        nextTicket += 1
+        pending[ticket] = Pending(key: key, label: AutopilotSession.describe(command), uav: uav, ackCommand: ackCommand,
+                                  acked: nil, finishedAt: nil, receivedAt: now)
+        byKey[key] = ticket
+        return [.command(command, uav: uav, ticket: ticket)]
+    }
+
+    struct Refusal: Error, Hashable {
+        var result: MAVResult
+        var text: String
+    }
+
+    /// The FleetMesh command for a MAV_CMD, or why there is none.
+    func commandFor(_ cmd: MAVCmd, params p: [Float], intCommand: CommandInt?, vehicle: Vehicle?) -> Result<Command, Refusal> {
+        switch cmd {
+        case .navTakeoff:
+            // param7 (COMMAND_LONG) is metres above home; COMMAND_INT's z follows its frame.
+            var alt = Double(intCommand?.z ?? p.last ?? .nan)
+            if let c = intCommand, alt.isFinite {
+                guard let a = relativeAltitude(alt, frame: c.frame) else {
+                    return .failure(Refusal(result: .denied, text: "altitude frame \(c.frame.rawValue) is not supported"))
+                }
+                alt = a
+            }
+            if !alt.isFinite || alt <= 0 { alt = configuration.defaultTakeoffAltitude }
+            guard alt <= 2000 else { return .failure(Refusal(result: .denied, text: "takeoff altitude \(alt) m is above 2000 m")) }
+            return .success(.takeoff(altitudeMillimetres: Int32((alt * 1000).rounded())))
+        case .navLand:
+            return .success(.land)
+        case .navReturnToLaunch:
+            return .success(.returnToLaunch)
+        case .navLoiterUnlim:
+            return .success(.hover)
+        case .doPauseContinue:
+            return p[0] < 0.5 ? .success(.hover)
+                : .failure(Refusal(result: .unsupported, text: "continue is not supported; send the next command"))
+        case .doReposition, .navWaypoint:
+            return reposition(cmd, params: p, intCommand: intCommand, vehicle: vehicle)
+        case .doSetMode:
+            return modeCommand(baseMode: p[0], customMode: p[1])
+        default:
+            return .failure(Refusal(result: .unsupported, text: "\(Self.name(cmd)) is not supported"))
+        }
+    }
+
+    /// DO_REPOSITION: COMMAND_LONG carries latitude, longitude (degrees) and altitude above home in param5–7;
+    /// COMMAND_INT carries x, y (degrees × 10⁷) and z in its frame. NaN (or INT32_MAX) keeps the current value.
+    /// param1 is the ground speed (m/s; ≤ 0 for the vehicle's default).
+    func reposition(_ cmd: MAVCmd, params p: [Float], intCommand: CommandInt?, vehicle: Vehicle?) -> Result<Command, Refusal> {
+        guard let v = vehicle else { return .failure(Refusal(result: .denied, text: "not in the mesh")) }
+        let here = v.state.position
+        var lat = here.latitude, lon = here.longitude, alt = here.altitude
+        if let c = intCommand {
+            if c.x != Int32.max && c.x != 0 { lat = Double(c.x) / 1e7 }
+            if c.y != Int32.max && c.y != 0 { lon = Double(c.y) / 1e7 }
+            if c.z.isFinite {
+                guard let a = relativeAltitude(Double(c.z), frame: c.frame) else {
+                    return .failure(Refusal(result: .denied, text: "altitude frame \(c.frame.rawValue) is not supported"))
+                }
+                alt = a
+            }
+        } else {
+            if p[4].isFinite { lat = Double(p[4]) }
+            if p[5].isFinite { lon = Double(p[5]) }
+            if p[6].isFinite { alt = Double(p[6]) }
+        }
+        guard (-90.0...90.0).contains(lat), (-180.0...180.0).contains(lon), (-10_000.0...10_000.0).contains(alt) else {
+            return .failure(Refusal(result: .denied, text: "position \(lat), \(lon), \(alt) m is out of range"))
+        }
+        let speed = cmd == .doReposition && p[0].isFinite && p[0] > 0 ? min(655, Double(p[0])) : 0
+        return .success(.goto(GeoPoint(latitude: lat, longitude: lon, altitude: alt), speedCmS: UInt16((speed * 100).rounded())))
+    }
+
+    /// Altitude above home from an altitude in a MAVLink frame; nil for frames FleetMesh cannot convert.
+    func relativeAltitude(_ z: Double, frame: MAVFrame) -> Double? {
+        switch frame {
+        case .globalRelativeAlt, .globalRelativeAltInt: return z
+        case .global, .globalInt: return z - originAltitude
+        default: return nil
+        }
+    }
+
+    /// DO_SET_MODE / SET_MODE: the custom modes are the activity codes the HEARTBEAT carries; the ones that are
+    /// also commands can be set.
+    func modeCommand(baseMode: Float, customMode: Float) -> Result<Command, Refusal> {
+        guard UInt32(max(0, baseMode)) & UInt32(MAVModeFlag.customModeEnabled.rawValue) != 0 else {
+            return .failure(Refusal(result: .denied, text: "only custom modes can be set (base mode with MAV_MODE_FLAG_CUSTOM_MODE_ENABLED)"))
+        }
+        switch VehicleActivity(rawValue: UInt8(clamping: Int(customMode.isFinite ? customMode : -1))) {
+        case .hovering: return .success(.hover)
+        case .following: return .success(.followTarget(true))
+        case .landing: return .success(.land)
+        case .returning: return .success(.returnToLaunch)
+        default:
+            return .failure(Refusal(result: .denied, text: "mode \(customMode) cannot be set (settable: 2 hover, 4 follow, 6 land, 7 return)"))
+        }
+    }
+
+    mutating func onSetMode(_ m: SetMode, gcs: GCS, now: MeshInstant) -> [Directive] {
+        let target = m.targetSystem
+        func ack(_ result: MAVResult, _ text: String) -> [Directive] {
+            send(CommandAck(command: MAVCmd(rawValue: 11), result: result, targetSystem: gcs.system, targetComponent: gcs.component),
+                 as: (1...255).contains(target) ? target : configuration.stationSystemID, to: [gcs.address])
+                + statusText(text, severity: .warning, as: (1...255).contains(target) ? target : configuration.stationSystemID,
+                             to: [gcs.address], id: 0)
+        }
+        guard (1...250).contains(target) else { return ack(.denied, "\(target) is not a FleetMesh UAV number (1–250)") }
+        switch modeCommand(baseMode: Float(m.baseMode.rawValue), customMode: Float(m.customMode)) {
+        case .failure(let r): return ack(r.result, "UAV \(target): \(r.text)")
+        case .success(let command):
+            let key = CommandKey(address: gcs.address, systemID: gcs.system, componentID: gcs.component, target: target,
+                                 command: 0x1_000B, parameters: [UInt32(m.baseMode.rawValue), m.customMode])
+            return submit(command, key: key, uav: target, ackCommand: 11, repeated: .window, gcs: gcs, now: now)
+        }
+    }
+
+    /// SET_POSITION_TARGET_GLOBAL_INT: a goto (position only; velocities and accelerations are not supported).
+    /// Not acknowledged in MAVLink: a refusal comes back as STATUSTEXT. The same target again within 2 s is sent once.
+    mutating func onPositionTarget(_ m: SetPositionTargetGlobalInt, gcs: GCS, now: MeshInstant) -> [Directive] {
+        let target = m.targetSystem
+        guard (1...250).contains(target) else { return [] }
+        guard fleet[target] != nil else { return unknownTarget(target, gcs: gcs, what: "SET_POSITION_TARGET_GLOBAL_INT", now: now) }
+        guard !m.typeMask.contains(.xIgnore), !m.typeMask.contains(.yIgnore), !m.typeMask.contains(.zIgnore) else {
+            return statusText("UAV \(target): only position targets are supported", severity: .warning, as: target, to: [gcs.address], id: 0)
+        }
+        guard let alt = relativeAltitude(Double(m.alt), frame: m.coordinateFrame) else {
+            return statusText("UAV \(target): altitude frame \(m.coordinateFrame.rawValue) is not supported", severity: .warning,
+                              as: target, to: [gcs.address], id: 0)
+        }
+        let point = GeoPoint(latitudeE7: m.latInt, longitudeE7: m.lonInt, altitudeMillimetres: Int32(clamping: Int64((alt * 1000).rounded())))
+        if let last = lastGoto[target], last.point == point, now - last.at < .seconds(2) { return [] }
+        lastGoto[target] = (point, now)
+        let key = CommandKey(address: gcs.address, systemID: gcs.system, componentID: gcs.component, target: target,
+                             command: 0x1_0056, parameters: [UInt32(bitPattern: point.latitudeE7), UInt32(bitPattern: point.longitudeE7),
+                                                             UInt32(bitPattern: point.altitudeMillimetres)])
+        return submit(.goto(point, speedCmS: 0), key: key, uav: target, ackCommand: nil, repeated: .whilePending, gcs: gcs, now: now)
+    }
+
+    /// MANUAL_CONTROL: x, y, r pass through; z from the ground-control 0…1000 scale (500 = centre) to FleetMesh's
+    /// −1000…1000 (0 = hold altitude). Unanswered, latest wins, subject to the control lease like any command.
+    mutating func onManualControl(_ m: MAVLink.ManualControl, gcs: GCS, now: MeshInstant) -> [Directive] {
+        let target = m.target
+        guard (1...250).contains(target) else { return [] }
+        guard fleet[target] != nil else { return unknownTarget(target, gcs: gcs, what: "MANUAL_CONTROL", now: now) }
+        func axis(_ v: Int16) -> Int16 { v == Int16.max ? 0 : max(-1000, min(1000, v)) }
+        let z: Int16 = m.z == Int16.max ? 0 : Int16(max(-1000, min(1000, (Int(m.z) - 500) * 2)))
+        let sample = Coordinator.ManualControl(x: axis(m.x), y: axis(m.y), z: z, r: axis(m.r),
+                                               buttons: UInt32(m.buttons) | UInt32(m.buttons2) << 16)
+        return [.manualControl(sample, uav: target)]
+    }
+
+    /// An unanswered message for a UAV number the station does not see: one STATUSTEXT and one log line per UAV
+    /// number every 5 s.
+    mutating func unknownTarget(_ target: UInt8, gcs: GCS, what: String, now: MeshInstant) -> [Directive] {
+        if let at = unknownReported[target], now - at < .seconds(5) { return [] }
+        unknownReported[target] = now
+        return statusText("UAV \(target) is not in the mesh", severity: .warning, as: target, to: [gcs.address], id: 0)
+            + [.note("ground control \(gcs.system) sent \(what) to UAV \(target), which is not in the mesh")]
+    }
+
+    func autopilotVersion(_ n: UInt8) -> AutopilotVersion {
+        AutopilotVersion(capabilities: [.mavlink2, .commandInt, .missionInt, .setPositionTargetGlobalInt, .paramFloat],
+                         flightSwVersion: 0, middlewareSwVersion: 0, osSwVersion: 0, boardVersion: 0,
+                         flightCustomVersion: Array(repeating: 0, count: 8), middlewareCustomVersion: Array(repeating: 0, count: 8),
+                         osCustomVersion: Array(repeating: 0, count: 8), vendorId: 0, productId: 0, uid: UInt64(n),
+                         uid2: Array(repeating: 0, count: 18))
+    }
+
+    static func name(_ cmd: MAVCmd) -> String { cmd.entryName ?? "MAV_CMD \(cmd.rawValue)" }
+
+    // MARK: - Answers from the mesh
+
+    /// The mesh's answer to a command this bridge asked for: the COMMAND_ACK (on the first answer), and STATUSTEXT
+    /// for refusals, failures and completions.
+    public mutating func onAnswer(ticket: UInt64, _ answer: CommandAnswer, now: MeshInstant) -> [Directive] {
+        guard var p = pending[ticket] else { return [] }
+        let gcs = (address: p.key.address, system: p.key.systemID, component: p.key.componentID)
+        var out: [Directive] = []
+        func ack(_ result: MAVResult) {
+            guard p.acked == nil else { return }
+            p.acked = result
+            if let target = missionTickets.removeValue(forKey: ticket) {
+                let type: MAVMissionResult = result == .accepted ? .mavMissionAccepted : result == .failed ? .mavMissionError : .mavMissionDenied
+                out += send(MissionAck(targetSystem: gcs.system, targetComponent: gcs.component, type: type, missionType: .mission),
+                            as: target, to: [gcs.address])
+            }
+            if let c = p.ackCommand {
+                out += send(CommandAck(command: MAVCmd(rawValue: c), result: result, progress: 0, resultParam2: 0,
+                                       targetSystem: gcs.system, targetComponent: gcs.component), as: p.uav, to: [gcs.address])
+            }
+        }
+        switch answer {
+        case .accepted:
+            ack(.accepted)
+        case .completed:
+            ack(.accepted)
+            out += statusText("UAV \(p.uav): \(p.label) completed", severity: .info, as: p.uav, to: [gcs.address], id: UInt16(truncatingIfNeeded: ticket))
+            p.finishedAt = now
+        case .failed(let why):
+            ack(.failed)
+            out += statusText("UAV \(p.uav): \(p.label) failed: \(why)", severity: .warning, as: p.uav, to: [gcs.address],
+                              id: UInt16(truncatingIfNeeded: ticket))
+            p.finishedAt = now
+        case .rejected(let why):
+            ack(Self.result(for: why))
+            out += statusText("UAV \(p.uav): \(p.label) rejected: \(why)", severity: .warning, as: p.uav, to: [gcs.address],
+                              id: UInt16(truncatingIfNeeded: ticket))
+            out.append(.note("ground control \(gcs.system): \(p.label) for UAV \(p.uav) rejected: \(why)"))
+            p.finishedAt = now
+        }
+        pending[ticket] = p
+        return out
+    }
+
+    /// The MAV_RESULT for a refusal: DENIED when asking again will not help (no such UAV, another station in
+    /// control, the vehicle or its autopilot refused); TEMPORARILY_REJECTED when it will, by itself (a number being
+    /// resolved, a restarted drone, an autopilot not connected or not heard right now).
+    public static func result(for rejection: CommandRejection) -> MAVResult {
+        switch rejection {
+        case .unknownUAVNumber, .controlledBy: return .denied
+        case .contestedNumber, .targetRestarted: return .temporarilyRejected
+        case .vehicle(let reason):
+            if reason.hasPrefix("autopilot silent") || reason.hasPrefix("autopilot not connected")
+                || reason.hasPrefix("no position") || reason.hasPrefix("no home") || reason.hasSuffix("MAV_RESULT_TEMPORARILY_REJECTED") {
+                return .temporarilyRejected
+            }
+            if reason.hasSuffix("MAV_RESULT_UNSUPPORTED") { return .unsupported }
+            if reason.hasPrefix("autopilot did not acknowledge") { return .failed }
+            return .denied
+        }
+    }
+
+    // MARK: - Mission upload → trajectory
+
+    mutating func onMissionCount(_ m: MissionCount, gcs: GCS, now: MeshInstant) -> [Directive] {
+        let target = m.targetSystem
+        guard fleet[target] != nil else { return [] }
+        guard m.missionType == .mission else {
+            return send(MissionAck(targetSystem: gcs.system, targetComponent: gcs.component, type: .mavMissionUnsupported,
+                                   missionType: m.missionType), as: target, to: [gcs.address])
+        }
+        if m.count == 0 {
+            return send(MissionAck(targetSystem: gcs.system, targetComponent: gcs.component, type: .mavMissionAccepted,
+                                   missionType: .mission), as: target, to: [gcs.address])
+        }
+        uploads[target] = Upload(address: gcs.address, system: gcs.system, component: gcs.component, count: m.count, items: [],
+                                 deadline: now + .seconds(3))
+        return send(MissionRequestInt(targetSystem: gcs.system, targetComponent: gcs.component, seq: 0, missionType: .mission),
+                    as: target, to: [gcs.address])
+    }
+
+    mutating func onMissionItem(_ m: MissionItemInt, gcs: GCS, now: MeshInstant) -> [Directive] {
+        let target = m.targetSystem
+        guard var u = uploads[target], u.address == gcs.address, Int(m.seq) == u.items.count else { return [] }
+        u.items.append(m)
+        u.deadline = now + .seconds(3)
+        guard u.items.count == Int(u.count) else {
+            uploads[target] = u
+            return send(MissionRequestInt(targetSystem: gcs.system, targetComponent: gcs.component, seq: UInt16(u.items.count),
+                                          missionType: .mission), as: target, to: [gcs.address])
+        }
+        uploads[target] = nil
+        // Waypoints become the trajectory; other items (takeoff, speed changes, …) are skipped.
+        var points: [GeoPoint] = []
+        for item in u.items where item.command == .navWaypoint {
+            guard let alt = relativeAltitude(Double(item.z), frame: item.frame) else {
+                return send(MissionAck(targetSystem: gcs.system, targetComponent: gcs.component, type: .mavMissionUnsupportedFrame,
+                                       missionType: .mission), as: target, to: [gcs.address])
+            }
+            points.append(GeoPoint(latitudeE7: item.x, longitudeE7: item.y, altitudeMillimetres: Int32(clamping: Int64((alt * 1000).rounded()))))
+        }
+        guard !points.isEmpty else {
+            return send(MissionAck(targetSystem: gcs.system, targetComponent: gcs.component, type: .mavMissionInvalid,
+                                   missionType: .mission), as: target, to: [gcs.address])
+                + statusText("UAV \(target): the mission has no waypoints", severity: .warning, as: target, to: [gcs.address], id: 0)
+        }
+        let key = CommandKey(address: gcs.address, systemID: gcs.system, componentID: gcs.component, target: target,
+                             command: 0x1_002C, parameters: points.flatMap { [UInt32(bitPattern: $0.latitudeE7), UInt32(bitPattern: $0.longitudeE7)] })
+        // MISSION_ACK follows the mesh's verdict (see onAnswer via `missionTickets`).
+        let out = submit(.trajectory(points), key: key, uav: target, ackCommand: nil, repeated: .whilePending, gcs: gcs, now: now)
+        for case .command(_, _, let ticket) in out { missionTickets[ticket] = target }
+        return out
+    }
+
+    /// Uploads that stalled: the GCS gave up or lost packets; asks once more for the item, then forgets the upload.
+    mutating func expireUploads(now: MeshInstant) -> [Directive] {
+        var out: [Directive] = []
+        for (target, u) in uploads where now >= u.deadline {
+            uploads[target] = nil
+            out.append(.note("mission upload to UAV \(target) from ground control \(u.system) stalled at item \(u.items.count) of \(u.count)"))
+        }
+        return out
+    }
+}
