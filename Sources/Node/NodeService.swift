@@ -166,7 +166,7 @@ public struct NodeService: Service, CustomStringConvertible {
         public var description: String { "\(part) failed: \(underlying)" }
     }
 
-    static let knownCommands = "status, peers, vehicles, airspace, send, target, origin, sources"
+    static let knownCommands = "status, peers, vehicles, airspace, send, target, origin, sources, manual"
 
     /// One control request. Bad input gets a precise error; the node keeps running.
     static func handle(_ request: ControlRequest, node: MeshNode, coordinator: CoordinatorShell) async -> ControlResponse {
@@ -218,6 +218,25 @@ public struct NodeService: Service, CustomStringConvertible {
             let timeoutMs = min(max(request.timeoutMs ?? 10_000, 1), 600_000)
             return ControlResponse(target: await coordinator.target(location, uav: request.uav.map { UInt8($0) },
                                                                     follow: request.follow ?? false, timeout: .milliseconds(timeoutMs)))
+        case "manual":
+            let numbers = request.uavs ?? request.uav.map { [$0] } ?? []
+            guard !numbers.isEmpty, numbers.count <= 250, numbers.allSatisfy({ (1...250).contains($0) }) else {
+                return ControlResponse(error: "manual: \"uavs\" must list UAV numbers 1–250, found \(numbers)")
+            }
+            let rate = request.rateHz ?? 100
+            guard rate.isFinite, (1...1000).contains(rate) else {
+                return ControlResponse(error: "manual: \"rateHz\" must be 1–1000, found \(rate)")
+            }
+            let ms = request.durationMs ?? 5000
+            guard (1...600_000).contains(ms) else { return ControlResponse(error: "manual: \"durationMs\" must be 1–600000, found \(ms)") }
+            let axes = request.axes ?? [0, 0, 0, 0]
+            guard axes.count == 4, axes.allSatisfy({ (-1000...1000).contains($0) }) else {
+                return ControlResponse(error: "manual: \"axes\" must be four numbers x, y, z, r within -1000…1000, found \(axes)")
+            }
+            let report = await coordinator.streamManualControl(
+                (Int16(axes[0]), Int16(axes[1]), Int16(axes[2]), Int16(axes[3])), to: numbers.map { UInt8($0) },
+                rate: rate, duration: .milliseconds(ms), takeover: request.takeover ?? false)
+            return ControlResponse(manual: report)
         default:
             return ControlResponse(error: "unknown command '\(request.command)' (known: \(knownCommands))")
         }

@@ -7,5 +7,5 @@ struct FleetMesh: AsyncParsableCommand {
         abstract: "Peer-to-peer mesh coordinator for multi-drone field missions.",
         discussion: "Run a node with `fleetmesh run --config FILE`; the other commands talk to a running node on this machine.",
         subcommands: [RunCommand.self, KeygenCommand.self, StatusCommand.self, PeersCommand.self, VehiclesCommand.self,
-                      AirspaceCommand.self, SendCommand.self, TargetCommand.self, OriginCommand.self, SourcesCommand.self, GeoCommand.self, SimulateCommand.self])
+                      AirspaceCommand.self, SendCommand.self, TargetCommand.self, OriginCommand.self, SourcesCommand.self, ManualCommand.self, GeoCommand.self, SimulateCommand.self])
 }

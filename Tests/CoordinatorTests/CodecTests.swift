@@ -39,7 +39,7 @@ let sampleMessages: [CoordinatorMessage] = {
         .routed(env, .commandAnswer(counter: 1, requesterIncarnation: 2, answer: .rejected(.controlledBy("GS North")))),
         .routed(env, .commandAnswer(counter: 1, requesterIncarnation: 2, answer: .rejected(.targetRestarted))),
         .routed(env, .commandAnswer(counter: 1, requesterIncarnation: 2, answer: .rejected(.vehicle("battery too low")))),
-        .routed(env, .manualControl(uavNumber: 9, takeover: false, control: ManualControl(x: -1000, y: 1000, z: 500, r: 0, buttons: 0x8000_0001))),
+        .routed(env, .manualControl(uavNumber: 9, takeover: false, control: ManualControl(x: -1000, y: 1000, z: 500, r: 0, buttons: 0x8000_0001, sentAtMicros: 1_700_000_000_123_456))),
         .routed(bcast, .failsafeReport(FailsafeReport(uavNumber: 4, steps: [FailsafeStep(action: .hover, afterSilenceMilliseconds: 5000),
                                                                             FailsafeStep(action: .returnHome, afterSilenceMilliseconds: 15000)],
                                                       silenceMilliseconds: 20000))),
@@ -106,7 +106,7 @@ struct CodecTests {
     func sizes() {
         #expect(sampleMessages[2].encode().payload.count == 34 + 25)       // telemetry
         #expect(sampleMessages[3].encode().payload.count == 34 + 4 + 40 * 12) // prediction
-        #expect(sampleMessages[22].encode().payload.count == 50 + 14)       // manual control, unicast envelope
+        #expect(sampleMessages[22].encode().payload.count == 50 + 22)       // manual control, unicast envelope
         #expect(sampleMessages[0].encode().payload.count == 35 + 1 + "UAV-ä✈️".utf8.count + 2 + 32) // LSA, two neighbours
     }
 

@@ -168,4 +168,32 @@ import Testing
             #expect(!grounded.log.contains("hover accepted"))
         }
     }
+
+    @Test func aManualControlStreamAt100HzArrivesWholeAndMovesTheDrone() async throws {
+        try await Lab.with(hosts: 2) { lab in
+            let station = try lab.startNode(host: 1, name: "station", role: "station")
+            let drone = try lab.startNode(host: 2, name: "drone-2")
+            let n = try await settledNumbers([drone], seenBy: [station])["drone-2"]!
+            #expect(try send(station, [String(n), "takeoff", "5"]).status == 0)
+            let before = try #require(try vehicles(station).first { $0.uavNumber == n })
+            // Forward at half deflection for 2 s.
+            let r = try shell([try fleetmeshBinary(), "manual", "--node", station.socketPath, "--rate", "100", "--seconds", "2",
+                               "--x", "500", "--json", String(n)])
+            #expect(r.status == 0, "\(r.output)")
+            let report = try JSONDecoder().decode(ManualStreamReport.self, from: Data(r.output.utf8))
+            #expect(report.samplesPerUAV >= 195 && report.samplesPerUAV <= 201 && report.unreachable.isEmpty)
+            let seen = try #require(try drone.status().manualControl)
+            print("manual control 100 Hz for 2 s: sent \(report.samplesPerUAV) at \(report.sentRateHz) Hz; drone obeyed \(seen.received), rate \(seen.rateHz ?? 0) Hz, latency p50 \(seen.latencyP50Ms ?? -1) ms p99 \(seen.latencyP99Ms ?? -1) ms, gap p99 \(seen.gapP99Ms ?? -1) ms")
+            #expect(seen.received == report.samplesPerUAV)
+            #expect(abs((seen.rateHz ?? 0) - 100) < 5)
+            #expect((seen.latencyP99Ms ?? 1000) < 50)
+            try await waitUntil("the drone moved north", timeout: .seconds(5)) {
+                guard let v = try vehicles(station).first(where: { $0.uavNumber == n }) else { return false }
+                return (v.latitude - before.latitude) * 111_200 > 2
+            }
+            // A number nobody holds: nothing is sent, exit 1.
+            let none = try shell([try fleetmeshBinary(), "manual", "--node", station.socketPath, "--seconds", "0.1", n == 250 ? "249" : "250"])
+            #expect(none.status == 1 && none.output.contains("unreachable"), "\(none.output)")
+        }
+    }
 }

@@ -106,10 +106,13 @@ public struct ManualControl: Hashable, Sendable {
     public var r: Int16
     /// Button bit mask.
     public var buttons: UInt32
+    /// When the sender made the sample, microseconds since the Unix epoch on its clock (0 = not given). Used only to
+    /// measure the stream's latency; clocks of different machines need not agree.
+    public var sentAtMicros: UInt64
 
     /// A sample from its fields.
-    public init(x: Int16, y: Int16, z: Int16, r: Int16, buttons: UInt32 = 0) {
-        self.x = x; self.y = y; self.z = z; self.r = r; self.buttons = buttons
+    public init(x: Int16, y: Int16, z: Int16, r: Int16, buttons: UInt32 = 0, sentAtMicros: UInt64 = 0) {
+        self.x = x; self.y = y; self.z = z; self.r = r; self.buttons = buttons; self.sentAtMicros = sentAtMicros
     }
 }
 

@@ -249,7 +249,7 @@ extension MeshPayload {
             return CoordinatorMessageType.commandAnswer
         case .manualControl(let n, let takeover, let m):
             w.u8(n); w.bool(takeover)
-            w.i16(m.x); w.i16(m.y); w.i16(m.z); w.i16(m.r); w.u32(m.buttons)
+            w.i16(m.x); w.i16(m.y); w.i16(m.z); w.i16(m.r); w.u32(m.buttons); w.u64(m.sentAtMicros)
             return CoordinatorMessageType.manualControl
         case .failsafeReport(let rep):
             w.u8(rep.uavNumber)
@@ -356,7 +356,8 @@ extension MeshPayload {
             let n = try readUAVNumber(&r, "manualControl.uavNumber", allowNone: false)!
             let takeover = try r.bool("manualControl.takeover")
             let m = ManualControl(x: try r.i16("manualControl.x"), y: try r.i16("manualControl.y"), z: try r.i16("manualControl.z"),
-                                  r: try r.i16("manualControl.r"), buttons: try r.u32("manualControl.buttons"))
+                                  r: try r.i16("manualControl.r"), buttons: try r.u32("manualControl.buttons"),
+                                  sentAtMicros: try r.u64("manualControl.sentAt"))
             self = .manualControl(uavNumber: n, takeover: takeover, control: m)
         case CoordinatorMessageType.failsafeReport:
             let n = try readUAVNumber(&r, "failsafe.uavNumber", allowNone: true) ?? 0

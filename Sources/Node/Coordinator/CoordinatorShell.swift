@@ -40,6 +40,8 @@ public actor CoordinatorShell {
     private var nextPredictionAt = MeshInstant(nanoseconds: 0)
     /// Target updates received from target sources and flooded.
     private(set) var targetsFromSources = 0
+    /// Drones: the manual-control samples obeyed.
+    private var manualStats = ManualControlStats()
     /// Answers to commands a control request is waiting for.
     private var answers: [CommandID: [CommandReport.Answer]] = [:]
     private var commandSentAt: [CommandID: MeshInstant] = [:]
@@ -244,6 +246,7 @@ public actor CoordinatorShell {
                 perform(core.onVehicleVerdict(id, verdict, now: t), now: t)
                 vehicleEvents(events, now: t)
             case .applyManualControl(let sample, _):
+                manualStats.record(sentAtMicros: sample.sentAtMicros, wallSeconds: Date().timeIntervalSince1970)
                 if var v = vehicle {
                     let events = v.applyManualControl(sample)
                     vehicle = v
@@ -395,6 +398,42 @@ public actor CoordinatorShell {
         return report
     }
 
+    /// Sends one manual-control sample to the drone holding `number` (unreliable, unanswered; the drone obeys it if
+    /// this station holds or, with `takeover`, takes its control lease). False if no reachable drone holds the number.
+    @discardableResult
+    public func sendManualControl(_ sample: ManualControl, toUAV number: UInt8, takeover: Bool = false) -> Bool {
+        let t = now
+        let directives = core.sendManualControl(sample, toUAV: number, takeover: takeover, now: t)
+        perform(directives, now: t)
+        return !directives.isEmpty || core.uavNumber == number
+    }
+
+    /// Streams manual control to `numbers` at `rate` samples per second for `duration`, on absolute deadlines; each
+    /// sample carries the wall-clock time it was made.
+    public func streamManualControl(_ axes: (x: Int16, y: Int16, z: Int16, r: Int16), to numbers: [UInt8], rate: Double,
+                                    duration: Duration, takeover: Bool) async -> ManualStreamReport {
+        let period = Duration.nanoseconds(Int64((1e9 / rate).rounded()))
+        let start = clock.now
+        var next = start
+        var sent = 0
+        var unreachable: Set<UInt8> = []
+        while next - start < duration {
+            unreachable = []
+            let micros = UInt64((Date().timeIntervalSince1970 * 1e6).rounded())
+            for n in numbers {
+                let sample = ManualControl(x: axes.x, y: axes.y, z: axes.z, r: axes.r, sentAtMicros: micros)
+                if !sendManualControl(sample, toUAV: n, takeover: takeover) { unreachable.insert(n) }
+            }
+            sent += 1
+            next = next.advanced(by: period)
+            try? await Task.sleep(until: next, clock: .continuous)
+        }
+        let elapsed = (clock.now - start).secondsDouble
+        return ManualStreamReport(uavs: numbers.map(Int.init), samplesPerUAV: sent,
+                                  sentRateHz: elapsed > 0 ? Double(sent) / elapsed : 0,
+                                  durationMs: Int((elapsed * 1000).rounded()), unreachable: unreachable.sorted().map(Int.init))
+    }
+
     /// A target from a target source (loc-broadcaster): flooded to the drones it addresses, like `target`.
     public func injectTarget(_ target: Target, source: String) {
         let t = now
@@ -445,6 +484,7 @@ public actor CoordinatorShell {
         var s = status
         s.mapOrigin = origin()
         s.node.uavNumber = core.uavNumber.map(Int.init)
+        s.manualControl = manualStats.report
         for i in s.peers.indices {
             guard let id = NodeID(hex: s.peers[i].id) else { continue }
             if let ad = core.advertisement(of: id), let n = ad.uavNumber, ad.role == .drone { s.peers[i].uavNumber = Int(n) }

@@ -98,3 +98,33 @@ public struct OriginReport: Codable, Sendable, Equatable {
     public var utmEasting: Double
     public var utmNorthing: Double
 }
+
+/// A drone's manual-control stream as it saw it (`manualControl` in NodeStatus). Field names are a stable API.
+public struct ManualControlReport: Codable, Sendable, Equatable {
+    /// Samples obeyed since the node started.
+    public var received: Int
+    /// Samples per second between the first and the last.
+    public var rateHz: Double?
+    /// Age of samples on arrival, milliseconds (by the sender's clock against this node's; the last 20,000 samples).
+    public var latencyP50Ms: Double?
+    public var latencyP99Ms: Double?
+    public var latencyMaxMs: Double?
+    /// Time between consecutive samples, milliseconds (the last 20,000).
+    public var gapP99Ms: Double?
+    public var gapMaxMs: Double?
+    /// Milliseconds since the last sample.
+    public var lastMsAgo: Int
+}
+
+/// What a station sent for `manual` (`fleetmesh manual`). Field names are a stable API.
+public struct ManualStreamReport: Codable, Sendable, Equatable {
+    /// The UAV numbers streamed to.
+    public var uavs: [Int]
+    /// Samples sent to each of them.
+    public var samplesPerUAV: Int
+    /// The rate achieved at the sender, samples per second per UAV.
+    public var sentRateHz: Double
+    public var durationMs: Int
+    /// Numbers no reachable drone holds (or that are contested) when the stream ended: nothing was sent to them.
+    public var unreachable: [Int]
+}

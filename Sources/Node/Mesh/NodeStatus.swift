@@ -42,6 +42,8 @@ public struct NodeStatus: Codable, Sendable {
     public var peers: [Peer]
     /// The map origin this node agrees on, if any (as the `origin` command reports it).
     public var mapOrigin: OriginReport?
+    /// Drones: the manual-control samples obeyed so far, if any.
+    public var manualControl: ManualControlReport?
 }
 
 /// A request to a node's control socket: one JSON object per line. Only `command` is required; the other fields
@@ -65,6 +67,12 @@ public struct ControlRequest: Codable, Sendable {
     public var follow: Bool?
     /// `send`: take control of the drone even if another station holds its lease.
     public var takeover: Bool?
+    /// `manual`: the UAV numbers to stream to, samples per second (default 100), how long (ms, default 5000), and
+    /// the axes x, y, z, r (−1000…1000; default 0 0 0 0).
+    public var uavs: [Int]?
+    public var rateHz: Double?
+    public var durationMs: Int?
+    public var axes: [Int]?
 
     public init(command: String, uav: Int? = nil, args: [String]? = nil, timeoutMs: Int? = nil,
                 latitude: Double? = nil, longitude: Double? = nil, altitude: Double? = nil,
@@ -93,10 +101,11 @@ public struct ControlResponse: Codable, Sendable {
     public var target: TargetReport?
     public var origin: OriginReport?
     public var sources: TargetSourcesReport?
+    public var manual: ManualStreamReport?
 
     public init(status: NodeStatus? = nil, error: String? = nil, vehicles: [VehicleReport]? = nil,
                 airspace: [AirspaceReport]? = nil, command: CommandReport? = nil, target: TargetReport? = nil,
-                origin: OriginReport? = nil, sources: TargetSourcesReport? = nil) {
+                origin: OriginReport? = nil, sources: TargetSourcesReport? = nil, manual: ManualStreamReport? = nil) {
         self.status = status
         self.error = error
         self.vehicles = vehicles
@@ -105,5 +114,6 @@ public struct ControlResponse: Codable, Sendable {
         self.target = target
         self.origin = origin
         self.sources = sources
+        self.manual = manual
     }
 }
