@@ -58,4 +58,38 @@ struct TelemetryTests {
         let late = p.cores[2].onMessage(.routed(env, .target(Target(address: .all, location: Self.here))), from: p.id(1), now: p.now)
         #expect(!late.contains { if case .applyTarget = $0 { true } else { false } })
     }
+
+    @Test("telemetry goes only to stations; an unreliable flood is not repeated to the previous hop's neighbours")
+    func floodingCost() {
+        // A full mesh of one station and four drones, then a line GS — D1 — D2.
+        var p = Pump([(.station, "GS", nil, nil), (.drone, "D1", nil, 1), (.drone, "D2", nil, 2), (.drone, "D3", nil, 3), (.drone, "D4", nil, 4)])
+        for a in 0..<5 { for b in (a + 1)..<5 { p.link(a, b) } }
+        p.advance(.milliseconds(500))
+        let state = VehicleState(position: Self.here, batteryPercent: 77, activity: .hovering, armed: true)
+        p.call(1) { $0.onLocalVehicleState(state, now: $1) }
+        p.now = p.now + .milliseconds(200)
+        let tick = p.cores[1].onTick(now: p.now)
+        let telemetry = tick.compactMap { d -> NodeID? in
+            if case .send(.routed(_, .telemetry), let to, _) = d { return to } else { return nil }
+        }
+        #expect(telemetry == [p.id(0)])
+        // D1's prediction reaches every node straight from D1; in a full mesh nobody forwards it.
+        p.inbox = []
+        let pred = TrajectoryPrediction(points: Array(repeating: Self.here, count: 40))
+        p.call(1) { $0.onLocalPrediction(pred, now: $1) }
+        let sent = p.cores[1].onTick(now: p.now + .milliseconds(300))
+        let flood = sent.compactMap { d -> CoordinatorMessage? in
+            if case .send(let m, _, _) = d, case .routed(_, .prediction) = m { return m } else { return nil }
+        }
+        #expect(flood.count == 4)
+        for i in [0, 2, 3, 4] {
+            let forwarded = p.cores[i].onMessage(flood[0], from: p.id(1), now: p.now + .milliseconds(300))
+            #expect(!forwarded.contains { if case .send(.routed(_, .prediction), _, _) = $0 { true } else { false } }, "node \(i) forwarded")
+        }
+        // In a line the middle node forwards it.
+        var line = Self.world()
+        let viaD1 = line.cores[1].onMessage(.routed(Envelope(origin: line.id(2), originIncarnation: 100, sequence: 99, destination: .broadcast, ttl: 8),
+                                                    .prediction(uavNumber: 2, prediction: pred)), from: line.id(2), now: line.now)
+        #expect(viaD1.contains { if case .send(.routed(_, .prediction), let to, _) = $0 { to == line.id(0) } else { false } })
+    }
 }

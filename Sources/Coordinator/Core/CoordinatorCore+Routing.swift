@@ -144,7 +144,11 @@ extension CoordinatorCore {
                 var fwd = env
                 fwd.ttl -= 1
                 let message = CoordinatorMessage.routed(fwd, payload)
-                for n in neighbours where n != from {
+                // An unreliable flood is not repeated to the previous hop's own neighbours: it sent them the message
+                // itself. In a full mesh nobody forwards; in a line every node does. Reliable floods keep every copy,
+                // so a stale advertisement can never cost one.
+                let covered: Set<NodeID> = payload.reliability == .unreliable ? Set(database[from]?.neighbours ?? []) : []
+                for n in neighbours where n != from && !covered.contains(n) {
                     out.append(.send(message, to: n, reliability: payload.reliability))
                 }
             }

@@ -74,7 +74,14 @@ extension CoordinatorCore {
         var out: [Directive] = []
         if role == .drone, let s = localState, now >= nextTelemetryAt {
             nextTelemetryAt = max(nextTelemetryAt + configuration.telemetryInterval, now)
-            out += sendRouted(.telemetry(uavNumber: uavNumber ?? 0, state: s), to: .broadcast, now: now)
+            // Only stations keep fleet pictures: telemetry goes to each reachable station along its route, so a
+            // fleet of N drones costs N messages per period per station rather than a flood through every node.
+            refreshRoutes()
+            let telemetry = MeshPayload.telemetry(uavNumber: uavNumber ?? 0, state: s)
+            for station in database.values.filter({ $0.role == .station && $0.origin != nodeID }).map(\.origin).sorted()
+                where routesStore[station] != nil {
+                out += sendRouted(telemetry, to: .node(station), now: now)
+            }
         }
         if role == .drone, let p = localPrediction, now >= nextPredictionAt {
             nextPredictionAt = max(nextPredictionAt + configuration.predictionInterval, now)
