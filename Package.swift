@@ -50,6 +50,7 @@ let package = Package(
         ]),
         .target(name: "Node", dependencies: [
             "MeshTypes", "SecureTransport", "Membership", "Discovery", "Coordinator", "Flight", "Geodesy", "LocBroadcaster",
+            "MAVLink", "MAVLinkBridge",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -18,6 +18,8 @@ public struct NodeService: Service, CustomStringConvertible {
     public let coordinator: CoordinatorShell
     /// Subscriptions to target sources (`_loc-broadcaster._udp`), if `[targets] subscribe` is on or sources are configured.
     public let targetSources: TargetSourceSubscription?
+    /// Stations with `[ground_control]`: the MAVLink endpoint for ground-control software (its own `Service`).
+    public let groundControl: GroundControlService?
     private let logger: Logger
 
     /// Loads the key file and state directory; errors name the file and the problem.
@@ -49,6 +51,9 @@ public struct NodeService: Service, CustomStringConvertible {
                                        staticSources: configuration.targetSources, browse: subscribe && configuration.discover,
                                        coordinator: coordinator, logger: logger)
             : nil
+        groundControl = configuration.groundControl.map {
+            GroundControlService(configuration: $0, name: configuration.name, coordinator: coordinator, logger: logger)
+        }
     }
 
     public var description: String { "NodeService(\(configuration.name))" }
@@ -123,6 +128,10 @@ public struct NodeService: Service, CustomStringConvertible {
                         try? await clock.sleep(until: next)
                         await coordinator.tick()
                     }
+                }
+                if let link = coordinator.autopilotLink {
+                    // A drone's autopilot over MAVLink: the link's bytes go to the coordinator shell's vehicle.
+                    tasks.addTask { await link.run { bytes, end in await coordinator.autopilotReceived(bytes, endOfDatagram: end) } }
                 }
                 tasks.addTask {
                     // The coordinator's sends and number changes, in the order its core produced them.

@@ -34,7 +34,7 @@ struct RunCommand: AsyncParsableCommand {
             throw failure("error: \(error)", code: 78)
         }
         let group = ServiceGroup(configuration: .init(
-            services: [.init(service: node)],
+            services: [.init(service: node)] + (node.groundControl.map { [.init(service: $0)] } ?? []),
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         do {

@@ -215,13 +215,19 @@ struct AutopilotSessionTests {
     func px4Follow() {
         var ap = FakeAutopilot(flavour: .px4)
         var s = connected(&ap, mode: AutopilotFlavour.px4CustomMode(main: 4, sub: 3), armed: true, flying: true)
+        #expect(s.execute(testID, .followTarget(true), now: at(150)) == [.verdict(testID, .rejected("no target to follow"))])
+        let first0 = GeoPoint(latitude: 50.1001, longitude: 14.4, altitude: 11)
+        _ = s.applyTarget(first0, now: at(160))
+        _ = s.receive(ap.ack(.doReposition), endOfDatagram: true, now: at(170))
         var d = s.execute(testID, .followTarget(true), now: at(200))
         let first = sentMessages(d)
+        if case .setPositionTargetGlobalInt(let m)? = first.first { #expect(m.latInt == first0.latitudeE7) }
         #expect(first.count == 2)
         if case .setPositionTargetGlobalInt = first[0] {} else { Issue.record("stream first") }
         if case .commandLong(let c) = first[1] { #expect(c.command == .doSetMode && c.param2 == 6) } else { Issue.record("then OFFBOARD") }
         d = s.receive(ap.ack(.doSetMode), endOfDatagram: true, now: at(210))
-        #expect(reports(d) == [.verdict(testID, .accepted), .completion(testID, .completed)])
+        // The goto the first target started (DO_REPOSITION) gives way to following.
+        #expect(reports(d) == [.verdict(testID, .accepted), .note("a target ended: superseded by follow on"), .completion(testID, .completed)])
         _ = s.receive(ap.heartbeat(mode: AutopilotFlavour.px4CustomMode(main: 6), armed: true), endOfDatagram: true, now: at(220))
         #expect(s.vehicleState?.activity == .following)
         let target = GeoPoint(latitude: 50.1003, longitude: 14.4, altitude: 12)
@@ -249,6 +255,8 @@ struct AutopilotSessionTests {
         #expect(s.vehicleState?.activity == .flyingToTarget)
         d = s.execute(testID, .followTarget(true), now: at(300))
         #expect(reports(d) == [.verdict(testID, .accepted), .note("a target ended: superseded by follow on"), .completion(testID, .completed)])
+        // Following starts at the latest target.
+        #expect(sentMessages(d).contains { if case .setPositionTargetGlobalInt(let m) = $0 { return m.latInt == target.latitudeE7 } else { return false } })
         d = s.applyTarget(GeoPoint(latitude: 50.1004, longitude: 14.4, altitude: 12), now: at(400))
         #expect(sentMessages(d).count == 1)
         #expect(s.vehicleState?.activity == .following)

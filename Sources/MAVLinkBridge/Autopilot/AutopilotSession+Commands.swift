@@ -15,6 +15,7 @@ extension AutopilotSession {
 
     /// A target from the mesh: the new setpoint while following; otherwise an airborne vehicle flies to it.
     public mutating func applyTarget(_ location: GeoPoint, now: MeshInstant) -> [Directive] {
+        lastTarget = location
         guard let target = targetSystemID, !isSilent, flying else { return [] }
         if following {
             if setpoint != nil {
@@ -102,6 +103,7 @@ extension AutopilotSession {
         case .land, .hover, .goto, .returnToLaunch, .followTarget:
             if !flying { return "not airborne" }
         }
+        if case .followTarget(true) = command, lastTarget == nil { return "no target to follow" }
         if identity?.flavour == .px4, telemetry.homeAMSLMillimetres == nil {
             switch command {
             case .takeoff, .goto: return "no home altitude from the autopilot yet"
@@ -159,7 +161,8 @@ extension AutopilotSession {
             return Plan(id: id, label: label, steps: ensure(.guided) + changeSpeed + [go], completion: .arrived(point),
                         intent: .flyingToTarget, modes: modes(.guided))
         case (_, .followTarget(true)) where flavour != .px4:
-            return Plan(id: id, label: label, steps: ensure(.guided), completion: .immediately, intent: .following, follows: true)
+            let go = Step.message(positionTarget(lastTarget ?? here, target: target, now: .zero).wrapped)
+            return Plan(id: id, label: label, steps: ensure(.guided) + [go], completion: .immediately, intent: .following, follows: true)
         case (_, .trajectory(let points)) where flavour != .px4:
             // ArduPilot's mission item 0 is home; the waypoints follow from 1.
             let home = MissionItemInt(targetSystem: target, targetComponent: comp, seq: 0, frame: .global, command: .navWaypoint,
@@ -192,7 +195,7 @@ extension AutopilotSession {
             return Plan(id: id, label: label, steps: [.commandInt(reposition)], completion: .arrived(point),
                         intent: .flyingToTarget, modes: modes(.hold))
         case (_, .followTarget(true)):
-            return Plan(id: id, label: label, steps: [.startSetpointStream(here), setMode(.guided)], completion: .immediately,
+            return Plan(id: id, label: label, steps: [.startSetpointStream(lastTarget ?? here), setMode(.guided)], completion: .immediately,
                         intent: .following, follows: true)
         case (_, .trajectory(let points)):
             let items = points.enumerated().map { missionItem($1, seq: UInt16($0), target: target, comp: comp) }
@@ -397,7 +400,8 @@ extension AutopilotSession {
             return finishRunning(.completed)
         case .altitude(let mm):
             let tolerance = max(configuration.altitudeTolerance, 0.05 * Double(mm) / 1000)
-            if Double(p.altitudeMillimetres - mm) / 1000 > -tolerance && flying {
+            // Near the altitude, and (when the autopilot reports it) out of its takeoff state.
+            if Double(p.altitudeMillimetres - mm) / 1000 > -tolerance && flying && telemetry.landedState != .takeoff {
                 intent = .hovering
                 return finishRunning(.completed)
             }

@@ -172,11 +172,14 @@ public struct AutopilotSession: Sendable {
     public private(set) var isSilent = false
     var nextHeartbeatAt = MeshInstant.zero
     var nextStreamRequestAt: MeshInstant?
+    var streamRequestsSent = false
     var plan: Plan?
     var running: Running?
     var intent: Intent = .idle
     var following = false
     var setpoint: GeoPoint?
+    /// The latest target from the mesh: where following starts.
+    var lastTarget: GeoPoint?
     var nextSetpointAt = MeshInstant.zero
     public private(set) var flying = false
     var sawHeartbeatMode = false
@@ -238,6 +241,7 @@ public struct AutopilotSession: Sendable {
             telemetry.velocityDownCmS = m.vz
             telemetry.headingCentidegrees = m.hdg == UInt16.max ? nil : m.hdg % 36000
             if !telemetry.homeFromHomePosition { telemetry.homeAMSLMillimetres = m.alt &- m.relativeAlt }
+            if streamRequestsSent { nextStreamRequestAt = nil }  // the streams flow: no need to ask again
             out += updateFlying(now: now)
             out += checkRunning(now: now)
         case .attitude(let m):
@@ -293,6 +297,7 @@ public struct AutopilotSession: Sendable {
             isSilent = false
             connectedAt = now
             nextStreamRequestAt = now
+            streamRequestsSent = false
             out.append(.connected(id))
             if wasSilent { lastSequence = nil }
         }
@@ -385,7 +390,8 @@ public struct AutopilotSession: Sendable {
         }
         if let at = nextStreamRequestAt, now >= at, let target = targetSystemID, !isSilent {
             // Ask for the telemetry streams; again every 5 s until positions arrive.
-            nextStreamRequestAt = telemetry.position == nil ? now + .seconds(5) : nil
+            nextStreamRequestAt = now + .seconds(5)
+            streamRequestsSent = true
             for (id, interval) in configuration.streamIntervals.sorted(by: { $0.key < $1.key }) {
                 out.append(frame(CommandLong(targetSystem: target, targetComponent: identity?.componentID ?? 1,
                                              command: .setMessageInterval, param1: Float(id), param2: Float(interval))))

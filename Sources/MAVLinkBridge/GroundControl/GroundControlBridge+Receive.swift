@@ -118,7 +118,7 @@ extension GroundControlBridge {
             let id = cmd == .getHomePosition ? HomePosition.id : UInt32(p[0].isFinite ? max(0, p[0]) : 0)
             switch id {
             case HomePosition.id:
-                guard let h = homePosition(target, now: now) else { return ack(.failed, "UAV \(target): home not known yet") }
+                guard let h = homePosition(target, now: now) else { return ack(.failed, "home not known yet") }
                 return ack(.accepted) + send(h, as: target, to: [gcs.address])
             case AutopilotVersion.id:
                 return ack(.accepted) + send(autopilotVersion(target), as: target, to: [gcs.address])
@@ -138,9 +138,9 @@ extension GroundControlBridge {
             guard let v = vehicle else { return ack(.denied, "UAV \(target) is not in the mesh") }
             if p[0] >= 0.5 {
                 return v.state.armed ? ack(.accepted)
-                    : ack(.denied, "UAV \(target): FleetMesh arms as part of takeoff; send MAV_CMD_NAV_TAKEOFF")
+                    : ack(.denied, "FleetMesh arms as part of takeoff; send MAV_CMD_NAV_TAKEOFF")
             }
-            return v.state.armed ? ack(.denied, "UAV \(target): to disarm, land (MAV_CMD_NAV_LAND)") : ack(.accepted)
+            return v.state.armed ? ack(.denied, "to disarm, land (MAV_CMD_NAV_LAND)") : ack(.accepted)
         default:
             break
         }
@@ -148,7 +148,7 @@ extension GroundControlBridge {
         let command: Command
         switch commandFor(cmd, params: p, intCommand: intCommand, vehicle: vehicle) {
         case .success(let c): command = c
-        case .failure(let refusal): return ack(refusal.result, "UAV \(target): \(refusal.text)")
+        case .failure(let refusal): return ack(refusal.result, refusal.text)
         }
         let key = CommandKey(address: gcs.address, systemID: gcs.system, componentID: gcs.component, target: target,
                              command: UInt32(cmd.rawValue),
@@ -296,7 +296,7 @@ extension GroundControlBridge {
         }
         guard (1...250).contains(target) else { return ack(.denied, "\(target) is not a FleetMesh UAV number (1–250)") }
         switch modeCommand(baseMode: Float(m.baseMode.rawValue), customMode: Float(m.customMode)) {
-        case .failure(let r): return ack(r.result, "UAV \(target): \(r.text)")
+        case .failure(let r): return ack(r.result, r.text)
         case .success(let command):
             let key = CommandKey(address: gcs.address, systemID: gcs.system, componentID: gcs.component, target: target,
                                  command: 0x1_000B, parameters: [UInt32(m.baseMode.rawValue), m.customMode])
@@ -311,10 +311,10 @@ extension GroundControlBridge {
         guard (1...250).contains(target) else { return [] }
         guard fleet[target] != nil else { return unknownTarget(target, gcs: gcs, what: "SET_POSITION_TARGET_GLOBAL_INT", now: now) }
         guard !m.typeMask.contains(.xIgnore), !m.typeMask.contains(.yIgnore), !m.typeMask.contains(.zIgnore) else {
-            return statusText("UAV \(target): only position targets are supported", severity: .warning, as: target, to: [gcs.address], id: 0)
+            return statusText("only position targets are supported", severity: .warning, as: target, to: [gcs.address], id: 0)
         }
         guard let alt = relativeAltitude(Double(m.alt), frame: m.coordinateFrame) else {
-            return statusText("UAV \(target): altitude frame \(m.coordinateFrame.rawValue) is not supported", severity: .warning,
+            return statusText("altitude frame \(m.coordinateFrame.rawValue) is not supported", severity: .warning,
                               as: target, to: [gcs.address], id: 0)
         }
         let point = GeoPoint(latitudeE7: m.latInt, longitudeE7: m.lonInt, altitudeMillimetres: Int32(clamping: Int64((alt * 1000).rounded())))
@@ -384,16 +384,16 @@ extension GroundControlBridge {
             ack(.accepted)
         case .completed:
             ack(.accepted)
-            out += statusText("UAV \(p.uav): \(p.label) completed", severity: .info, as: p.uav, to: [gcs.address], id: UInt16(truncatingIfNeeded: ticket))
+            out += statusText("\(p.label) completed", severity: .info, as: p.uav, to: [gcs.address], id: UInt16(truncatingIfNeeded: ticket))
             p.finishedAt = now
         case .failed(let why):
             ack(.failed)
-            out += statusText("UAV \(p.uav): \(p.label) failed: \(why)", severity: .warning, as: p.uav, to: [gcs.address],
+            out += statusText("\(p.label) failed: \(why)", severity: .warning, as: p.uav, to: [gcs.address],
                               id: UInt16(truncatingIfNeeded: ticket))
             p.finishedAt = now
         case .rejected(let why):
             ack(Self.result(for: why))
-            out += statusText("UAV \(p.uav): \(p.label) rejected: \(why)", severity: .warning, as: p.uav, to: [gcs.address],
+            out += statusText("\(p.label) rejected: \(why)", severity: .warning, as: p.uav, to: [gcs.address],
                               id: UInt16(truncatingIfNeeded: ticket))
             out.append(.note("ground control \(gcs.system): \(p.label) for UAV \(p.uav) rejected: \(why)"))
             p.finishedAt = now
@@ -462,7 +462,7 @@ extension GroundControlBridge {
         guard !points.isEmpty else {
             return send(MissionAck(targetSystem: gcs.system, targetComponent: gcs.component, type: .mavMissionInvalid,
                                    missionType: .mission), as: target, to: [gcs.address])
-                + statusText("UAV \(target): the mission has no waypoints", severity: .warning, as: target, to: [gcs.address], id: 0)
+                + statusText("the mission has no waypoints", severity: .warning, as: target, to: [gcs.address], id: 0)
         }
         let key = CommandKey(address: gcs.address, systemID: gcs.system, componentID: gcs.component, target: target,
                              command: 0x1_002C, parameters: points.flatMap { [UInt32(bitPattern: $0.latitudeE7), UInt32(bitPattern: $0.longitudeE7)] })

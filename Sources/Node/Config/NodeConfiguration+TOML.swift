@@ -28,7 +28,7 @@ extension NodeConfiguration {
             throw ConfigError(file: file, field: "", problem: "not valid TOML (\(error))")
         }
         let reader = TableReader(file: file)
-        try reader.allowOnly(root, in: "", keys: ["node", "network", "membership", "drone", "mission", "targets", "log"])
+        try reader.allowOnly(root, in: "", keys: ["node", "network", "membership", "drone", "mission", "targets", "ground_control", "log"])
 
         let node = try reader.table(root, "node", required: true)!
         try reader.allowOnly(node, in: "node", keys: ["name", "role", "key_file", "state_dir", "control_socket"])
@@ -88,7 +88,8 @@ extension NodeConfiguration {
         }
 
         if let d = try reader.table(root, "drone") {
-            try reader.allowOnly(d, in: "drone", keys: ["uav_number", "home"])
+            try reader.allowOnly(d, in: "drone", keys: ["uav_number", "home", "vehicle", "autopilot_sysid"])
+            try droneVehicle(d, reader: reader, file: file, role: role, into: &config)
             if let n = try reader.int(d, "drone", "uav_number") {
                 guard role == .drone else {
                     throw ConfigError(file: file, field: "[drone] uav_number", problem: "only drones carry a UAV number; this node's role is \(role.rawValue)")
@@ -132,6 +133,10 @@ extension NodeConfiguration {
                 throw ConfigError(file: file, field: "[targets] sources[\(i)]",
                                   problem: "expected \"host:port\" or \"[ipv6%interface]:port\", found \"\(source)\"")
             }
+        }
+
+        if let g = try reader.table(root, "ground_control") {
+            config.groundControl = try groundControlEndpoint(g, reader: reader, file: file, role: role)
         }
 
         if let l = try reader.table(root, "log") {
@@ -208,7 +213,7 @@ extension NodeConfiguration {
 }
 
 /// Typed access to TOML fields with errors that name the field.
-private struct TableReader {
+struct TableReader {
     let file: String
 
     func fail(_ table: String, _ key: String, _ problem: String) -> ConfigError {

@@ -35,6 +35,12 @@ public struct NodeConfiguration: Sendable, Equatable {
     public var subscribeToTargetSources = false
     /// Target sources at fixed addresses, as "host:port" (`[targets] sources`); subscribed to even without mDNS.
     public var targetSources: [String] = []
+    /// Drones: what the node flies (`[drone] vehicle`): the simulator, or an autopilot over MAVLink.
+    public var vehicle: VehicleSource = .simulator
+    /// Drones with a MAVLink vehicle: the autopilot's system id (`[drone] autopilot_sysid`); nil = learnt from its HEARTBEAT.
+    public var autopilotSystemID: Int?
+    /// Stations: the endpoint for ground-control software (`[ground_control]`); nil = none.
+    public var groundControl: GroundControlConfiguration?
 
     public init(name: String, role: NodeRole, keyFile: String, stateDirectory: String, controlSocket: String,
                 port: Int = NodeConfiguration.defaultPort, advertise: Bool = true, discover: Bool = true,

@@ -25,11 +25,16 @@ public actor CoordinatorShell {
     /// The file in the state directory holding the drone's UAV number.
     public static let numberFile = "uav-number"
 
-    private var core: CoordinatorCore
-    private var vehicle: SimulatedVehicle?
+    var core: CoordinatorCore
+    var vehicle: DroneVehicle?
+    /// Drones with `vehicle = "mavlink:…"`: the link to the autopilot (`NodeService` runs it).
+    public nonisolated let autopilotLink: AutopilotLink?
+    /// Commands from the ground-control endpoint, with the endpoint's ticket: their answers go to `groundControlAnswers`.
+    var groundControlTickets: [CommandID: UInt64] = [:]
+    nonisolated let groundControlAnswers = GroundControlAnswers()
     private let name: String
     private let stateDirectory: String
-    private var logger: Logger
+    var logger: Logger
     private let clock = ContinuousClock()
     private let started: ContinuousClock.Instant
     private var neighbours: Set<NodeID> = []
@@ -82,18 +87,29 @@ public actor CoordinatorShell {
         core = CoordinatorCore(configuration: coreConfiguration, incarnation: incarnation, persistedUAVNumber: persisted,
                                now: MeshInstant(nanoseconds: 0))
         initialUAVNumber = core.uavNumber
+        var link: AutopilotLink?
         if configuration.role == .drone {
-            let home = configuration.home ?? .default
-            do {
-                vehicle = try SimulatedVehicle(home: home, offset: SimulatedVehicle.startOffset(for: nodeID))
-            } catch {
-                throw ConfigError(file: "configuration", field: "[drone] home", problem: "cannot place home \(home.latitude), \(home.longitude) on the map: \(error)")
+            switch configuration.vehicle {
+            case .simulator:
+                let home = configuration.home ?? .default
+                do {
+                    vehicle = .simulated(try SimulatedVehicle(home: home, offset: SimulatedVehicle.startOffset(for: nodeID)))
+                } catch {
+                    throw ConfigError(file: "configuration", field: "[drone] home", problem: "cannot place home \(home.latitude), \(home.longitude) on the map: \(error)")
+                }
+            case .mavlink(let endpoint):
+                let l = AutopilotLink(endpoint: endpoint, logger: logger)
+                link = l
+                var autopilot = AutopilotVehicle(link: l, autopilotSystemID: configuration.autopilotSystemID.map { UInt8($0) }, logger: logger)
+                autopilot.uavNumber = core.uavNumber
+                vehicle = .autopilot(autopilot)
             }
         }
+        autopilotLink = link
         (output, outputContinuation) = AsyncStream.makeStream(of: CoordinatorOutput.self)
     }
 
-    private var now: MeshInstant {
+    var now: MeshInstant {
         MeshInstant(nanoseconds: UInt64(max(0, (clock.now - started).wholeNanoseconds)))
     }
 
@@ -171,12 +187,12 @@ public actor CoordinatorShell {
     func tick() {
         let t = now
         if var v = vehicle {
-            let events = v.advance(to: seconds(t))
+            let events = v.advance(to: t)
             let state = v.coordinatorState
             let prediction = t >= nextPredictionAt ? v.prediction : nil
             vehicle = v
             vehicleEvents(events, now: t)
-            perform(core.onLocalVehicleState(state, now: t), now: t)
+            if let state { perform(core.onLocalVehicleState(state, now: t), now: t) }
             if let prediction {
                 nextPredictionAt = t + .milliseconds(200)
                 perform(core.onLocalPrediction(prediction, now: t), now: t)
@@ -185,9 +201,15 @@ public actor CoordinatorShell {
         perform(core.onTick(now: t), now: t)
     }
 
-    private func vehicleEvents(_ events: [SimulatedVehicle.Event], now t: MeshInstant) {
+    func vehicleEvents(_ events: [DroneVehicle.Event], now t: MeshInstant) {
         for e in events {
             switch e {
+            case .verdict(let id, let verdict, let label):
+                switch verdict {
+                case .accepted: logger.info("command \(id) \(label) accepted")
+                case .rejected(let reason): logger.notice("command \(id) \(label) rejected: \(reason)")
+                }
+                perform(core.onVehicleVerdict(id, verdict, now: t), now: t)
             case .flyingChanged(let flying):
                 logger.info("vehicle \(flying ? "airborne" : "on the ground")")
                 perform(core.onFlyingChanged(flying, now: t), now: t)
@@ -203,7 +225,7 @@ public actor CoordinatorShell {
 
     // MARK: - Directives
 
-    private func perform(_ directives: [Directive], now t: MeshInstant) {
+    func perform(_ directives: [Directive], now t: MeshInstant) {
         var queue = directives[...]
         while let d = queue.popFirst() {
             switch d {
@@ -215,6 +237,10 @@ public actor CoordinatorShell {
             case .uavNumberChanged(let from, let to, let reason):
                 logger.notice("UAV number \(from.map(String.init) ?? "none") → \(to.map(String.init) ?? "none") (\(Self.describe(reason)))")
                 outputContinuation.yield(.uavNumber(to, updateTXT: recordPublished))
+                if case .autopilot(var a)? = vehicle {
+                    a.setUAVNumber(to)
+                    vehicle = .autopilot(a)
+                }
             case .numberAnnounced(let node, let number, let previous):
                 logger.info("\(core.advertisement(of: node)?.name ?? node.short) (\(node)) announces UAV number \(number.map(String.init) ?? "none") (was \(previous.map(String.init) ?? "none"))")
             case .numberConflict(let conflict):
@@ -227,7 +253,7 @@ public actor CoordinatorShell {
             case .applyTarget(let target, let from):
                 logger.debug("target \(target.location.latitude), \(target.location.longitude), \(target.location.altitude) m from \(from)")
                 if var v = vehicle {
-                    let events = v.applyTarget(target)
+                    let events = v.applyTarget(target, now: t)
                     vehicle = v
                     vehicleEvents(events, now: t)
                 }
@@ -236,24 +262,20 @@ public actor CoordinatorShell {
                     queue.append(contentsOf: core.onVehicleVerdict(id, .rejected("this node has no vehicle"), now: t))
                     continue
                 }
-                let (verdict, events) = v.execute(id, command)
+                let events = v.execute(id, command, now: t)
                 vehicle = v
-                switch verdict {
-                case .accepted: logger.info("command \(id) \(FleetCommandParser.describe(command)) accepted")
-                case .rejected(let reason): logger.notice("command \(id) \(FleetCommandParser.describe(command)) rejected: \(reason)")
-                }
-                // The verdict's answer leaves before any completion the vehicle reported at once (hover, follow).
-                perform(core.onVehicleVerdict(id, verdict, now: t), now: t)
+                // The verdict (an autopilot's may come later) leaves before any completion the vehicle reports at once.
                 vehicleEvents(events, now: t)
             case .applyManualControl(let sample, _):
                 manualStats.record(sentAtMicros: sample.sentAtMicros, wallSeconds: Date().timeIntervalSince1970)
                 if var v = vehicle {
-                    let events = v.applyManualControl(sample)
+                    let events = v.applyManualControl(sample, now: t)
                     vehicle = v
                     vehicleEvents(events, now: t)
                 }
             case .commandAnswer(let id, let answer):
                 logger.info("command \(id): \(Self.describe(answer))")
+                forwardToGroundControl(id, answer)
                 if answers[id] != nil {
                     let after = commandSentAt[id].map { Int((t - $0).wholeNanoseconds / 1_000_000) } ?? 0
                     answers[id]!.append(Self.report(answer, afterMs: after))
@@ -266,7 +288,7 @@ public actor CoordinatorShell {
             case .failsafe(let action):
                 logger.warning("failsafe: no station heard; \(action)")
                 if var v = vehicle {
-                    let events = v.failsafe(action)
+                    let events = v.failsafe(action, now: t)
                     vehicle = v
                     vehicleEvents(events, now: t)
                 }

@@ -1,0 +1,50 @@
+import Coordinator
+import MeshTypes
+
+/// The answers to commands the ground-control endpoint sent, with its tickets, in the order the mesh gave them.
+final class GroundControlAnswers: Sendable {
+    let stream: AsyncStream<(ticket: UInt64, answer: CommandAnswer)>
+    private let continuation: AsyncStream<(ticket: UInt64, answer: CommandAnswer)>.Continuation
+
+    init() {
+        (stream, continuation) = AsyncStream.makeStream(of: (ticket: UInt64, answer: CommandAnswer).self)
+    }
+
+    func yield(_ ticket: UInt64, _ answer: CommandAnswer) { continuation.yield((ticket, answer)) }
+}
+
+/// The MAVLink side of the coordinator shell: bytes from a drone's autopilot, and the ground-control endpoint's
+/// commands and fleet picture on a station.
+extension CoordinatorShell {
+    /// Bytes from the autopilot link (`endOfDatagram`: UDP; false for a serial stream).
+    func autopilotReceived(_ bytes: [UInt8], endOfDatagram: Bool) {
+        guard case .autopilot(var a)? = vehicle else { return }
+        let t = now
+        let events = a.receive(bytes, endOfDatagram: endOfDatagram, now: t)
+        vehicle = .autopilot(a)
+        vehicleEvents(events, now: t)
+    }
+
+    /// A command from ground-control software, routed like `fleetmesh send` (leases, relays, exactly-once); its
+    /// answers go to `groundControlAnswers` with `ticket`. Does not wait.
+    func submitForGroundControl(_ command: Command, toUAV number: UInt8, ticket: UInt64) {
+        let t = now
+        let (id, directives) = core.sendCommand(command, toUAV: number, now: t)
+        groundControlTickets[id] = ticket
+        logger.info("command \(id) \(FleetCommandParser.describe(command)) to UAV \(number) from ground control")
+        perform(directives, now: t)
+    }
+
+    /// Passes a command answer to the ground-control endpoint if it asked for the command.
+    func forwardToGroundControl(_ id: CommandID, _ answer: CommandAnswer) {
+        guard let ticket = groundControlTickets[id] else { return }
+        if answer.isFinal { groundControlTickets[id] = nil }
+        groundControlAnswers.yield(ticket, answer)
+    }
+
+    /// The drones with UAV numbers in the fleet picture, and the agreed map origin's altitude (metres above sea level).
+    func groundControlPicture() -> (vehicles: [FleetVehicle], originAltitude: Double?) {
+        let t = now
+        return (core.fleetPicture(now: t).filter { $0.uavNumber != nil }, core.agreedMapOrigin?.announcement.position.altitude)
+    }
+}
