@@ -88,6 +88,7 @@ extension MeshSimulation {
             return
         }
         guard links[l].usable else { return }
+        if case .linkState = message { linkStateSends[[from, to], default: 0] += 1 }
         let form: WireForm
         if network.encodeOnWire {
             let (type, payload) = message.encode()

@@ -26,6 +26,8 @@ public final class MeshSimulation {
     public internal(set) var sentAt: [CommandID: MeshInstant] = [:]
     /// Non-send directives, if `recordsDirectives`.
     public internal(set) var log: [LoggedDirective] = []
+    /// Link-state advertisements sent, per directed neighbour pair [from, to] (the flooding cost).
+    public internal(set) var linkStateSends: [[Int]: Int] = [:]
     /// Whether to keep `log` (off for large worlds).
     public var recordsDirectives = true
     /// Messages delivered to cores so far.

@@ -89,7 +89,13 @@ extension CoordinatorCore {
         databaseHeardAt[lsa.origin] = now
         topologyChanged()
         var out: [Directive] = []
-        for n in neighbours where n != from {
+        // Not repeated to nodes that both we and they believe are neighbours of `from`: `from` floods it to them
+        // itself. This keeps a full mesh's flood at one copy per link instead of one per link per node; a link one
+        // side no longer lists is not skipped, and the 10 s refresh and the database exchange on every new session
+        // repair what a stale view could still miss.
+        let fromNeighbours = Set(database[from]?.neighbours ?? [])
+        for n in neighbours where n != from && n != lsa.origin {
+            if fromNeighbours.contains(n), database[n]?.neighbours.contains(from) == true { continue }
             out.append(.send(.linkState(lsa), to: n, reliability: .reliable))
         }
         if lsa.role == .drone, previous?.uavNumber != lsa.uavNumber {
