@@ -6,6 +6,7 @@ let all: [(String, (BenchOutput) async throws -> Void)] = [
     ("coordinator", CoordinatorBenchmarks.run),
     ("flight", FlightBenchmarks.run),
     ("mavlink", MAVLinkBenchmarks.run),
+    ("gcs", GroundControlBenchmarks.run),
 ]
 let wanted = Set(CommandLine.arguments.dropFirst())
 for (name, run) in all where wanted.isEmpty || wanted.contains(name) {
