@@ -70,6 +70,8 @@ let package = Package(
         .executableTarget(name: "fleetmesh-demo", dependencies: ["LabKit", "Node"]),
         .executableTarget(name: "fleetmesh-bench", dependencies: [
             "Node", "LabKit", "SecureTransport", "Membership", "MeshTypes", "Coordinator", "MeshSimulation", "Geodesy", "Flight", "MAVLink",
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
 
         .testTarget(name: "SecureTransportTests", dependencies: ["SecureTransport", "MeshTypes"],

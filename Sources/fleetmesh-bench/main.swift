@@ -1,10 +1,17 @@
 // `make bench`: every benchmark group in one run; `fleetmesh-bench GROUP…` runs only the named groups.
+if CommandLine.arguments.dropFirst().first == "emulate-drones" {
+    try await DroneEmulator.run(Array(CommandLine.arguments.dropFirst(2)))
+}
 let out = BenchOutput()
 let all: [(String, (BenchOutput) async throws -> Void)] = [
     ("lab", MeshLabBenchmarks.run),
+    ("commands", FleetLabBenchmarks.commands),
+    ("manual", FleetLabBenchmarks.manual),
+    ("station", FleetLabBenchmarks.station),
     ("secure", SecureTransportBenchmarks.run),
     ("coordinator", CoordinatorBenchmarks.run),
     ("flight", FlightBenchmarks.run),
+    ("avoidance", AvoidanceBenchmarks.run),
     ("mavlink", MAVLinkBenchmarks.run),
     ("gcs", GroundControlBenchmarks.run),
 ]

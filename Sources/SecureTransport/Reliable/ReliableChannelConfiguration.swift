@@ -1,6 +1,7 @@
 /// Parameters of a `ReliableChannel`.
 public struct ReliableChannelConfiguration: Sendable, Hashable {
-    /// Most messages in flight (sent, not yet acknowledged) and most held out of order by the receiver. Default 256.
+    /// Most messages in flight (sent, not yet acknowledged) and most held out of order by the receiver. Default 1024:
+    /// a station that is the hub of 100 drones forwards every drone's link-state advertisements to each of them.
     public var window: Int
     /// Retransmission timeout before the first RTT sample. Default 200 ms.
     public var initialRTO: Duration
@@ -15,7 +16,7 @@ public struct ReliableChannelConfiguration: Sendable, Hashable {
 
     /// A configuration; every parameter defaults to the documented value.
     public init(
-        window: Int = 256,
+        window: Int = 1024,
         initialRTO: Duration = .milliseconds(200),
         minimumRTO: Duration = .milliseconds(30),
         maximumRTO: Duration = .seconds(1),

@@ -1,0 +1,42 @@
+import Foundation
+import Logging
+import Node
+import ServiceLifecycle
+
+/// `fleetmesh-bench emulate-drones N STATION KEY DIR SECONDS`: N real drone nodes (MeshNode, CoordinatorShell,
+/// simulated vehicle, UDP socket each) in one process, dialling STATION ("host:port") as their only static peer, with
+/// mDNS off. Used on a lab host to put a station under the load of a large fleet without N processes.
+enum DroneEmulator {
+    static func run(_ args: [String]) async throws {
+        guard args.count == 5, let n = Int(args[0]), n > 0, let seconds = Double(args[4]) else {
+            FileHandle.standardError.write(Data("usage: fleetmesh-bench emulate-drones N STATION_HOST:PORT KEY_FILE DIR SECONDS\n".utf8))
+            exit(64)
+        }
+        LoggingSystem.bootstrap { label in
+            var h = StreamLogHandler.standardError(label: label)
+            h.logLevel = .warning
+            return h
+        }
+        var services: [NodeService] = []
+        for i in 0..<n {
+            var c = NodeConfiguration(name: "emu-\(i)", role: .drone, keyFile: args[2], stateDirectory: "\(args[3])/emu-\(i)",
+                                      controlSocket: "\(args[3])/emu-\(i).sock", port: 0, advertise: false, discover: false,
+                                      staticPeers: [args[1]])
+            c.subscribeToTargetSources = false
+            services.append(try NodeService(configuration: c, logger: Logger(label: "emu-\(i)")))
+        }
+        FileHandle.standardError.write(Data("emulating \(n) drones for \(seconds) s\n".utf8))
+        let group = ServiceGroup(configuration: .init(services: services.map { .init(service: $0) },
+                                                      gracefulShutdownSignals: [.sigterm, .sigint],
+                                                      logger: Logger(label: "emulator")))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            tasks.addTask {
+                try await Task.sleep(for: .seconds(seconds))
+                await group.triggerGracefulShutdown()
+            }
+            try await tasks.waitForAll()
+        }
+        exit(0)
+    }
+}

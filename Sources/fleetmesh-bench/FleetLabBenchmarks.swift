@@ -1,0 +1,192 @@
+import Foundation
+import LabKit
+import Node
+
+/// The coordinator's figures on real processes in the lab: command round trips direct and through a relay, a
+/// 100 Hz manual-control stream to 10 drones, and a station's CPU under fleets of emulated drones.
+enum FleetLabBenchmarks {
+    static let clock = ContinuousClock()
+
+    static var samples: Int { max(1, Int(ProcessInfo.processInfo.environment["FLEETMESH_BENCH_LAB_SAMPLES"] ?? "") ?? 30) }
+
+    static func commands(_ out: BenchOutput) async throws {
+        out.heading("Fleet: command round trip on real processes (station — near — far, lab)")
+        out.line("load average at start (1/5/15 min)", MeshLabBenchmarks.loadAverage())
+        try await commandRoundTrips(out, samples: samples * 2)
+    }
+
+    static func manual(_ out: BenchOutput) async throws {
+        out.heading("Fleet: manual control at 100 Hz to 10 drones (11 lab hosts)")
+        out.line("load average at start (1/5/15 min)", MeshLabBenchmarks.loadAverage())
+        try await manualControl(out)
+    }
+
+    static func station(_ out: BenchOutput) async throws {
+        out.heading("Fleet: station CPU under emulated drones (star: the station relays every prediction)")
+        out.line("load average at start (1/5/15 min)", MeshLabBenchmarks.loadAverage())
+        try await stationLoad(out)
+    }
+
+    static func vehicles(_ node: NodeProcess) throws -> [VehicleReport] {
+        try ControlClient.request(ControlRequest(command: "vehicles"), socket: node.socketPath, timeout: .seconds(2)).vehicles ?? []
+    }
+
+    static func number(of drone: NodeProcess, seenBy station: NodeProcess) async throws -> Int {
+        var n = 0
+        try await waitUntil("\(station.name) sees \(drone.name) live with a number", timeout: .seconds(20)) {
+            guard let own = try drone.status().node.uavNumber else { return false }
+            n = own
+            return try vehicles(station).contains { $0.uavNumber == own && !$0.stale }
+        }
+        return n
+    }
+
+    static func send(_ station: NodeProcess, _ n: Int, _ words: [String]) throws -> CommandReport {
+        let r = try ControlClient.request(ControlRequest(command: "send", uav: n, args: words, timeoutMs: 20_000),
+                                          socket: station.socketPath, timeout: .seconds(25))
+        guard let c = r.command else { throw LabError(r.error ?? "no command report") }
+        return c
+    }
+
+    // MARK: Command round trip
+
+    /// station — near — far (block 1 3): `hover` to an airborne drone, accepted and completed at once, so the control
+    /// request's wall time is the mesh round trip plus the control socket. Baseline: a `status` request on the same
+    /// socket in the same run (the control socket alone).
+    static func commandRoundTrips(_ out: BenchOutput, samples: Int) async throws {
+        try await Lab.with(hosts: 3) { lab in
+            try lab.lab("block", "1", "3")
+            let station = try lab.startNode(host: 1, name: "station", role: "station", logLevel: "warning")
+            let near = try lab.startNode(host: 2, name: "near", logLevel: "warning")
+            let far = try lab.startNode(host: 3, name: "far", logLevel: "warning")
+            let nearN = try await number(of: near, seenBy: station)
+            let farN = try await number(of: far, seenBy: station)
+            for n in [nearN, farN] {
+                let up = try send(station, n, ["takeoff", "3"])
+                guard up.succeeded else { throw LabError("takeoff of UAV \(n) failed: \(up)") }
+            }
+            var socket = Samples(), direct = Samples(), relayed = Samples()
+            for _ in 0..<samples {
+                var t0 = clock.now
+                _ = try station.status()
+                socket.add(clock.now - t0)
+                t0 = clock.now
+                guard try send(station, nearN, ["hover"]).succeeded else { throw LabError("hover refused") }
+                direct.add(clock.now - t0)
+                t0 = clock.now
+                guard try send(station, farN, ["hover"]).succeeded else { throw LabError("hover refused") }
+                relayed.add(clock.now - t0)
+            }
+            out.latency("control socket alone (status request)", socket)
+            out.latency("command round trip, direct (send → done)", direct)
+            out.latency("command round trip, one relay", relayed)
+            out.ratio("relay / direct, p50", relayed.p50 / direct.p50, against: "direct")
+            out.ratio("SSH at ~1 s / direct p50", 1.0 / direct.p50, against: "the SSH link it replaces")
+        }
+    }
+
+    // MARK: Manual control
+
+    /// One station streams 100 Hz to 10 drones for 5 s; each drone reports what it obeyed.
+    static func manualControl(_ out: BenchOutput) async throws {
+        try await Lab.with(hosts: 11) { lab in
+            let station = try lab.startNode(host: 1, name: "station", role: "station", logLevel: "warning")
+            let drones = try (2...11).map { try lab.startNode(host: $0, name: "d\($0)", logLevel: "warning") }
+            var numbers: [Int] = []
+            for d in drones { numbers.append(try await number(of: d, seenBy: station)) }
+            for n in numbers {
+                let up = try send(station, n, ["takeoff", "5"])
+                guard up.succeeded else { throw LabError("takeoff of UAV \(n) failed: \(up.answers)") }
+            }
+            var request = ControlRequest(command: "manual")
+            request.uavs = numbers
+            request.rateHz = 100
+            request.durationMs = 5000
+            request.axes = [200, 0, 0, 0]
+            let r = try ControlClient.request(request, socket: station.socketPath, timeout: .seconds(15))
+            guard let sent = r.manual else { throw LabError(r.error ?? "no manual report") }
+            var rates: [Double] = [], p50s: [Double] = [], p99s: [Double] = [], gaps: [Double] = [], lost: [Int] = []
+            for d in drones {
+                guard let m = try d.status().manualControl else { throw LabError("\(d.name) got no manual control") }
+                rates.append(m.rateHz ?? 0)
+                p50s.append(m.latencyP50Ms ?? .nan)
+                p99s.append(m.latencyP99Ms ?? .nan)
+                gaps.append(m.gapP99Ms ?? .nan)
+                lost.append(sent.samplesPerUAV - m.received)
+            }
+            out.line("manual control: sent per drone", String(format: "%d samples at %.1f Hz (10 drones, 5 s)", sent.samplesPerUAV, sent.sentRateHz))
+            out.line("  rate held at the drones (min / max)", String(format: "%.1f / %.1f Hz", rates.min()!, rates.max()!))
+            out.line("  samples lost (sum over 10 drones)", "\(lost.reduce(0, +))")
+            out.line("  latency p50 (median / worst drone)", String(format: "%.2f / %.2f ms", p50s.sorted()[5], p50s.max()!))
+            out.line("  latency p99 (median / worst drone)", String(format: "%.2f / %.2f ms", p99s.sorted()[5], p99s.max()!))
+            out.line("  gap between samples p99 (worst drone)", String(format: "%.2f ms (period 10 ms)", gaps.max()!))
+        }
+    }
+
+    // MARK: Station load
+
+    /// A station on host 1 and N emulated drones (`emulate-drones`, one process on host 2, each drone its own node
+    /// and socket, the station its only peer: a star, so the station relays every prediction to every other drone).
+    /// The station's CPU time over 10 s, from /proc; baseline: the same station with no drones.
+    static func stationLoad(_ out: BenchOutput) async throws {
+        let bench = CommandLine.arguments[0]
+        for n in [0, 10, 50, 100] {
+            try await Lab.with(hosts: 2) { lab in
+                let station = try lab.startNode(host: 1, name: "station", role: "station", logLevel: "warning")
+                let address = try lab.address(1)
+                var emulator: LabProgram?
+                if n > 0 {
+                    emulator = try lab.start(host: 2, tag: "emulator", [bench, "emulate-drones", String(n), "\(address):47800",
+                                                                         lab.keyPath, lab.directory.path + "/emu", "60"])
+                    // Measured even if not all of them make it: the figure then says how many were live.
+                    _ = try? await waitUntil("the station hears \(n) live drones", timeout: .seconds(40), poll: .milliseconds(250)) {
+                        try vehicles(station).filter { !$0.stale && $0.uavNumber != nil }.count == n
+                    }
+                } else {
+                    try await Task.sleep(for: .seconds(2))
+                }
+                guard let pid = try stationPID(lab: lab, station: station) else { throw LabError("station pid not found") }
+                let t0 = clock.now
+                let cpu0 = try cpuSeconds(pid: pid)
+                let emu0 = try emulator.map { try cpuSeconds(pid: try descendant(of: $0.process.pid, named: "fleetmesh-bench")) }
+                try await Task.sleep(for: .seconds(10))
+                let wall = (clock.now - t0).seconds
+                let share = (try cpuSeconds(pid: pid) - cpu0) / wall
+                let live = try vehicles(station).filter { !$0.stale }.count
+                var note = "\(live) live in the fleet picture"
+                if let emu0, let e = emulator {
+                    let emuShare = (try cpuSeconds(pid: try descendant(of: e.process.pid, named: "fleetmesh-bench")) - emu0) / wall
+                    note += String(format: "; emulator process %.0f %% of a core", emuShare * 100)
+                }
+                out.line("station CPU with \(n) drones (10 Hz telemetry)", String(format: "%5.1f %% of one core  (%@)", share * 100, note))
+            }
+        }
+    }
+
+    /// The `fleetmesh run` process of `station` (the lab's exec wrapper forks it).
+    static func stationPID(lab: Lab, station: NodeProcess) throws -> Int32? {
+        try descendant(of: station.process.pid, named: "fleetmesh")
+    }
+
+    /// The first process below `root` (itself included) whose command name is `name`.
+    static func descendant(of root: Int32, named name: String) throws -> Int32 {
+        var queue = [root]
+        while let p = queue.first {
+            queue.removeFirst()
+            if let comm = try? String(contentsOfFile: "/proc/\(p)/comm", encoding: .utf8),
+               comm.trimmingCharacters(in: .whitespacesAndNewlines) == String(name.prefix(15)) { return p }
+            let children = (try? String(contentsOfFile: "/proc/\(p)/task/\(p)/children", encoding: .utf8)) ?? ""
+            queue += children.split(separator: " ").compactMap { Int32($0) }
+        }
+        throw LabError("no process named \(name) below \(root)")
+    }
+
+    /// utime + stime of `pid`, in seconds.
+    static func cpuSeconds(pid: Int32) throws -> Double {
+        let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+        let fields = stat[stat.range(of: ")")!.upperBound...].split(separator: " ")
+        // After the command: state is field 3; utime and stime are fields 14 and 15 (1-based over the whole line).
+        let utime = Double(fields[11])!, stime = Double(fields[12])!
+        return (utime + stime) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+}
