@@ -167,6 +167,45 @@ do {
         + refused.output.trimmingCharacters(in: .whitespacesAndNewlines))
     show("")
 
+    // Trajectory upload: drone-1 flies three waypoints and holds at the last.
+    let legs = [(15.0, 15.0), (15.0, 0.0), (0.0, 0.0)].map { c -> String in
+        String(format: "%.7f,%.7f,12", home.0 + c.0 / 111_320, home.1 + c.1 / (111_320 * cos(home.0 * .pi / 180)))
+    }
+    say("station-1: fleetmesh send \(numbers[0]) trajectory (3 waypoints at 12 m): drone-1 plans and flies it")
+    for line in try await shellOffPool([bin, "send", "--node", station, "--timeout", "60", String(numbers[0]), "trajectory"] + legs)
+        .split(separator: "\n") { say("  " + line) }
+
+    // A target source that is not FleetMesh: the Python example advertises _loc-broadcaster._udp on host 1 and
+    // streams a target circling the home point; the station subscribes and drone-2 follows it.
+    let example = repositoryRoot.appendingPathComponent("Examples/loc-broadcaster/loc_broadcaster.py").path
+    let phone = try lab.start(host: 1, tag: "phone", ["python3", "-u", example, "--key", lab.keyPath, "--name", "phone",
+                                                      "--lat", String(home.0), "--lon", String(home.1), "--alt", "12",
+                                                      "--uav", String(numbers[1]), "--circle", "10", "--period", "40"])
+    say("started Examples/loc-broadcaster/loc_broadcaster.py ('phone', Python + zeroconf) streaming a moving target for UAV \(numbers[1])")
+    try await waitUntil("station-1 subscribes to the phone", timeout: .seconds(10)) { try DemoQueries.receivingTargets(station) }
+    show(try shell([bin, "sources", "--node", station]).output.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
+    for line in try await shellOffPool([bin, "send", "--node", station, String(numbers[1]), "follow", "on"]).split(separator: "\n") {
+        say("  " + line)
+    }
+    try await Task.sleep(for: .seconds(8))
+    if let v = try ControlClient.request(ControlRequest(command: "vehicles"), socket: station).vehicles?.first(where: { $0.uavNumber == numbers[1] }),
+       let s = try ControlClient.request(ControlRequest(command: "sources"), socket: station).sources?.sources.first,
+       let lat = s.lastLatitude, let lon = s.lastLongitude {
+        let d = hypot((v.latitude - lat) * 111_320, (v.longitude - lon) * 111_320 * cos(lat * .pi / 180))
+        say(String(format: "drone-2 following the phone's target: %.1f m from it, %@ at %.1f m/s", d, v.activity, v.speed))
+    }
+    _ = phone
+
+    // Manual control: a 100 Hz joystick stream from the station to drone-3 for 2 s.
+    say("station-1: fleetmesh manual \(numbers[2]) --rate 100 --seconds 2 --x 500 (forward at half deflection)")
+    for line in try await shellOffPool([bin, "manual", "--node", station, "--rate", "100", "--seconds", "2", "--x", "500", String(numbers[2])])
+        .split(separator: "\n") { say("  " + line) }
+    if let m = try nodes[3].status().manualControl {
+        say(String(format: "drone-3 obeyed %d samples at %.1f Hz, latency p50 %.2f ms, p99 %.2f ms", m.received, m.rateHz ?? 0,
+                   m.latencyP50Ms ?? 0, m.latencyP99Ms ?? 0))
+    }
+    show("")
+
     if let demoSeconds {
         say(String(format: "running for DEMO_SECONDS=%.0f s", demoSeconds))
     } else {
@@ -199,13 +238,23 @@ do {
     }
     _ = try await nodes[0].stop()
     show(String(format: "\nsummary: mesh of 4 formed in %.2f s, link loss detected in %.0f ms, UAV numbers %@ assigned, "
-                 + "three drones took off and flew on the station's commands, clean leaves seen at once.",
+                 + "three drones took off and flew on the station's commands (goto, a trajectory, a Python target source, "
+                 + "a 100 Hz manual-control stream), clean leaves seen at once.",
                  formedAt.secondsValue, detection.secondsValue * 1000, numbers.map(String.init).joined(separator: "/")))
 } catch {
     show("demo failed: \(error)")
     exit(1)
 }
 _ = signalSources
+
+/// Checks run from `waitUntil` off the main actor.
+enum DemoQueries {
+    /// Whether the node at `socket` receives targets from a target source.
+    nonisolated static func receivingTargets(_ socket: String) throws -> Bool {
+        let sources = try ControlClient.request(ControlRequest(command: "sources"), socket: socket).sources?.sources ?? []
+        return sources.contains { $0.targets > 0 }
+    }
+}
 
 final class StopFlag: @unchecked Sendable {
     private let lock = NSLock()
