@@ -111,6 +111,12 @@ import Testing
             #expect(detected >= .milliseconds(2000) && detected < .seconds(4.5))
             let refused = try send(station, [String(number), "takeoff", "5"])
             #expect(refused.status == 1 && refused.output.contains("rejected (autopilot silent"), "\(refused.output)")
+            // Reported on the drone's status and, as link quality 0, in the station's fleet picture.
+            let report = try #require(try drone.status().autopilot)
+            #expect(report.silent && !report.connected && report.linkQuality == 0 && report.systemID == 1, "\(report)")
+            try await waitUntil("the station sees link quality 0 for UAV \(number)", timeout: .seconds(2)) {
+                try vehicles(station).first { $0.uavNumber == number }?.linkQuality == 0
+            }
             autopilot.process.signal(SIGCONT)
             try await waitUntil("the autopilot is heard again", timeout: .seconds(5), poll: .milliseconds(50)) {
                 drone.log.components(separatedBy: "autopilot connected:").count == 3
@@ -134,6 +140,9 @@ import Testing
                 try vehicles(station).contains { $0.uavNumber == 7 && !$0.stale && abs($0.latitude - 50.0901) < 1e-6 }
             }
             #expect(drone.log.contains("autopilot connected: px4 autopilot, system id 42"))
+            let report = try #require(try drone.status().autopilot)
+            #expect(report.connected && report.autopilot == "px4" && report.systemID == 42 && report.mode == "AUTO.LOITER"
+                    && report.link == "serial:\(tty):57600" && report.framesSent > 0, "\(report)")
             #expect(drone.log.contains("autopilot system id 42 differs from UAV number 7"))
 
             // The first arming is refused: the command is refused with the autopilot's reason, and nothing flies.

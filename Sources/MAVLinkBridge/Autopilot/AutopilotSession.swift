@@ -197,6 +197,9 @@ public struct AutopilotSession: Sendable {
     /// The system id the bridge addresses (the autopilot's, once known).
     public var targetSystemID: UInt8? { identity?.systemID ?? configuration.autopilotSystemID }
 
+    /// How long ago the autopilot's last HEARTBEAT arrived; nil if none has.
+    public func heartbeatAge(now: MeshInstant) -> Duration? { lastHeartbeatAt.map { now - $0 } }
+
     /// The readable name of the autopilot's current mode.
     public var modeName: String? { identity.map { $0.flavour.modeName(telemetry.customMode) } }
 

@@ -42,6 +42,20 @@ extension CoordinatorShell {
         groundControlAnswers.yield(ticket, answer)
     }
 
+    /// The autopilot link's state for `status` (drones flying an autopilot; nil otherwise).
+    func autopilotReport() -> AutopilotReport? {
+        guard case .autopilot(let a)? = vehicle else { return nil }
+        let s = a.session
+        let counters = a.link.counters
+        return AutopilotReport(
+            link: "\(a.link.endpoint)", remote: counters.remote, connected: s.identity != nil && !s.isSilent, silent: s.isSilent,
+            autopilot: s.identity?.flavour.rawValue, systemID: s.identity.map { Int($0.systemID) },
+            componentID: s.identity.map { Int($0.componentID) }, mode: s.modeName, armed: s.identity == nil ? nil : s.telemetry.armed,
+            linkQuality: Int(s.linkQuality),
+            lastHeartbeatMsAgo: s.heartbeatAge(now: now).map { Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) },
+            framesSent: counters.sent, framesDropped: counters.dropped)
+    }
+
     /// The drones with UAV numbers in the fleet picture, and the agreed map origin's altitude (metres above sea level).
     func groundControlPicture() -> (vehicles: [FleetVehicle], originAltitude: Double?) {
         let t = now

@@ -474,7 +474,8 @@ public actor CoordinatorShell {
                 role: (v.node == core.nodeID ? core.role : core.advertisement(of: v.node)?.role ?? .drone).rawValue,
                 latitude: s.position.latitude, longitude: s.position.longitude, altitude: s.position.altitude,
                 speed: speed, heading: Double(s.headingCentidegrees) / 100, activity: "\(s.activity)", armed: s.armed,
-                batteryPercent: Int(s.batteryPercent), ageMs: Int(v.age.wholeNanoseconds / 1_000_000), stale: v.isStale)
+                batteryPercent: Int(s.batteryPercent), ageMs: Int(v.age.wholeNanoseconds / 1_000_000), stale: v.isStale,
+                linkQuality: Int(s.linkQuality))
         }
     }
 
@@ -507,6 +508,7 @@ public actor CoordinatorShell {
         s.mapOrigin = origin()
         s.node.uavNumber = core.uavNumber.map(Int.init)
         s.manualControl = manualStats.report
+        s.autopilot = autopilotReport()
         for i in s.peers.indices {
             guard let id = NodeID(hex: s.peers[i].id) else { continue }
             if let ad = core.advertisement(of: id), let n = ad.uavNumber, ad.role == .drone { s.peers[i].uavNumber = Int(n) }

@@ -24,6 +24,8 @@ public struct VehicleReport: Codable, Sendable, Equatable {
     public var ageMs: Int
     /// Older than the stale limit (1 s).
     public var stale: Bool
+    /// Link quality to the drone's flight controller, 0…100 (always 100 for the simulator; 0 while an autopilot is silent).
+    public var linkQuality: Int?
 }
 
 /// One drone's predicted trajectory, as `fleetmesh airspace --json` prints it.

@@ -44,6 +44,8 @@ public struct NodeStatus: Codable, Sendable {
     public var mapOrigin: OriginReport?
     /// Drones: the manual-control samples obeyed so far, if any.
     public var manualControl: ManualControlReport?
+    /// Drones flying an autopilot (`[drone] vehicle = "mavlink:…"`): the link and what the autopilot reports.
+    public var autopilot: AutopilotReport?
 }
 
 /// A request to a node's control socket: one JSON object per line. Only `command` is required; the other fields
