@@ -196,4 +196,24 @@ import Testing
             #expect(none.status == 1 && none.output.contains("unreachable"), "\(none.output)")
         }
     }
+
+    @Test func aNodeWhoseControlSocketCannotBeBoundStopsWithThatError() async throws {
+        try await Lab.with(hosts: 1) { lab in
+            let config = lab.directory.appendingPathComponent("bad-socket.toml").path
+            try """
+                [node]
+                name = "station"
+                role = "station"
+                key_file = "\(lab.keyPath)"
+                state_dir = "\(lab.directory.path)/state-bad"
+                control_socket = "/proc/fleetmesh-cannot-exist/station.sock"
+                """.write(toFile: config, atomically: true, encoding: .utf8)
+            let node = try lab.start(host: 1, tag: "bad-socket", [try fleetmeshBinary(), "run", "--config", config])
+            try await waitUntil("the node exits", timeout: .seconds(10)) { !node.process.isRunning }
+            #expect(node.process.wait() == 1)
+            #expect(node.output.contains("control socket /proc/fleetmesh-cannot-exist/station.sock failed"), "\(node.output)")
+            // The log names the failed part and says the node stops (it does not run on without its control socket).
+            #expect(node.output.contains("stopping the node"))
+        }
+    }
 }
