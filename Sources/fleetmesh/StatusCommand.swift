@@ -39,6 +39,12 @@ struct StatusCommand: ParsableCommand {
         print("node      \(n.name)\(n.publishedName.map { $0 != n.name ? " (published as '\($0)')" : "" } ?? "")  \(n.role)\(n.uavNumber.map { "  UAV \($0)" } ?? "")")
         print("id        \(n.id)  incarnation \(n.incarnation)")
         print("listening UDP \(n.port)   mesh \(n.fingerprint)   avahi: \(n.avahi)   up \(formatMs(n.uptimeMs))")
+        if let a = status.autopilot {
+            let who = a.systemID.map { "\(a.autopilot ?? "autopilot") system \($0)" } ?? "no autopilot heard yet"
+            let state = a.silent ? "SILENT" : a.connected ? "connected" : "waiting"
+            let detail = a.connected ? "   mode \(a.mode ?? "?")\(a.armed == true ? ", armed" : "")   link \(a.linkQuality) %" : ""
+            print("autopilot \(who) on \(a.link)\(a.remote.map { " (\($0))" } ?? ""): \(state)\(detail)")
+        }
         print("")
         print(PeerTable.render(status.peers))
     }

@@ -143,6 +143,8 @@ import Testing
             let report = try #require(try drone.status().autopilot)
             #expect(report.connected && report.autopilot == "px4" && report.systemID == 42 && report.mode == "AUTO.LOITER"
                     && report.link == "serial:\(tty):57600" && report.framesSent > 0, "\(report)")
+            let text = try shell([try fleetmeshBinary(), "status", "--node", drone.socketPath]).output
+            #expect(text.contains("autopilot px4 system 42 on serial:\(tty):57600: connected   mode AUTO.LOITER"), "\(text)")
             #expect(drone.log.contains("autopilot system id 42 differs from UAV number 7"))
 
             // The first arming is refused: the command is refused with the autopilot's reason, and nothing flies.
