@@ -80,3 +80,45 @@ import Testing
         #expect(error(station + "[drone]\nhome = [50, 14]\n") == "config d.toml: [drone] home: only drones have a home position; this node's role is station")
     }
 }
+
+@Suite struct CoordinatorSettingsTests {
+    let base = """
+        [node]
+        name = "d1"
+        role = "drone"
+        key_file = "mesh.key"
+
+        """
+
+    func parse(_ text: String) throws -> NodeConfiguration {
+        try NodeConfiguration.parse(base + text, file: "d.toml", baseDirectory: "/tmp")
+    }
+
+    func error(_ text: String) -> String {
+        do { _ = try parse(text); return "no error" } catch { return "\(error)" }
+    }
+
+    @Test func defaultsAreTenAndFiveHertzAndAFiveSecondHover() throws {
+        let c = try parse("").coordinator
+        #expect(c.telemetryHz == 10 && c.predictionHz == 5)
+        #expect(c.failsafeHoverAfterMs == 5000 && c.failsafeActionAfterMs == 10_000 && c.failsafeAction == .returnHome)
+    }
+
+    @Test func everyKeyIsReadAndCheckedPrecisely() throws {
+        let c = try parse("""
+            [coordinator]
+            telemetry_hz = 20
+            prediction_hz = 2.5
+            failsafe_hover_after_ms = 3000
+            failsafe_action_after_ms = 4000
+            failsafe_action = "land"
+            """).coordinator
+        #expect(c.telemetryHz == 20 && c.predictionHz == 2.5)
+        #expect(c.failsafeHoverAfterMs == 3000 && c.failsafeActionAfterMs == 4000 && c.failsafeAction == .land)
+        #expect(error("[coordinator]\ntelemetry_hz = 0").contains("[coordinator] telemetry_hz: must be 1–50, found 0.0"))
+        #expect(error("[coordinator]\nprediction_hz = \"fast\"").contains("[coordinator] prediction_hz: expected a number"))
+        #expect(error("[coordinator]\nfailsafe_hover_after_ms = 50").contains("must be 100–600000 milliseconds, found 50"))
+        #expect(error("[coordinator]\nfailsafe_action = \"panic\"").contains("must be \"return_home\" or \"land\", found \"panic\""))
+        #expect(error("[coordinator]\nheartbeat = 1").contains("heartbeat"))
+    }
+}

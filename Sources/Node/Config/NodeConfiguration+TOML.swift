@@ -28,7 +28,7 @@ extension NodeConfiguration {
             throw ConfigError(file: file, field: "", problem: "not valid TOML (\(error))")
         }
         let reader = TableReader(file: file)
-        try reader.allowOnly(root, in: "", keys: ["node", "network", "membership", "drone", "mission", "targets", "ground_control", "log"])
+        try reader.allowOnly(root, in: "", keys: ["node", "network", "membership", "drone", "mission", "targets", "coordinator", "ground_control", "log"])
 
         let node = try reader.table(root, "node", required: true)!
         try reader.allowOnly(node, in: "node", keys: ["name", "role", "key_file", "state_dir", "control_socket"])
@@ -137,6 +137,37 @@ extension NodeConfiguration {
 
         if let g = try reader.table(root, "ground_control") {
             config.groundControl = try groundControlEndpoint(g, reader: reader, file: file, role: role)
+        }
+
+        if let c = try reader.table(root, "coordinator") {
+            try reader.allowOnly(c, in: "coordinator", keys: ["telemetry_hz", "prediction_hz", "failsafe_hover_after_ms",
+                                                             "failsafe_action_after_ms", "failsafe_action"])
+            func number(_ key: String, _ range: ClosedRange<Double>) throws(ConfigError) -> Double? {
+                guard let v = try reader.number(c, "coordinator", key) else { return nil }
+                guard v.isFinite, range.contains(v) else {
+                    throw ConfigError(file: file, field: "[coordinator] \(key)", problem: "must be \(Int(range.lowerBound))–\(Int(range.upperBound)), found \(v)")
+                }
+                return v
+            }
+            func ms(_ key: String) throws(ConfigError) -> Int? {
+                guard let v = try reader.int(c, "coordinator", key) else { return nil }
+                guard (100...600_000).contains(v) else {
+                    throw ConfigError(file: file, field: "[coordinator] \(key)", problem: "must be 100–600000 milliseconds, found \(v)")
+                }
+                return v
+            }
+            if let v = try number("telemetry_hz", 1...50) { config.coordinator.telemetryHz = v }
+            if let v = try number("prediction_hz", 1...20) { config.coordinator.predictionHz = v }
+            if let v = try ms("failsafe_hover_after_ms") { config.coordinator.failsafeHoverAfterMs = v }
+            if let v = try ms("failsafe_action_after_ms") { config.coordinator.failsafeActionAfterMs = v }
+            if let a = try reader.string(c, "coordinator", "failsafe_action", required: false) {
+                switch a {
+                case "return_home": config.coordinator.failsafeAction = .returnHome
+                case "land": config.coordinator.failsafeAction = .land
+                default:
+                    throw ConfigError(file: file, field: "[coordinator] failsafe_action", problem: "must be \"return_home\" or \"land\", found \"\(a)\"")
+                }
+            }
         }
 
         if let l = try reader.table(root, "log") {
@@ -266,6 +297,14 @@ struct TableReader {
             out.append(d)
         }
         return out
+    }
+
+    /// One number (integer or floating point).
+    func number(_ t: TOMLTable, _ table: String, _ key: String) throws(ConfigError) -> Double? {
+        guard let v = t[key] else { return nil }
+        if v.type == .int, let n = v.int { return Double(n) }
+        guard v.type == .double, let d = v.double else { throw fail(table, key, "expected a number, found \(v.type)") }
+        return d
     }
 
     func strings(_ t: TOMLTable, _ table: String, _ key: String) throws(ConfigError) -> [String]? {

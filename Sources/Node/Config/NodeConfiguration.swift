@@ -35,6 +35,8 @@ public struct NodeConfiguration: Sendable, Equatable {
     public var subscribeToTargetSources = false
     /// Target sources at fixed addresses, as "host:port" (`[targets] sources`); subscribed to even without mDNS.
     public var targetSources: [String] = []
+    /// Telemetry and prediction rates, failsafe timing (`[coordinator]`).
+    public var coordinator = CoordinatorSettings()
     /// Drones: what the node flies (`[drone] vehicle`): the simulator, or an autopilot over MAVLink.
     public var vehicle: VehicleSource = .simulator
     /// Drones with a MAVLink vehicle: the autopilot's system id (`[drone] autopilot_sysid`); nil = learnt from its HEARTBEAT.

@@ -43,6 +43,8 @@ public actor CoordinatorShell {
     private var recordPublished = false
     private var malformedLoggedAt: [NodeID: MeshInstant] = [:]
     private var nextPredictionAt = MeshInstant(nanoseconds: 0)
+    /// How often the vehicle's prediction goes to the core (`[coordinator] prediction_hz`).
+    private let predictionInterval: Duration
     /// Target updates received from target sources and flooded.
     private(set) var targetsFromSources = 0
     /// Drones: the manual-control samples obeyed.
@@ -84,6 +86,8 @@ public actor CoordinatorShell {
                 forcedZone: origin.zone.map { UInt8($0.number) }, southernHemisphere: origin.zone?.hemisphere == .south,
                 epoch: epoch)
         }
+        configuration.coordinator.apply(to: &coreConfiguration)
+        predictionInterval = configuration.coordinator.predictionInterval
         core = CoordinatorCore(configuration: coreConfiguration, incarnation: incarnation, persistedUAVNumber: persisted,
                                now: MeshInstant(nanoseconds: 0))
         initialUAVNumber = core.uavNumber
@@ -194,7 +198,7 @@ public actor CoordinatorShell {
             vehicleEvents(events, now: t)
             if let state { perform(core.onLocalVehicleState(state, now: t), now: t) }
             if let prediction {
-                nextPredictionAt = t + .milliseconds(200)
+                nextPredictionAt = t + predictionInterval
                 perform(core.onLocalPrediction(prediction, now: t), now: t)
             }
         }
