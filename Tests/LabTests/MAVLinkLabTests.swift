@@ -79,6 +79,15 @@ import Testing
             let target = try #require(events(log).last { ($0["type"] as? String) == "SET_POSITION_TARGET_GLOBAL_INT" })
             #expect(target["frame"] as? Int == 6 && target["alt"] as? Double == 12)
 
+            // A trajectory: a mission upload (ArduPilot's item 0 is home), AUTO, completed at the last waypoint.
+            let east = up.longitude + 6 / (111_195.0 * cos(up.latitude * .pi / 180))
+            let path = try send(station, [String(number), "trajectory", "\(north),\(east),12", "\(up.latitude),\(east),10"])
+            #expect(path.status == 0 && path.output.contains("trajectory (2 points): completed"), "\(path.output)")
+            let items = events(log).filter { $0["type"] as? String == "MISSION_ITEM_INT" }
+            #expect(items.count == 3 && items.last?["frame"] as? Int == 3 && items.last?["z"] as? Double == 10, "\(items)")
+            #expect(commands(log, 176).contains { param($0, 1) == 3 })
+            #expect(events(log).contains { $0["type"] as? String == "MISSION_ITEM_REACHED" && $0["seq"] as? Int == 2 })
+
             // A ground station (pymavlink, on the station's host) sees UAV N, lands it, and is refused for UAV 200.
             let gcs = try groundStation(lab, host: 1, endpoint: "127.0.0.1:14550", steps: """
                 [{"do":"heartbeats","seconds":2.5},
