@@ -247,7 +247,7 @@ public struct AutopilotSession: Sendable {
             if streamRequestsSent { nextStreamRequestAt = nil }  // the streams flow: no need to ask again
             out += updateFlying(now: now)
             out += checkRunning(now: now)
-        case .attitude(let m):
+        case .attitude(let m) where m.yaw.isFinite:
             var deg = Double(m.yaw) * 180 / .pi
             deg = deg.truncatingRemainder(dividingBy: 360)
             if deg < 0 { deg += 360 }

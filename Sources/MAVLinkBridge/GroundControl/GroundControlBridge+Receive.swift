@@ -115,7 +115,7 @@ extension GroundControlBridge {
         switch cmd {
         case .requestMessage, .getHomePosition:
             guard vehicle != nil else { return ack(.denied, "UAV \(target) is not in the mesh") }
-            let id = cmd == .getHomePosition ? HomePosition.id : UInt32(p[0].isFinite ? max(0, p[0]) : 0)
+            let id = cmd == .getHomePosition ? HomePosition.id : Self.wholeNumber(p[0]).map { UInt32(clamping: $0) } ?? 0
             switch id {
             case HomePosition.id:
                 guard let h = homePosition(target, now: now) else { return ack(.failed, "home not known yet") }
@@ -273,10 +273,10 @@ extension GroundControlBridge {
     /// DO_SET_MODE / SET_MODE: the custom modes are the activity codes the HEARTBEAT carries; the ones that are
     /// also commands can be set.
     func modeCommand(baseMode: Float, customMode: Float) -> Result<Command, Refusal> {
-        guard UInt32(max(0, baseMode)) & UInt32(MAVModeFlag.customModeEnabled.rawValue) != 0 else {
+        guard let base = Self.wholeNumber(baseMode), base & Int(MAVModeFlag.customModeEnabled.rawValue) != 0 else {
             return .failure(Refusal(result: .denied, text: "only custom modes can be set (base mode with MAV_MODE_FLAG_CUSTOM_MODE_ENABLED)"))
         }
-        switch VehicleActivity(rawValue: UInt8(clamping: Int(customMode.isFinite ? customMode : -1))) {
+        switch VehicleActivity(rawValue: UInt8(clamping: Self.wholeNumber(customMode) ?? -1)) {
         case .hovering: return .success(.hover)
         case .following: return .success(.followTarget(true))
         case .landing: return .success(.land)
@@ -312,6 +312,9 @@ extension GroundControlBridge {
         guard fleet[target] != nil else { return unknownTarget(target, gcs: gcs, what: "SET_POSITION_TARGET_GLOBAL_INT", now: now) }
         guard !m.typeMask.contains(.xIgnore), !m.typeMask.contains(.yIgnore), !m.typeMask.contains(.zIgnore) else {
             return statusText("only position targets are supported", severity: .warning, as: target, to: [gcs.address], id: 0)
+        }
+        guard m.alt.isFinite, abs(m.alt) <= 20_000 else {
+            return statusText("altitude \(m.alt) is out of range", severity: .warning, as: target, to: [gcs.address], id: 0)
         }
         guard let alt = relativeAltitude(Double(m.alt), frame: m.coordinateFrame) else {
             return statusText("altitude frame \(m.coordinateFrame.rawValue) is not supported", severity: .warning,
@@ -357,6 +360,13 @@ extension GroundControlBridge {
     }
 
     static func name(_ cmd: MAVCmd) -> String { cmd.entryName ?? "MAV_CMD \(cmd.rawValue)" }
+
+    /// A float parameter that carries a whole number (a message id, a mode): nil for NaN, infinities and values
+    /// beyond ±2³¹, which would trap on conversion.
+    static func wholeNumber(_ v: Float) -> Int? {
+        guard v.isFinite, abs(v) < 2_147_483_648 else { return nil }
+        return Int(v.rounded())
+    }
 
     // MARK: - Answers from the mesh
 
@@ -453,6 +463,10 @@ extension GroundControlBridge {
         // Waypoints become the trajectory; other items (takeoff, speed changes, …) are skipped.
         var points: [GeoPoint] = []
         for item in u.items where item.command == .navWaypoint {
+            guard item.z.isFinite, abs(item.z) <= 20_000 else {
+                return send(MissionAck(targetSystem: gcs.system, targetComponent: gcs.component, type: .mavMissionInvalidParam7,
+                                       missionType: .mission), as: target, to: [gcs.address])
+            }
             guard let alt = relativeAltitude(Double(item.z), frame: item.frame) else {
                 return send(MissionAck(targetSystem: gcs.system, targetComponent: gcs.component, type: .mavMissionUnsupportedFrame,
                                        missionType: .mission), as: target, to: [gcs.address])
