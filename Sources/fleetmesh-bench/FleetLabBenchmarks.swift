@@ -126,21 +126,31 @@ enum FleetLabBenchmarks {
     // MARK: Station load
 
     /// A station on host 1 and N emulated drones (`emulate-drones`, one process on host 2, each drone its own node
-    /// and socket, the station its only peer: a star, so the station relays every prediction to every other drone).
-    /// The station's CPU time over 10 s, from /proc; baseline: the same station with no drones.
+    /// and socket, the station its only peer: a star). On the ground they send 10 Hz telemetry and heartbeats; flying,
+    /// each also publishes 5 Hz predictions that the station relays to every other drone (N² messages). The
+    /// station's CPU time over 10 s comes from /proc; baseline: the same station with no drones.
     static func stationLoad(_ out: BenchOutput) async throws {
         let bench = CommandLine.arguments[0]
-        for n in [0, 10, 50, 100] {
+        for (n, flying) in [(0, false), (10, false), (50, false), (100, false), (10, true), (25, true)] {
             try await Lab.with(hosts: 2) { lab in
                 let station = try lab.startNode(host: 1, name: "station", role: "station", logLevel: "warning")
                 let address = try lab.address(1)
                 var emulator: LabProgram?
                 if n > 0 {
                     emulator = try lab.start(host: 2, tag: "emulator", [bench, "emulate-drones", String(n), "\(address):47800",
-                                                                         lab.keyPath, lab.directory.path + "/emu", "60"])
+                                                                         lab.keyPath, lab.directory.path + "/emu", "90"])
                     // Measured even if not all of them make it: the figure then says how many were live.
                     _ = try? await waitUntil("the station hears \(n) live drones", timeout: .seconds(40), poll: .milliseconds(250)) {
                         try vehicles(station).filter { !$0.stale && $0.uavNumber != nil }.count == n
+                    }
+                    if flying {
+                        for v in try vehicles(station) where v.uavNumber != nil {
+                            _ = try? ControlClient.request(ControlRequest(command: "send", uav: v.uavNumber, args: ["takeoff", "5"], timeoutMs: 100),
+                                                           socket: station.socketPath, timeout: .seconds(5))
+                        }
+                        _ = try? await waitUntil("\(n) drones airborne", timeout: .seconds(20), poll: .milliseconds(250)) {
+                            try vehicles(station).filter { !$0.stale && $0.altitude > 4 }.count == n
+                        }
                     }
                 } else {
                     try await Task.sleep(for: .seconds(2))
@@ -152,13 +162,14 @@ enum FleetLabBenchmarks {
                 try await Task.sleep(for: .seconds(10))
                 let wall = (clock.now - t0).seconds
                 let share = (try cpuSeconds(pid: pid) - cpu0) / wall
-                let live = try vehicles(station).filter { !$0.stale }.count
-                var note = "\(live) live in the fleet picture"
+                let live = try vehicles(station).filter { !$0.stale }
+                var note = "\(live.count) live in the fleet picture" + (flying ? ", \(live.filter { $0.altitude > 4 }.count) airborne" : "")
                 if let emu0, let e = emulator {
                     let emuShare = (try cpuSeconds(pid: try descendant(of: e.process.pid, named: "fleetmesh-bench")) - emu0) / wall
                     note += String(format: "; emulator process %.0f %% of a core", emuShare * 100)
                 }
-                out.line("station CPU with \(n) drones (10 Hz telemetry)", String(format: "%5.1f %% of one core  (%@)", share * 100, note))
+                let label = "station CPU, \(n) drones " + (flying ? "flying" : "on the ground")
+                out.line(label, String(format: "%5.1f %% of one core  (%@)", share * 100, note))
             }
         }
     }

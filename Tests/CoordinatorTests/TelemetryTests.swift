@@ -39,6 +39,10 @@ struct TelemetryTests {
         var p = Self.world()
         let pred = TrajectoryPrediction(points: Array(repeating: Self.here, count: 40))
         p.call(2) { $0.onLocalPrediction(pred, now: $1) }
+        p.advance(.milliseconds(300))
+        // On the ground a drone publishes no prediction: the airspace picture holds airborne drones.
+        #expect(p.cores[0].airspace(now: p.now).isEmpty)
+        p.call(2) { $0.onFlyingChanged(true, now: $1) }
         p.advance(.milliseconds(100))
         let a = p.cores[0].airspace(now: p.now)
         #expect(a.count == 1 && a[0].prediction == pred && a[0].uavNumber == 2)
@@ -76,6 +80,8 @@ struct TelemetryTests {
         // D1's prediction reaches every node straight from D1; in a full mesh nobody forwards it.
         p.inbox = []
         let pred = TrajectoryPrediction(points: Array(repeating: Self.here, count: 40))
+        p.call(1) { $0.onFlyingChanged(true, now: $1) }
+        p.inbox = []
         p.call(1) { $0.onLocalPrediction(pred, now: $1) }
         let sent = p.cores[1].onTick(now: p.now + .milliseconds(300))
         let flood = sent.compactMap { d -> CoordinatorMessage? in

@@ -83,7 +83,9 @@ extension CoordinatorCore {
                 out += sendRouted(telemetry, to: .node(station), now: now)
             }
         }
-        if role == .drone, let p = localPrediction, now >= nextPredictionAt {
+        // The airspace picture holds airborne drones: a drone on the ground publishes no prediction (a fleet waiting
+        // on the ground costs its stations telemetry only).
+        if role == .drone, isFlying, let p = localPrediction, now >= nextPredictionAt {
             nextPredictionAt = max(nextPredictionAt + configuration.predictionInterval, now)
             out += sendRouted(.prediction(uavNumber: uavNumber ?? 0, prediction: p), to: .broadcast, now: now)
         }
