@@ -37,8 +37,10 @@ let package = Package(
         ]),
         // Deterministic simulation of many coordinators on a virtual clock and network.
         .target(name: "MeshSimulation", dependencies: ["Coordinator", "MeshTypes"]),
-        // Scenario files (TOML) for the flight simulator.
-        .target(name: "Scenarios", dependencies: ["Flight", "Geodesy", .product(name: "TOMLKit", package: "TOMLKit")]),
+        // Collision avoidance between drones from shared predictions: detection, resolution, multi-drone simulation.
+        .target(name: "Avoidance", dependencies: ["Flight", "Geodesy"]),
+        // Scenario files (TOML) for the flight simulator, with or without collision avoidance.
+        .target(name: "Scenarios", dependencies: ["Flight", "Geodesy", "Avoidance", .product(name: "TOMLKit", package: "TOMLKit")]),
         // The MAVLink bridge: an autopilot driven from the mesh (drones), the fleet shown to ground-control software (stations).
         .target(name: "MAVLinkBridge", dependencies: ["MAVLink", "Coordinator", "MeshTypes"]),
 
@@ -49,7 +51,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .target(name: "Node", dependencies: [
-            "MeshTypes", "SecureTransport", "Membership", "Discovery", "Coordinator", "Flight", "Geodesy", "LocBroadcaster",
+            "MeshTypes", "SecureTransport", "Membership", "Discovery", "Coordinator", "Flight", "Geodesy", "LocBroadcaster", "Avoidance",
             "MAVLink", "MAVLinkBridge",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
@@ -64,12 +66,12 @@ let package = Package(
 
         // Executables only compose.
         .executableTarget(name: "fleetmesh", dependencies: [
-            "Node", "Geodesy", "Flight", "Scenarios",
+            "Node", "Geodesy", "Flight", "Scenarios", "Avoidance",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "fleetmesh-demo", dependencies: ["LabKit", "Node"]),
         .executableTarget(name: "fleetmesh-bench", dependencies: [
-            "Node", "LabKit", "SecureTransport", "Membership", "MeshTypes", "Coordinator", "MeshSimulation", "Geodesy", "Flight", "MAVLink",
+            "Node", "LabKit", "SecureTransport", "Membership", "MeshTypes", "Coordinator", "MeshSimulation", "Geodesy", "Flight", "MAVLink", "Avoidance",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -82,6 +84,7 @@ let package = Package(
         .testTarget(name: "MeshSimulationTests", dependencies: ["MeshSimulation", "Coordinator", "MeshTypes"]),
         .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"], exclude: ["make-vectors.sh"], resources: [.copy("Resources")]),
         .testTarget(name: "FlightTests", dependencies: ["Flight", "Geodesy", "Scenarios"]),
+        .testTarget(name: "AvoidanceTests", dependencies: ["Avoidance", "Flight", "Geodesy", "Scenarios"]),
         .testTarget(name: "MAVLinkTests", dependencies: ["MAVLink"], exclude: ["pymav_vectors.py"]),
         .testTarget(name: "MAVLinkBridgeTests", dependencies: ["MAVLinkBridge", "MAVLink", "Coordinator", "MeshTypes"]),
         .testTarget(name: "NodeTests", dependencies: ["Node", "Coordinator", "MeshTypes", .product(name: "Logging", package: "swift-log")]),

@@ -24,7 +24,7 @@ public enum ScenarioLoader {
             throw ScenarioError(file: file, key: "(syntax)", problem: "\(error)")
         }
         let root = TOMLFields(table: table, path: "", file: file)
-        try root.rejectUnknownKeys(["name", "duration", "step", "progress_interval", "origin", "drones", "targets", "events"])
+        try root.rejectUnknownKeys(["name", "duration", "step", "progress_interval", "origin", "drones", "targets", "events", "avoidance"])
         guard let originTable = try root.subtable("origin") else { throw root.error("origin", "missing [origin] table") }
         let origin = try parseOrigin(originTable)
         let drones = try root.tables("drones").map { (t) throws(ScenarioError) -> Scenario.Drone in try parseDrone(t) }
@@ -57,8 +57,8 @@ public enum ScenarioLoader {
     }
 
     static func parseDrone(_ t: TOMLFields) throws(ScenarioError) -> Scenario.Drone {
-        try t.rejectUnknownKeys(["id", "home", "heading", "battery", "max_speed", "gps_noise", "wind", "gust", "seed",
-                                 "return_altitude", "low_battery", "takeoff_min_battery"])
+        try t.rejectUnknownKeys(Set(["id", "home", "heading", "battery", "max_speed", "gps_noise", "wind", "gust", "seed",
+                                     "return_altitude", "low_battery", "takeoff_min_battery"]).union(avoidanceDroneKeys))
         let id = try t.requiredString("id")
         var sim = SimulatorConfiguration()
         var nav = NavigatorConfiguration()

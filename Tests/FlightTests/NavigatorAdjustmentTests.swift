@@ -59,6 +59,37 @@ struct NavigatorAdjustmentTests {
         #expect(h.sim.truePosition.distance(to: stop) < 0.2)
     }
 
+    @Test("a timed adjustment holds until its time, then the intent resumes; the prediction shows both parts")
+    func timed() throws {
+        var h = Harness()
+        try h.takeOff(10)
+        let here = h.sim.truePosition
+        try h.command(.goto(.local(Vector3(80, 0, 10)), speed: 4))
+        h.navigator.adjustment = NavigatorAdjustment(altitude: 13, hold: here, holdUntil: h.now + 3)
+        let p = h.navigator.predictedTrajectory(state: h.sim.state, now: h.now)
+        #expect(p.position(atOffset: 2.8).distance(to: here) < 0.05)
+        #expect(p.position(atOffset: 8).x > here.x + 8)
+        #expect(abs(p.position(atOffset: 8).z - 13) < 0.1)
+        h.run(2.9)
+        #expect(h.sim.truePosition.distance(to: here) < 0.05)
+        h.run(5)
+        #expect(abs(h.sim.truePosition.x - p.position(atOffset: 7.9).x) < 0.15)
+        #expect(!NavigatorAdjustment(hold: here, holdUntil: 5).holds(at: 5))
+        #expect(NavigatorAdjustment(hold: here, holdUntil: 5).holds(at: 4.99))
+        #expect(NavigatorAdjustment(offset: Vector3(1, 0, 0), hold: here, holdUntil: 5).description.hasSuffix("then offset (1.0, 0.0)"))
+    }
+
+    @Test("a simulator can start hovering in the air")
+    func startsAirborne() throws {
+        var sim = MultirotorSimulator(origin: Harness.origin, home: Vector3(5, 5, 0), hoveringAt: 12)
+        #expect(sim.state.isAirborne && sim.state.armed && sim.truePosition == Vector3(5, 5, 12))
+        var nav = Navigator(origin: Harness.origin)
+        try nav.handle(.hold, state: sim.state, now: 0)
+        for _ in 0..<100 { sim.setpoint = nav.setpoint(state: sim.state, now: 0); sim.step(dt: 0.02) }
+        #expect(sim.truePosition.distance(to: Vector3(5, 5, 12)) < 1e-9)
+        #expect(sim.state.activity == .hovering)
+    }
+
     @Test("holding drones can be moved; takeoff and landing ignore adjustments")
     func intents() throws {
         var h = Harness()

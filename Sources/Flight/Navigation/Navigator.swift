@@ -131,7 +131,7 @@ public struct Navigator: Sendable {
         let sp = intentSetpoint(state: state, now: now)
         guard let adjustment, !adjustment.isNeutral else { return sp }
         switch intent {
-        case .hold, .goto, .follow: return adjustment.apply(to: sp, limit: configuration.limits.maxHorizontalSpeed)
+        case .hold, .goto, .follow: return adjustment.apply(to: sp, limit: configuration.limits.maxHorizontalSpeed, now: now)
         default: return sp
         }
     }

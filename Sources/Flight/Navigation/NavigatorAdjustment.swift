@@ -15,33 +15,47 @@ public struct NavigatorAdjustment: Sendable, Hashable, Codable, CustomStringConv
     public var offset: Vector3
     /// Cap on the horizontal speed, m/s; nil keeps the intent's speed.
     public var maxSpeed: Double?
-    /// Stop and hold here instead of flying the intent; overrides the other fields.
+    /// Stop and hold here instead of flying the intent; while it applies it overrides the other fields.
     public var hold: Vector3?
+    /// The hold applies until this time (the navigator's clock, seconds); from then on the intent is flown with the
+    /// other fields. nil: hold until changed. A prediction made before that time shows both parts ("hold here until
+    /// t, then go on"), which is how a drone announces a move it is waiting to make.
+    public var holdUntil: Double?
 
     /// An adjustment; with no arguments it changes nothing.
-    public init(altitude: Double? = nil, offset: Vector3 = .zero, maxSpeed: Double? = nil, hold: Vector3? = nil) {
+    public init(altitude: Double? = nil, offset: Vector3 = .zero, maxSpeed: Double? = nil, hold: Vector3? = nil, holdUntil: Double? = nil) {
         self.altitude = altitude
         self.offset = Vector3(offset.x, offset.y, 0)
         self.maxSpeed = maxSpeed
         self.hold = hold
+        self.holdUntil = holdUntil
     }
 
     /// Whether it changes nothing.
     public var isNeutral: Bool { altitude == nil && offset == .zero && maxSpeed == nil && hold == nil }
 
-    /// `hold (e, n, u)` or e.g. `alt 24.0 offset (6.5, 0.0) speed ≤ 2.0`.
+    /// Whether the hold applies at `now`.
+    public func holds(at now: Double) -> Bool { hold != nil && (holdUntil.map { now < $0 } ?? true) }
+
+    /// `hold (e, n, u)` or e.g. `alt 24.0 offset (6.5, 0.0) speed ≤ 2.0`; a timed hold reads
+    /// `hold (e, n, u) until 12.3, then …`.
     public var description: String {
-        if let hold { return "hold \(hold)" }
         var parts: [String] = []
+        if let hold {
+            guard let holdUntil else { return "hold \(hold)" }
+            parts.append("hold \(hold) until \(formatFixed(holdUntil, 1)), then")
+        }
         if let altitude { parts.append("alt \(formatFixed(altitude, 1))") }
         if offset != .zero { parts.append("offset (\(formatFixed(offset.x, 1)), \(formatFixed(offset.y, 1)))") }
         if let maxSpeed { parts.append("speed ≤ \(formatFixed(maxSpeed, 1))") }
+        if hold != nil && parts.count == 1 { parts.append("resume") }
         return parts.isEmpty ? "none" : parts.joined(separator: " ")
     }
 
-    /// The setpoint flown instead of `setpoint` (the intent's own); `limit` is the vehicle's horizontal speed limit.
-    func apply(to setpoint: Setpoint, limit: Double) -> Setpoint {
-        if let hold { return .hold(hold) }
+    /// The setpoint flown instead of `setpoint` (the intent's own) at `now`; `limit` is the vehicle's horizontal speed
+    /// limit.
+    func apply(to setpoint: Setpoint, limit: Double, now: Double) -> Setpoint {
+        if let hold, holds(at: now) { return .hold(hold) }
         switch setpoint {
         case .hold(let p):
             return .position(target: adjusted(p), feedforward: .zero, speed: min(maxSpeed ?? limit, limit), heading: nil, activity: .hovering)

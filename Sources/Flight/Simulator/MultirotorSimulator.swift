@@ -51,6 +51,17 @@ public struct MultirotorSimulator: Sendable {
         }
     }
 
+    /// A vehicle already hovering `altitude` metres above `home` (armed, at rest), for simulations that start in the
+    /// air; its setpoint holds that point until the caller sets another.
+    public init(origin: MapOrigin, home: Vector3, hoveringAt altitude: Double, configuration: SimulatorConfiguration = SimulatorConfiguration(),
+                batteryPercent: Double = 100, heading: Double = 0) {
+        self.init(origin: origin, home: home, configuration: configuration, batteryPercent: batteryPercent, heading: heading)
+        let p = Vector3(home.x, home.y, home.z + max(0, altitude))
+        model = MultirotorModel(state: VehicleState(position: p, heading: heading, armed: true, activity: .hovering,
+                                                    batteryPercent: self.batteryPercent, home: home), limits: configuration.limits)
+        setpoint = .hold(p)
+    }
+
     /// The setpoint actually flown: the caller's, unless a battery failsafe overrides it.
     public var effectiveSetpoint: Setpoint {
         switch failsafe {

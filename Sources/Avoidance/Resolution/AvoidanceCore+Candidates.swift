@@ -1,0 +1,208 @@
+import Flight
+
+/// One plan the drone could fly: how it looks to the navigator (an adjustment), to the internal model, and its cost.
+struct Candidate: Sendable, Hashable {
+    var maneuver: AvoidanceDecision.Maneuver
+    var adjustment: NavigatorAdjustment?
+    var plan: MotionPlan
+    /// Estimated seconds this plan costs against the mission's own (lower is better).
+    var cost: Double
+}
+
+/// What every candidate of one decision shares.
+struct CandidateContext {
+    var own: AvoidanceOwnship
+    var goal: AvoidanceOwnship.Goal
+    /// Where the drone is heading (goal, goal moved into the geofence, or parking spot).
+    var destination: Vector3
+    var now: Double
+    /// Cruise speed.
+    var speed: Double
+    /// Horizontal distance to the destination.
+    var distance: Double
+}
+
+extension AvoidanceCore {
+    func context(own: AvoidanceOwnship, goal: AvoidanceOwnship.Goal, destination: Vector3, now: Double) -> CandidateContext {
+        CandidateContext(own: own, goal: goal, destination: destination, now: now, speed: min(goal.speed, configuration.limits.maxHorizontalSpeed),
+                         distance: (destination - own.position).horizontalLength)
+    }
+
+    /// Candidate plans in order of cost (the mission's own plan first).
+    func candidates(_ x: CandidateContext, picture: LocalPicture, threats: [Int]) -> [Candidate] {
+        let c = configuration
+        var out: [Candidate] = []
+        out.reserveCapacity(96)
+        let waitUntil = x.now + c.reactionTime + 0.3
+        for z in altitudes(x, picture: picture, threats: threats) {
+            for f in [1.0] + c.speedFactors {
+                out.append(travel(x, altitude: z, speed: f >= 1 ? x.speed : x.speed * f))
+            }
+            let brake = brakingPoint(x.own, altitude: x.own.position.z)
+            out.append(stop(x, at: Vector3(brake.x, brake.y, z)))
+            out.append(wait(x, at: brake, until: waitUntil, altitude: z))
+            // Change altitude in place first, then go: the way past a drone that holds its position.
+            let climb = abs(z - x.own.position.z)
+            if climb > 0.5 {
+                let rate = z > x.own.position.z ? c.limits.maxClimbRate : c.limits.maxDescentRate
+                let until = x.now + ((climb / rate + 1.5) * 10).rounded(.up) / 10
+                out.append(wait(x, at: Vector3(brake.x, brake.y, z), until: until, altitude: z))
+            }
+        }
+        out += sidesteps(x, picture: picture, threats: threats)
+        // Stable sort by cost, so equal costs keep the generation order.
+        let costs = out.map(\.cost)
+        let order = (0..<out.count).sorted { costs[$0] < costs[$1] || (costs[$0] == costs[$1] && $0 < $1) }
+        return order.map { out[$0] }
+    }
+
+    /// The same plan as `previous` (same altitude, speed, hold point or waiting time) with costs for now.
+    func candidate(_ x: CandidateContext, like previous: Candidate) -> Candidate {
+        switch previous.maneuver {
+        case .stop(let p): return stop(x, at: p)
+        case .sidestep(let p): return sidestep(x, to: p)
+        case .wait(let p, let until, let z):
+            return until > x.now ? wait(x, at: p, until: until, altitude: z) : travel(x, altitude: z, speed: x.speed)
+        case .altitude(let z): return travel(x, altitude: z, speed: x.speed)
+        case .slowDown(let s, let z): return travel(x, altitude: z, speed: s)
+        case .nominal, .notAvoiding: return travel(x, altitude: x.destination.z, speed: x.speed)
+        }
+    }
+
+    /// The adjustment that flies toward the destination at altitude `z` and `speed`, holding at `hold` until `until`.
+    func adjustment(_ x: CandidateContext, altitude z: Double, speed: Double, hold: Vector3? = nil, until: Double? = nil) -> NavigatorAdjustment? {
+        let offset = Vector3(x.destination.x - x.goal.position.x, x.destination.y - x.goal.position.y, 0)
+        let a = NavigatorAdjustment(altitude: z != x.goal.position.z ? z : nil, offset: offset,
+                                    maxSpeed: speed < x.speed - 1e-9 ? speed : nil, hold: hold, holdUntil: until)
+        return a.isNeutral ? nil : a
+    }
+
+    func travelPlan(_ x: CandidateContext, altitude z: Double, speed: Double) -> MotionPlan {
+        var velocity = x.goal.velocity
+        if z != x.destination.z { velocity.z = 0 }
+        return MotionPlan(target: Vector3(x.destination.x, x.destination.y, z), targetVelocity: velocity, speed: speed)
+    }
+
+    /// Flying toward the destination at altitude `z` and `speed`.
+    func travel(_ x: CandidateContext, altitude z: Double, speed: Double) -> Candidate {
+        let maneuver: AvoidanceDecision.Maneuver = speed < x.speed - 1e-9 ? .slowDown(speed: speed, altitude: z)
+            : (z == x.destination.z ? .nominal : .altitude(z))
+        let cost = progressLoss(x, speed: speed, delay: 0) + altitudeCost(x, altitude: z, speed: speed)
+        return Candidate(maneuver: maneuver, adjustment: adjustment(x, altitude: z, speed: speed),
+                         plan: travelPlan(x, altitude: z, speed: speed), cost: cost)
+    }
+
+    /// Braking to a stop (at `point`, possibly at another altitude) and holding there. It makes no progress, so it costs
+    /// the whole horizon however near the destination is, plus twice the time the drone has already been held up
+    /// (stopped, stepping aside or waiting): a drone that stays blocked eventually takes any plan that gets somewhere
+    /// (a long detour in altitude) instead of waiting for ever.
+    func stop(_ x: CandidateContext, at point: Vector3) -> Candidate {
+        let stopped = stoppedSince.map { x.now - $0 } ?? 0
+        let cost = configuration.horizon + 0.5 + 2 * stopped + altitudeCost(x, altitude: point.z, speed: 0)
+        return Candidate(maneuver: .stop(point), adjustment: NavigatorAdjustment(hold: point),
+                         plan: MotionPlan(target: point, targetVelocity: .zero, speed: configuration.limits.maxHorizontalSpeed), cost: cost)
+    }
+
+    /// Moving aside to `point` and holding there: a stop somewhere else, which does not grow costlier with the time
+    /// held up, so a drone boxed in for a while tries another place instead of waiting where it is.
+    func sidestep(_ x: CandidateContext, to point: Vector3) -> Candidate {
+        var s = stop(x, at: point)
+        s.maneuver = .sidestep(point)
+        s.cost = configuration.horizon + 1.5 + (point - x.own.position).horizontalLength / configuration.limits.maxHorizontalSpeed
+            + altitudeCost(x, altitude: point.z, speed: 0)
+        return s
+    }
+
+    /// Holding at `point` until `until`, then flying toward the destination at altitude `z`.
+    func wait(_ x: CandidateContext, at point: Vector3, until: Double, altitude z: Double) -> Candidate {
+        let delay = max(0, until - x.now)
+        var plan = travelPlan(x, altitude: z, speed: x.speed)
+        plan.wait = point
+        plan.waitFor = delay
+        let cost = progressLoss(x, speed: x.speed, delay: delay) + 0.2 + altitudeCost(x, altitude: z, speed: x.speed)
+        return Candidate(maneuver: .wait(point, until: until, altitude: z),
+                         adjustment: adjustment(x, altitude: z, speed: x.speed, hold: point, until: until), plan: plan, cost: cost)
+    }
+
+    /// Stepping aside, perpendicular to the first higher-ranked threat's motion.
+    func sidesteps(_ x: CandidateContext, picture: LocalPicture, threats: [Int]) -> [Candidate] {
+        let c = configuration
+        guard let threat = threats.first else { return [] }
+        let k = picture.k
+        let a = picture.position(threat, 0), b = picture.position(threat, k - 1)
+        var along = (b - a).horizontal
+        if along.horizontalLength < 0.5 { along = (a - x.own.position).horizontal }
+        guard along.horizontalLength > 1e-6 else { return [] }
+        let u = along / along.horizontalLength
+        let side = Vector3(-u.y, u.x, 0)
+        let reach = c.planningHorizontal + c.maxHorizontalInflation + 2
+        var out: [Candidate] = []
+        for sign in [1.0, -1.0] {
+            let p = Vector3(x.own.position.x + side.x * sign * reach, x.own.position.y + side.y * sign * reach, x.own.position.z)
+            if let fence = c.geofence, !fence.contains(p, margin: c.fenceMargin, altitudeMargin: c.fenceAltitudeMargin) { continue }
+            out.append(sidestep(x, to: Vector3((p.x * 10).rounded() / 10, (p.y * 10).rounded() / 10, p.z)))
+        }
+        return out
+    }
+
+    /// Altitudes to try: the destination's, layers above and below it, a layer above and below (and just clear of) each
+    /// of the first higher-ranked drones the mission's plan meets, and the floor and ceiling when it meets any; within
+    /// the geofence; nearest the destination's first.
+    func altitudes(_ x: CandidateContext, picture: LocalPicture, threats: [Int]) -> [Double] {
+        let c = configuration
+        let d = x.destination
+        var low = c.minimumAltitude, high = Double.infinity
+        if let f = c.geofence { low = max(f.minAltitude + c.fenceAltitudeMargin, low); high = f.maxAltitude - c.fenceAltitudeMargin }
+        var raw: [Double] = []
+        for i in 1...max(1, c.layers) {
+            raw.append(d.z + Double(i) * c.layerSpacing)
+            raw.append(d.z - Double(i) * c.layerSpacing)
+        }
+        for t in threats.prefix(3) {
+            let z = picture.zs[t * picture.k + picture.k / 2]
+            for d in [c.layerSpacing, c.planningVertical + 0.3] {
+                raw.append(z + d)
+                raw.append(z - d)
+            }
+        }
+        raw = raw.map { ($0 * 10).rounded() / 10 }
+        if !threats.isEmpty {
+            // The top and bottom of the allowed band: the way over or under a crowd.
+            if high.isFinite { raw.append((high * 10).rounded(.down) / 10) }
+            raw.append((low * 10).rounded(.up) / 10)
+        }
+        let own = x.own.position.z
+        raw.sort { (abs($0 - d.z), abs($0 - own), $0) < (abs($1 - d.z), abs($1 - own), $1) }
+        var out = [d.z]
+        for z in raw where z >= low && z <= high && out.allSatisfy({ abs($0 - z) >= 0.5 }) { out.append(z) }
+        return out
+    }
+
+    /// Seconds of travel lost within the horizon by waiting `delay` seconds, then flying at `speed` instead of the
+    /// cruise speed.
+    func progressLoss(_ x: CandidateContext, speed: Double, delay: Double) -> Double {
+        let h = configuration.horizon
+        guard x.speed > 0 else { return 0 }
+        return (min(x.distance, x.speed * h) - min(x.distance, speed * max(0, h - delay))) / x.speed
+    }
+
+    /// Seconds an altitude change costs: a quarter of the time to return to the destination's altitude while the
+    /// remaining leg leaves time to do so on the way, all of it near the destination; plus a little for moving away
+    /// from the current altitude.
+    func altitudeCost(_ x: CandidateContext, altitude z: Double, speed: Double) -> Double {
+        let l = configuration.limits
+        let back = abs(z - x.destination.z) / min(l.maxClimbRate, l.maxDescentRate)
+        let leftAfterHorizon = max(0, x.distance - speed * configuration.horizon)
+        let overlap = speed > 0 && leftAfterHorizon / max(speed, 0.1) > back + 2 ? 0.25 : 1.0
+        return back * overlap + abs(z - x.own.position.z) / l.maxClimbRate * 0.1
+    }
+
+    /// Where the drone stops if it brakes now, at altitude `z`.
+    func brakingPoint(_ own: AvoidanceOwnship, altitude z: Double) -> Vector3 {
+        let v = own.velocity.horizontal
+        let s = v.horizontalLength
+        let d = s * s / (2 * 0.9 * configuration.limits.maxHorizontalAcceleration)
+        let p = s > 1e-6 ? own.position + v / s * d : own.position
+        return Vector3((p.x * 10).rounded() / 10, (p.y * 10).rounded() / 10, z)
+    }
+}

@@ -1,0 +1,146 @@
+import Flight
+
+/// Decentralised, deterministic collision avoidance for one drone: a sans-IO value type that every control cycle
+/// turns the drone's state, its mission goal and the shared airspace picture into a ``NavigatorAdjustment``.
+///
+/// Every drone runs the same rules on the same kind of picture with one total priority order (``VehicleRank``):
+///
+/// 1. A plan is *safe* when it keeps the planning separation (minima plus buffer) from every higher-ranked or
+///    non-avoiding drone's prediction over the whole horizon, from every lower-ranked avoiding drone's prediction over
+///    the courtesy window (``AvoidanceConfiguration/reactionTime``), and stays inside the geofence.
+/// 2. Candidate plans — the mission's own plan, altitude layers, slower speeds, stopping (at any of those altitudes),
+///    stepping aside — are ranked by an estimate of the time they cost, and the cheapest safe one is flown. The
+///    current plan is kept while it stays safe and within ``AvoidanceConfiguration/hysteresis`` of the best.
+/// 3. A goal held by a higher-ranked drone (its prediction ends standing still there) is replaced by the nearest free
+///    spot on a hexagonal lattice around it, so drones sent to one point gather around it instead of stacking.
+/// 4. With no safe plan, the plan that intrudes least (weighted toward the near future) is flown.
+///
+/// The decision changes only the navigator's adjustment; publish the navigator's prediction at once when
+/// ``AvoidanceDecision/changed`` is set.
+public struct AvoidanceCore: Sendable {
+    /// Settings.
+    public let configuration: AvoidanceConfiguration
+    /// The latest decision.
+    public private(set) var decision: AvoidanceDecision = .notAvoiding
+
+    var current: Candidate?
+    var lastSearch = -Double.infinity
+    var parkingSpot: Vector3?
+    /// Since when the drone has been held up (stop, sidestep or wait plans chosen without interruption).
+    var stoppedSince: Double?
+    /// Goal and destination of the decision being made, and of the plan flown now (for ``isPublished(_:)``).
+    var currentGoal: AvoidanceOwnship.Goal?
+    var currentDestination: Vector3?
+    var planGoal: AvoidanceOwnship.Goal?
+    var parkingGoal: Vector3?
+    var spotProgress: (spot: Vector3, best: Double, since: Double)?
+    var avoidedSpots: [(spot: Vector3, until: Double)] = []
+    let model: MotionModel
+    let tuning: Tuning
+    // Scratch buffers for rollouts.
+    var ox: [Double], oy: [Double], oz: [Double]
+
+    /// A core that has decided nothing yet.
+    public init(configuration: AvoidanceConfiguration = AvoidanceConfiguration()) {
+        self.configuration = configuration
+        model = MotionModel(limits: configuration.limits, step: configuration.modelStep)
+        tuning = Tuning(configuration)
+        let k = configuration.steps + 1
+        ox = [Double](repeating: 0, count: k)
+        oy = ox
+        oz = ox
+    }
+
+    /// Decides what the own drone flies next, from its state and goal and the other drones' tracks (in the same local
+    /// frame and on the same clock as `now`). Tracks of the own drone (same UAV number and tie-break) are ignored.
+    public mutating func decide(own: AvoidanceOwnship, airspace: [AirspaceTrack], now: Double) -> AvoidanceDecision {
+        let previous = decision.adjustment
+        guard let goal = own.goal else {
+            current = nil
+            parkingSpot = nil
+            spotProgress = nil
+            planGoal = nil
+            stoppedSince = nil
+            decision = .notAvoiding
+            decision.changed = previous != nil
+            return decision
+        }
+        let c = configuration
+        let fenceGoal = c.geofence?.clamp(goal.position, margin: c.fenceMargin, altitudeMargin: c.fenceAltitudeMargin) ?? goal.position
+        let picture = LocalPicture(own: own, airspace: airspace, now: now, goal: fenceGoal, configuration: c, tuning: tuning)
+        var destination = fenceGoal
+        var parked = false
+        if goal.velocity.horizontalLength < 0.1, let spot = parking(near: fenceGoal, own: own, picture: picture, now: now) {
+            destination = spot
+            parked = spot != fenceGoal
+        }
+        // The mission's own plan: its conflicts with higher-ranked drones are reported and suggest altitudes and
+        // sidesteps; when it is safe no other plan is needed (unless the current one is kept).
+        let x = context(own: own, goal: goal, destination: destination, now: now)
+        let nominal = travel(x, altitude: destination.z, speed: x.speed)
+        rollout(own: own, nominal.plan)
+        var nominalSafe = insideFence()
+        var threats: [Int] = []
+        currentGoal = goal
+        currentDestination = destination
+        let nominalPublished = isPublished(nominal)
+        for t in 0..<picture.count where conflicts(picture, track: t, hardOnly: nominalPublished && !picture.higher[t]) {
+            nominalSafe = false
+            if picture.higher[t] { threats.append(t) }
+        }
+        let yielding = Array(Set(threats.map { picture.uavNumbers[$0] })).sorted()
+        var hot = threats.first
+        var keep: Candidate?
+        if let cur = current, cur.maneuver != .nominal {
+            let k = candidate(x, like: cur)
+            if k.maneuver != .nominal && isSafe(own: own, k, picture: picture, hot: &hot) { keep = k }
+        }
+
+        var chosen: Candidate?
+        var safe = true
+        if nominalSafe {
+            // Within the horizon of the destination the mission's plan is taken as soon as it is safe; farther away
+            // the current plan is kept while it costs little more, so plans do not flap.
+            let near = x.distance < x.speed * c.horizon
+            chosen = keep.map { !near && $0.cost <= nominal.cost + c.hysteresis ? $0 : nominal } ?? nominal
+        } else if let k = keep, now - lastSearch < c.reconsiderEvery {
+            chosen = k
+        } else {
+            lastSearch = now
+            let candidates = self.candidates(x, picture: picture, threats: threats)
+            var best: Candidate?
+            for candidate in candidates.dropFirst() where isSafe(own: own, candidate, picture: picture, hot: &hot) {
+                best = candidate
+                break
+            }
+            if let k = keep, best == nil || k.cost <= best!.cost + c.hysteresis {
+                chosen = k
+            } else {
+                chosen = best
+            }
+            if chosen == nil {
+                safe = false
+                var scored = candidates
+                if let cur = current { scored.append(candidate(x, like: cur)) }
+                var bestScore = Double.infinity
+                for candidate in scored {
+                    let b = badness(own: own, candidate, picture: picture)
+                    if b < bestScore - 1e-9 || (abs(b - bestScore) <= 1e-9 && candidate.cost < (chosen?.cost ?? .infinity)) {
+                        bestScore = b
+                        chosen = candidate
+                    }
+                }
+            }
+        }
+        let pick = chosen!
+        current = pick
+        planGoal = goal
+        switch pick.maneuver {
+        case .stop, .sidestep, .wait: if stoppedSince == nil { stoppedSince = now }
+        default: stoppedSince = nil
+        }
+        decision = AvoidanceDecision(adjustment: pick.adjustment, maneuver: pick.maneuver, destination: destination, parked: parked,
+                                     safe: safe, changed: pick.adjustment != previous, yieldingTo: yielding)
+        return decision
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+import Flight
+@testable import Avoidance
+
+/// Runs random missions of one kind on every core and records each failing seed with the variable that replays it.
+func runRandomMissions(_ seeds: [UInt64], kind: RandomMission.Kind, replayVariable: String) async -> [RandomMission.Outcome] {
+    let lanes = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
+    let outcomes = await withTaskGroup(of: [RandomMission.Outcome].self) { group in
+        for lane in 0..<lanes {
+            let mine = stride(from: lane, to: seeds.count, by: lanes).map { seeds[$0] }
+            group.addTask {
+                // Every 25th seed publishes the navigator's own predictions, as a drone node does.
+                mine.map { RandomMission(seed: $0, kind: kind, predictionSource: $0 % 25 == 0 ? .navigator : .model).run() }
+            }
+        }
+        var all: [RandomMission.Outcome] = []
+        for await part in group { all += part }
+        return all
+    }
+    let failing = outcomes.filter { !$0.violations.isEmpty }.sorted { $0.seed < $1.seed }
+    for f in failing.prefix(5) {
+        Issue.record("replay with \(replayVariable)=\(f.seed) (\(f.drones) drones):\n\(f.violations.prefix(8).joined(separator: "\n"))")
+    }
+    #expect(failing.isEmpty, "\(failing.count) of \(seeds.count) \(kind.rawValue) seeds failed")
+    return outcomes
+}
+
+/// The seeds to run: `one` if that variable is set, else 1 … `count` (or the value of `countVariable`).
+func seedList(one: String, countVariable: String, default count: Int) -> [UInt64] {
+    let env = ProcessInfo.processInfo.environment
+    if let seed = env[one].flatMap({ UInt64($0) }) { return [seed] }
+    return (1...UInt64(max(1, env[countVariable].flatMap { Int($0) } ?? count))).map { $0 }
+}
+
+@Suite("Random missions (deterministic simulation)")
+struct RandomMissionTests {
+    /// `AVOIDANCE_SEED=n` replays one seed; `AVOIDANCE_SEEDS=n` sets how many run (default 1,000).
+    @Test("close encounters of 2–5 drones: no loss of separation, no geofence exit, no deadlock, on every seed")
+    func encounters() async {
+        let seeds = seedList(one: "AVOIDANCE_SEED", countVariable: "AVOIDANCE_SEEDS", default: 1000)
+        let outcomes = await runRandomMissions(seeds, kind: .encounter, replayVariable: "AVOIDANCE_SEED")
+        // The missions must have made drones avoid each other and lost messages, or they prove nothing.
+        let yielded = outcomes.filter { $0.report.drones.contains { $0.planChanges > 0 } }.count
+        #expect(yielded * 4 > seeds.count, "only \(yielded) of \(seeds.count) missions made a drone change its plan")
+        if seeds.count >= 100 {
+            #expect(outcomes.contains { $0.report.lost > 0 } && outcomes.contains { $0.report.drones.contains(where: \.parked) })
+        }
+    }
+
+    /// `AVOIDANCE_CROWD_SEED=n` replays one; `AVOIDANCE_CROWDS=n` sets how many run (default 4, or 1 in 50 of
+    /// `AVOIDANCE_SEEDS` when that is set).
+    @Test("crowds of 6–50 drones: no loss of separation, no geofence exit, no deadlock, on every seed")
+    func crowds() async {
+        let env = ProcessInfo.processInfo.environment
+        let fallback = env["AVOIDANCE_SEEDS"].flatMap { Int($0) }.map { max(4, $0 / 50) } ?? 4
+        if env["AVOIDANCE_SEED"] != nil && env["AVOIDANCE_CROWD_SEED"] == nil { return }
+        let seeds = seedList(one: "AVOIDANCE_CROWD_SEED", countVariable: "AVOIDANCE_CROWDS", default: fallback)
+        let outcomes = await runRandomMissions(seeds, kind: .crowd, replayVariable: "AVOIDANCE_CROWD_SEED")
+        #expect(outcomes.allSatisfy { $0.drones >= 6 && $0.report.drones.contains { $0.planChanges > 0 } })
+    }
+
+    @Test("a seed replays identically, and different seeds differ")
+    func deterministic() {
+        let a = RandomMission(seed: 77).run(), b = RandomMission(seed: 77).run(), c = RandomMission(seed: 78).run()
+        #expect(a.report == b.report)
+        #expect(a.report != c.report)
+        #expect(RandomMission(seed: 77, kind: .crowd).mission.drones.count >= 6)
+    }
+}
