@@ -36,6 +36,7 @@ bench: setup
 
 soak: build
 	MESHSIM_SEEDS=$${MESHSIM_SEEDS:-20000} $(SWIFT) test --filter MeshSimulationTests
+	AVOIDANCE_SEEDS=$${AVOIDANCE_SEEDS:-20000} $(SWIFT) test --filter AvoidanceTests
 
 clean:
 	-bash scripts/lab down

@@ -48,12 +48,12 @@ struct RandomMissionTests {
         }
     }
 
-    /// `AVOIDANCE_CROWD_SEED=n` replays one; `AVOIDANCE_CROWDS=n` sets how many run (default 4, or 1 in 50 of
+    /// `AVOIDANCE_CROWD_SEED=n` replays one; `AVOIDANCE_CROWDS=n` sets how many run (default 4, or 1 in 100 of
     /// `AVOIDANCE_SEEDS` when that is set).
     @Test("crowds of 6–50 drones: no loss of separation, no geofence exit, no deadlock, on every seed")
     func crowds() async {
         let env = ProcessInfo.processInfo.environment
-        let fallback = env["AVOIDANCE_SEEDS"].flatMap { Int($0) }.map { max(4, $0 / 50) } ?? 4
+        let fallback = env["AVOIDANCE_SEEDS"].flatMap { Int($0) }.map { max(4, $0 / 100) } ?? 4
         if env["AVOIDANCE_SEED"] != nil && env["AVOIDANCE_CROWD_SEED"] == nil { return }
         let seeds = seedList(one: "AVOIDANCE_CROWD_SEED", countVariable: "AVOIDANCE_CROWDS", default: fallback)
         let outcomes = await runRandomMissions(seeds, kind: .crowd, replayVariable: "AVOIDANCE_CROWD_SEED")
