@@ -47,9 +47,9 @@ extension AvoidanceCore {
             && decision.destination == currentDestination
     }
 
-    /// How badly the candidate intrudes: the sum over tracks and grid instants of how far it gets into planning
-    /// volumes beyond what is already the case now (much more for the separation minima themselves), weighted by
-    /// 1 / (1 + t); plus the geofence excess.
+    /// How badly the candidate intrudes: the sum over tracks and grid instants of how far it gets into higher-ranked
+    /// drones' planning volumes beyond what is already the case now, plus much more for anyone's separation minima,
+    /// weighted by 1 / (1 + t); plus the geofence excess.
     mutating func badness(own: AvoidanceOwnship, _ candidate: Candidate, picture: LocalPicture) -> Double {
         rollout(own: own, candidate.plan)
         let c = configuration
@@ -71,7 +71,9 @@ extension AvoidanceCore {
                 let pen = min(c.planningHorizontal + picture.gh[j] - dh, c.planningVertical + picture.gv[j] - dz)
                 guard pen > 0 else { continue }
                 let w = 1 / (1 + Double(i) * c.step)
-                var b = max(0, pen - picture.allowed[t])
+                // Toward lower-ranked drones only entering the minima counts: giving way is theirs to do, and a
+                // higher-ranked drone that holds its course is the easiest for them to avoid.
+                var b = picture.higher[t] ? max(0, pen - picture.allowed[t]) : 0
                 if dh < c.horizontalSeparation + picture.gh[j] && dz < c.verticalSeparation + picture.gv[j] { b += 10 * (1 + pen) }
                 total += w * b
             }

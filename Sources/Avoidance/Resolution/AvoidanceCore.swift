@@ -119,16 +119,20 @@ public struct AvoidanceCore: Sendable {
                 chosen = best
             }
             if chosen == nil {
+                // No safe plan: the one that intrudes least, but the current one while it is nearly as good, so that
+                // the others are not planning against a prediction that changes every cycle.
                 safe = false
-                var scored = candidates
-                if let cur = current { scored.append(candidate(x, like: cur)) }
                 var bestScore = Double.infinity
-                for candidate in scored {
+                for candidate in candidates {
                     let b = badness(own: own, candidate, picture: picture)
                     if b < bestScore - 1e-9 || (abs(b - bestScore) <= 1e-9 && candidate.cost < (chosen?.cost ?? .infinity)) {
                         bestScore = b
                         chosen = candidate
                     }
+                }
+                if let cur = current {
+                    let k = candidate(x, like: cur)
+                    if badness(own: own, k, picture: picture) <= bestScore * 1.25 + 0.05 { chosen = k }
                 }
             }
         }
