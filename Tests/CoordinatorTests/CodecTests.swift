@@ -105,7 +105,7 @@ struct CodecTests {
     @Test("the documented layouts hold: sizes of fixed messages")
     func sizes() {
         #expect(sampleMessages[2].encode().payload.count == 34 + 25)       // telemetry
-        #expect(sampleMessages[3].encode().payload.count == 34 + 4 + 40 * 12) // prediction
+        #expect(sampleMessages[3].encode().payload.count == 34 + 5 + 40 * 12) // prediction
         #expect(sampleMessages[22].encode().payload.count == 50 + 22)       // manual control, unicast envelope
         #expect(sampleMessages[0].encode().payload.count == 35 + 1 + "UAV-ä✈️".utf8.count + 2 + 32) // LSA, two neighbours
     }

@@ -122,3 +122,33 @@ import Testing
         #expect(error("[coordinator]\nheartbeat = 1").contains("heartbeat"))
     }
 }
+
+@Suite struct AvoidanceSettingsTests {
+    func parse(_ text: String, role: String = "drone") throws -> NodeConfiguration {
+        try NodeConfiguration.parse("[node]\nname = \"d1\"\nrole = \"\(role)\"\nkey_file = \"mesh.key\"\n" + text, file: "d.toml", baseDirectory: "/tmp")
+    }
+
+    func error(_ text: String, role: String = "drone") -> String {
+        do { _ = try parse(text, role: role); return "no error" } catch { return "\(error)" }
+    }
+
+    @Test func onByDefaultWithMRSSeparationsAndNoFence() throws {
+        let a = try parse("").avoidance
+        #expect(a.enabled && a.horizontalSeparation == 5 && a.verticalSeparation == 2.9 && a.geofence.isEmpty)
+    }
+
+    @Test func readsAFenceAndRefusesBadOnesPrecisely() throws {
+        let a = try parse("""
+            [avoidance]
+            horizontal_separation = 6
+            geofence = [[50.07, 14.43], [50.08, 14.43], [50.08, 14.45]]
+            geofence_altitude = [3, 60]
+            """).avoidance
+        #expect(a.horizontalSeparation == 6 && a.geofence.count == 3 && a.geofenceAltitude == [3, 60])
+        #expect(error("[avoidance]\ngeofence = [[50.07, 14.43], [50.08, 14.43]]").contains("[avoidance] geofence: needs at least 3 corners, found 2"))
+        #expect(error("[avoidance]\ngeofence = [[50.07, 14.43], [95, 14.43], [50.0, 14.0]]").contains("[avoidance] geofence[1]: expected [latitude, longitude]"))
+        #expect(error("[avoidance]\ngeofence_altitude = [60, 3]").contains("minimum < maximum"))
+        #expect(error("[avoidance]\nhorizontal_separation = 0").contains("must be 1–100 metres"))
+        #expect(error("[avoidance]\nenabled = true", role: "station").contains("only drones avoid"))
+    }
+}

@@ -34,12 +34,15 @@ extension CoordinatorCore {
         return []
     }
 
-    /// Drone: the local vehicle's latest predicted trajectory. Published every `predictionInterval` on ticks.
-    public mutating func onLocalPrediction(_ prediction: TrajectoryPrediction, now: MeshInstant) -> [Directive] {
+    /// Drone: the local vehicle's latest predicted trajectory. Published every `predictionInterval` on ticks, or at
+    /// once with `publishNow` (the drone changed its plan to avoid another: the others must see it without delay).
+    public mutating func onLocalPrediction(_ prediction: TrajectoryPrediction, publishNow: Bool = false, now: MeshInstant) -> [Directive] {
         localPrediction = prediction
         predictions[nodeID] = PredictionSample(uavNumber: uavNumber ?? 0, prediction: prediction, receivedAt: now,
                                                incarnation: incarnation, sequence: 0)
-        return []
+        guard publishNow, role == .drone, isFlying else { return [] }
+        nextPredictionAt = max(now + configuration.predictionInterval, nextPredictionAt)
+        return sendRouted(.prediction(uavNumber: uavNumber ?? 0, prediction: prediction), to: .broadcast, now: now)
     }
 
     /// Sends a target (one sample of a follow-me stream) to the drones it addresses.

@@ -61,10 +61,14 @@ public struct TrajectoryPrediction: Hashable, Sendable {
     public var stepMilliseconds: UInt16
     /// Predicted positions (40 by default, at most 255).
     public var points: [GeoPoint]
+    /// Whether the drone avoids others while flying this (false: taking off, landing, returning home, flying an
+    /// uploaded trajectory, under manual control; other drones must keep clear of it).
+    public var avoiding: Bool
 
     /// A prediction from its fields.
-    public init(stepMilliseconds: UInt16 = 200, points: [GeoPoint]) {
+    public init(stepMilliseconds: UInt16 = 200, points: [GeoPoint], avoiding: Bool = true) {
         self.stepMilliseconds = stepMilliseconds
         self.points = points
+        self.avoiding = avoiding
     }
 }

@@ -202,6 +202,7 @@ extension MeshPayload {
             return CoordinatorMessageType.telemetry
         case .prediction(let n, let p):
             w.u8(n)
+            w.u8(p.avoiding ? 1 : 0)
             w.u16(p.stepMilliseconds)
             writePoints(Array(p.points.prefix(255)), countWidth16: false, to: &w)
             return CoordinatorMessageType.prediction
@@ -292,10 +293,16 @@ extension MeshPayload {
                                                                 armed: armed, linkQuality: link))
         case CoordinatorMessageType.prediction:
             let n = try readUAVNumber(&r, "prediction.uavNumber", allowNone: true) ?? 0
+            let flagsAt = r.offset
+            let flags = try r.u8("prediction.flags")
+            guard flags & ~1 == 0 else {
+                throw WireError("prediction.flags at offset \(flagsAt): only bit 0 (avoiding) may be set, found 0x\(String(flags, radix: 16))")
+            }
             let step = try r.u16("prediction.stepMilliseconds")
             let count = Int(try r.u8("prediction.pointCount"))
             self = .prediction(uavNumber: n, prediction: TrajectoryPrediction(stepMilliseconds: step,
-                                                                               points: try readPoints(&r, "prediction.points", count: count)))
+                                                                               points: try readPoints(&r, "prediction.points", count: count),
+                                                                               avoiding: flags & 1 == 1))
         case CoordinatorMessageType.target:
             let address: TargetAddress
             switch try r.tag("target.addressKind", max: 2) {

@@ -28,7 +28,7 @@ extension NodeConfiguration {
             throw ConfigError(file: file, field: "", problem: "not valid TOML (\(error))")
         }
         let reader = TableReader(file: file)
-        try reader.allowOnly(root, in: "", keys: ["node", "network", "membership", "drone", "mission", "targets", "coordinator", "ground_control", "log"])
+        try reader.allowOnly(root, in: "", keys: ["node", "network", "membership", "drone", "mission", "targets", "coordinator", "avoidance", "ground_control", "log"])
 
         let node = try reader.table(root, "node", required: true)!
         try reader.allowOnly(node, in: "node", keys: ["name", "role", "key_file", "state_dir", "control_socket"])
@@ -167,6 +167,54 @@ extension NodeConfiguration {
                 default:
                     throw ConfigError(file: file, field: "[coordinator] failsafe_action", problem: "must be \"return_home\" or \"land\", found \"\(a)\"")
                 }
+            }
+        }
+
+        if let a = try reader.table(root, "avoidance") {
+            guard role == .drone else {
+                throw ConfigError(file: file, field: "[avoidance]", problem: "only drones avoid; this node's role is \(role.rawValue)")
+            }
+            try reader.allowOnly(a, in: "avoidance", keys: ["enabled", "horizontal_separation", "vertical_separation",
+                                                           "geofence", "geofence_altitude"])
+            config.avoidance.enabled = try reader.bool(a, "avoidance", "enabled") ?? true
+            if let h = try reader.number(a, "avoidance", "horizontal_separation") {
+                guard h.isFinite, (1...100).contains(h) else {
+                    throw ConfigError(file: file, field: "[avoidance] horizontal_separation", problem: "must be 1–100 metres, found \(h)")
+                }
+                config.avoidance.horizontalSeparation = h
+            }
+            if let v = try reader.number(a, "avoidance", "vertical_separation") {
+                guard v.isFinite, (0.5...50).contains(v) else {
+                    throw ConfigError(file: file, field: "[avoidance] vertical_separation", problem: "must be 0.5–50 metres, found \(v)")
+                }
+                config.avoidance.verticalSeparation = v
+            }
+            if let v = a["geofence"] {
+                guard let corners = v.array else {
+                    throw ConfigError(file: file, field: "[avoidance] geofence", problem: "expected an array of [latitude, longitude] pairs, found \(v.type)")
+                }
+                var out: [[Double]] = []
+                for i in 0..<corners.count {
+                    let pair = (corners[i].array.map { Array($0) } ?? []).compactMap { e -> Double? in
+                        if e.type == .int, let n = e.int { return Double(n) }
+                        return e.type == .double ? e.double : nil
+                    }
+                    guard pair.count == 2, corners[i].array?.count == 2,
+                          (-90...90).contains(pair[0]), (-180...180).contains(pair[1]) else {
+                        throw ConfigError(file: file, field: "[avoidance] geofence[\(i)]", problem: "expected [latitude, longitude] in degrees")
+                    }
+                    out.append(pair)
+                }
+                guard out.count >= 3 else {
+                    throw ConfigError(file: file, field: "[avoidance] geofence", problem: "needs at least 3 corners, found \(out.count)")
+                }
+                config.avoidance.geofence = out
+            }
+            if let alt = try reader.numbers(a, "avoidance", "geofence_altitude") {
+                guard alt.count == 2, alt[0] < alt[1] else {
+                    throw ConfigError(file: file, field: "[avoidance] geofence_altitude", problem: "expected [minimum, maximum] metres above home with minimum < maximum")
+                }
+                config.avoidance.geofenceAltitude = alt
             }
         }
 

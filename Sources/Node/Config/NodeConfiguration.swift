@@ -37,6 +37,8 @@ public struct NodeConfiguration: Sendable, Equatable {
     public var targetSources: [String] = []
     /// Telemetry and prediction rates, failsafe timing (`[coordinator]`).
     public var coordinator = CoordinatorSettings()
+    /// Collision avoidance of a drone flying the simulator (`[avoidance]`).
+    public var avoidance = AvoidanceSettings()
     /// Drones: what the node flies (`[drone] vehicle`): the simulator, or an autopilot over MAVLink.
     public var vehicle: VehicleSource = .simulator
     /// Drones with a MAVLink vehicle: the autopilot's system id (`[drone] autopilot_sysid`); nil = learnt from its HEARTBEAT.

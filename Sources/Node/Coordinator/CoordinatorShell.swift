@@ -1,3 +1,4 @@
+import Avoidance
 import Coordinator
 import Foundation
 import Geodesy
@@ -97,7 +98,14 @@ public actor CoordinatorShell {
             case .simulator:
                 let home = configuration.home ?? .default
                 do {
-                    vehicle = .simulated(try SimulatedVehicle(home: home, offset: SimulatedVehicle.startOffset(for: nodeID)))
+                    var simulated = try SimulatedVehicle(home: home, offset: SimulatedVehicle.startOffset(for: nodeID))
+                    if configuration.avoidance.enabled {
+                        simulated.avoidance = AvoidanceCore(configuration: try Self.avoidanceConfiguration(configuration.avoidance,
+                                                                                                          origin: simulated.origin))
+                    }
+                    vehicle = .simulated(simulated)
+                } catch let error as ConfigError {
+                    throw error
                 } catch {
                     throw ConfigError(file: "configuration", field: "[drone] home", problem: "cannot place home \(home.latitude), \(home.longitude) on the map: \(error)")
                 }
@@ -192,14 +200,23 @@ public actor CoordinatorShell {
         let t = now
         if var v = vehicle {
             let events = v.advance(to: t)
+            // Collision avoidance (simulated vehicles): one decision per tick from the airspace picture; a changed
+            // plan is published at once.
+            var replanned = false
+            if case .simulated(var s) = v, s.avoidance != nil {
+                replanned = s.avoid(tracks: airspaceTracks(in: s, now: t), uavNumber: core.uavNumber.map(Int.init) ?? 251,
+                                    tiebreak: core.nodeID.low)
+                if replanned { logger.info("avoidance: \(s.decision)") }
+                v = .simulated(s)
+            }
             let state = v.coordinatorState
-            let prediction = t >= nextPredictionAt ? v.prediction : nil
+            let prediction = t >= nextPredictionAt || replanned ? v.prediction : nil
             vehicle = v
             vehicleEvents(events, now: t)
             if let state { perform(core.onLocalVehicleState(state, now: t), now: t) }
             if let prediction {
                 nextPredictionAt = t + predictionInterval
-                perform(core.onLocalPrediction(prediction, now: t), now: t)
+                perform(core.onLocalPrediction(prediction, publishNow: replanned, now: t), now: t)
             }
         }
         perform(core.onTick(now: t), now: t)
@@ -310,6 +327,33 @@ public actor CoordinatorShell {
                 logger.warning("map origin conflict: \(displayName(ignoredBy)) announces \(Self.describe(ignored, zone: nil)) (epoch \(ignored.epoch)), \(displayName(keptBy)) announces \(Self.describe(kept, zone: nil)) (epoch \(kept.epoch)); every node uses \(displayName(keptBy))'s (newer epoch, ties to the lower node id)")
             }
         }
+    }
+
+    /// The other drones' fresh predictions as avoidance tracks in `vehicle`'s local frame and clock.
+    func airspaceTracks(in vehicle: SimulatedVehicle, now t: MeshInstant) -> [AirspaceTrack] {
+        core.airspace(now: t).compactMap { e in
+            guard e.node != core.nodeID, let first = e.prediction.points.first, first.altitude.isFinite else { return nil }
+            return try? AirspaceTrack(uavNumber: e.uavNumber.map(Int.init) ?? 251, tiebreak: e.node.low,
+                                      avoiding: e.prediction.avoiding, step: Double(e.prediction.stepMilliseconds) / 1000,
+                                      points: e.prediction.points.map { GeodeticCoordinate(latitude: $0.latitude, longitude: $0.longitude, altitude: $0.altitude) },
+                                      age: e.age.secondsDouble, now: vehicle.time, origin: vehicle.origin)
+        }
+    }
+
+    /// The avoidance settings of `[avoidance]`, with the geofence placed on the vehicle's map.
+    static func avoidanceConfiguration(_ settings: AvoidanceSettings, origin: MapOrigin) throws -> AvoidanceConfiguration {
+        var c = AvoidanceConfiguration()
+        c.horizontalSeparation = settings.horizontalSeparation
+        c.verticalSeparation = settings.verticalSeparation
+        if !settings.geofence.isEmpty {
+            do {
+                c.geofence = try Geofence(corners: settings.geofence.map { GeodeticCoordinate(latitude: $0[0], longitude: $0[1], altitude: 0) },
+                                          origin: origin, minAltitude: settings.geofenceAltitude[0], maxAltitude: settings.geofenceAltitude[1])
+            } catch {
+                throw ConfigError(file: "configuration", field: "[avoidance] geofence", problem: "\(error)")
+            }
+        }
+        return c
     }
 
     /// The Geodesy origin of an announcement (its forced zone, else the standard one).
@@ -479,7 +523,8 @@ public actor CoordinatorShell {
                 latitude: s.position.latitude, longitude: s.position.longitude, altitude: s.position.altitude,
                 speed: speed, heading: Double(s.headingCentidegrees) / 100, activity: "\(s.activity)", armed: s.armed,
                 batteryPercent: Int(s.batteryPercent), ageMs: Int(v.age.wholeNanoseconds / 1_000_000), stale: v.isStale,
-                linkQuality: Int(s.linkQuality))
+                linkQuality: Int(s.linkQuality), velocityNorth: Double(s.velocityNorthCmS) / 100,
+                velocityEast: Double(s.velocityEastCmS) / 100, velocityUp: -Double(s.velocityDownCmS) / 100)
         }
     }
 

@@ -26,6 +26,10 @@ public struct VehicleReport: Codable, Sendable, Equatable {
     public var stale: Bool
     /// Link quality to the drone's flight controller, 0…100 (always 100 for the simulator; 0 while an autopilot is silent).
     public var linkQuality: Int?
+    /// Velocity north, east and up, m/s (to place the vehicle at a common time: position + velocity × age).
+    public var velocityNorth: Double?
+    public var velocityEast: Double?
+    public var velocityUp: Double?
 }
 
 /// One drone's predicted trajectory, as `fleetmesh airspace --json` prints it.

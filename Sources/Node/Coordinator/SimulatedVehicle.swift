@@ -1,3 +1,4 @@
+import Avoidance
 import Coordinator
 import Flight
 import Geodesy
@@ -31,6 +32,12 @@ struct SimulatedVehicle {
     private(set) var time: Double = 0
     private(set) var flying = false
     private var pending: [(id: CommandID, completion: Completion)] = []
+    /// Collision avoidance (nil: off); run by `avoid(tracks:uavNumber:tiebreak:)` every control cycle.
+    var avoidance: AvoidanceCore?
+    /// The latest avoidance decision.
+    private(set) var decision: AvoidanceDecision = .notAvoiding
+    /// Manual control suspends avoidance (the pilot flies) until this time, seconds.
+    private var manualUntil = -Double.infinity
 
     /// A landed vehicle `offset` metres (east, north) from `homeLocation`, which is the map origin.
     init(home homeLocation: HomeLocation, offset: (east: Double, north: Double)) throws(GeodesyError) {
@@ -154,10 +161,33 @@ struct SimulatedVehicle {
         return interrupt(with: .goto(.local(Vector3(local)), speed: nil), reason: "superseded by a target")
     }
 
+    /// One avoidance cycle against the other drones' tracks (in this vehicle's local frame and clock): the decision
+    /// becomes the navigator's adjustment. Returns true when the plan changed, so the new prediction is published at
+    /// once.
+    mutating func avoid(tracks: [AirspaceTrack], uavNumber: Int, tiebreak: UInt64) -> Bool {
+        guard var core = avoidance else { return false }
+        let own = AvoidanceOwnship(uavNumber: uavNumber, tiebreak: tiebreak, navigator: navigator, state: simulator.state,
+                                   now: time, avoiding: time >= manualUntil)
+        decision = core.decide(own: own, airspace: tracks, now: time)
+        avoidance = core
+        navigator.adjustment = decision.adjustment
+        return decision.changed
+    }
+
+    /// Whether the vehicle avoids others right now (what its prediction tells them).
+    var isAvoiding: Bool {
+        if case .notAvoiding = decision.maneuver { return false }
+        return avoidance != nil
+    }
+
     /// Manual control: a small velocity nudge (up to 2 m per sample along each axis) when airborne, ignored on the ground.
     mutating func applyManualControl(_ sample: ManualControl) -> [Event] {
         let s = simulator.state
         guard s.isAirborne else { return [] }
+        // The pilot flies: avoidance stands aside for a second after each sample, and other drones are told so.
+        manualUntil = time + 1
+        navigator.adjustment = nil
+        decision = .notAvoiding
         let nudge = Vector3(Double(sample.y), Double(sample.x), Double(sample.z)) * (2.0 / 1000)
         if nudge.length < 0.05 { return interrupt(with: .hold, reason: "superseded by manual control") }
         return interrupt(with: .goto(.local(s.position + nudge), speed: 2), reason: "superseded by manual control")
@@ -204,7 +234,7 @@ struct SimulatedVehicle {
             let g = origin.geodetic(point.position.localPosition)
             return GeoPoint(latitude: g.latitude, longitude: g.longitude, altitude: point.position.z)
         }
-        return TrajectoryPrediction(stepMilliseconds: step, points: points)
+        return TrajectoryPrediction(stepMilliseconds: step, points: points, avoiding: isAvoiding)
     }
 
     static func activity(_ a: Activity) -> VehicleActivity {

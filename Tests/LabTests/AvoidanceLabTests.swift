@@ -1,0 +1,137 @@
+import Foundation
+import LabKit
+import Node
+import Testing
+
+/// Collision avoidance between real drone nodes (simulated vehicles) over real sessions with 10 % loss on every host:
+/// an antipodal circle and a shared target, watched from the station's fleet picture with every vehicle placed at one
+/// common time (position + velocity × age).
+@Suite(.serialized) struct AvoidanceLabTests {
+    static let home = (lat: 50.0755, lon: 14.4378)
+    static let metresPerDegreeLat = 111_320.0
+    static var metresPerDegreeLon: Double { metresPerDegreeLat * cos(home.lat * .pi / 180) }
+
+    func vehicles(_ node: NodeProcess) throws -> [VehicleReport] {
+        try ControlClient.request(ControlRequest(command: "vehicles"), socket: node.socketPath, timeout: .seconds(2)).vehicles ?? []
+    }
+
+    /// East, north, up of a vehicle relative to home, extrapolated over its age.
+    func place(_ v: VehicleReport) -> (e: Double, n: Double, u: Double) {
+        let age = Double(v.ageMs) / 1000
+        return ((v.longitude - Self.home.lon) * Self.metresPerDegreeLon + (v.velocityEast ?? 0) * age,
+                (v.latitude - Self.home.lat) * Self.metresPerDegreeLat + (v.velocityNorth ?? 0) * age,
+                v.altitude + (v.velocityUp ?? 0) * age)
+    }
+
+    func point(east: Double, north: Double) -> (lat: Double, lon: Double) {
+        (Self.home.lat + north / Self.metresPerDegreeLat, Self.home.lon + east / Self.metresPerDegreeLon)
+    }
+
+    func goto(_ station: NodeProcess, _ n: Int, _ p: (lat: Double, lon: Double), alt: Double) throws {
+        let r = try ControlClient.request(ControlRequest(command: "send", uav: n, args: ["goto", String(format: "%.7f", p.lat),
+                                                                                      String(format: "%.7f", p.lon), String(alt), "4"],
+                                                         timeoutMs: 100), socket: station.socketPath, timeout: .seconds(5))
+        let refused = r.command?.answers.contains { $0.answer == "rejected" } ?? true
+        if refused { throw LabError("goto to UAV \(n) refused: \(String(describing: r.command ?? nil)) \(r.error ?? "")") }
+    }
+
+    /// Separation watch: every pair of airborne drones, both level within 2.9 m and closer than 5 m horizontally, is a
+    /// violation. Returns the smallest horizontal distance seen between level pairs, and the violations.
+    struct Watch {
+        var minimum = Double.infinity
+        var violations: [String] = []
+
+        mutating func check(_ placed: [(name: String, e: Double, n: Double, u: Double)]) {
+            for i in placed.indices {
+                for j in placed.indices where j > i {
+                    let a = placed[i], b = placed[j]
+                    guard a.u > 1.5, b.u > 1.5, abs(a.u - b.u) < 2.9 else { continue }
+                    let d = ((a.e - b.e) * (a.e - b.e) + (a.n - b.n) * (a.n - b.n)).squareRoot()
+                    minimum = min(minimum, d)
+                    if d < 5 { violations.append(String(format: "%@–%@ %.2f m apart, %.1f / %.1f m up", a.name, b.name, d, a.u, b.u)) }
+                }
+            }
+        }
+    }
+
+    @Test func sixDronesCrossACircleAndGatherAtOneTargetWithoutLosingSeparation() async throws {
+        try await Lab.with(hosts: 7) { lab in
+            let station = try lab.startNode(host: 1, name: "station", role: "station", logLevel: "info")
+            let drones = try (2...7).map { try lab.startNode(host: $0, name: "d\($0)", logLevel: "info") }
+            var numbers: [String: Int] = [:]
+            try await waitUntil("6 drones numbered and live at the station", timeout: .seconds(20), poll: .milliseconds(100)) {
+                numbers = [:]
+                for v in try vehicles(station) where !v.stale { numbers[v.name] = v.uavNumber }
+                return numbers.count == 6 && Set(numbers.values).count == 6
+            }
+            for h in 1...7 { try lab.lab("loss", String(h), "10") }
+            let names = drones.map(\.name)
+            // Take off at once, then each to its place on a circle of 20 m radius at 10 m.
+            for name in names {
+                _ = try ControlClient.request(ControlRequest(command: "send", uav: numbers[name], args: ["takeoff", "10"], timeoutMs: 100),
+                                              socket: station.socketPath, timeout: .seconds(5))
+            }
+            try await waitUntil("all airborne near 10 m", timeout: .seconds(20), poll: .milliseconds(200)) {
+                try vehicles(station).filter { !$0.stale && $0.altitude > 9 }.count == 6
+            }
+            let radius = 20.0
+            func slot(_ k: Int) -> (e: Double, n: Double) {
+                let a = Double(k) * .pi / 3
+                return (radius * sin(a), radius * cos(a))
+            }
+            var watch = Watch()
+            func watchUntil(_ what: String, timeout: Duration, arrived: @escaping ([(name: String, e: Double, n: Double, u: Double)]) -> Bool) async throws {
+                try await waitUntil(what, timeout: timeout, poll: .milliseconds(50)) {
+                    let placed = try vehicles(station).filter { !$0.stale && $0.role == "drone" }.map { v -> (name: String, e: Double, n: Double, u: Double) in
+                        let p = place(v)
+                        return (v.name, p.e, p.n, p.u)
+                    }
+                    watch.check(placed)
+                    return placed.count == 6 && arrived(placed)
+                }
+            }
+            for (k, name) in names.enumerated() { try goto(station, numbers[name]!, point(east: slot(k).e, north: slot(k).n), alt: 10) }
+            try await watchUntil("every drone at its place on the circle", timeout: .seconds(60)) { placed in
+                placed.allSatisfy { p in
+                    let s = slot(names.firstIndex(of: p.name)!)
+                    return hypot(p.e - s.e, p.n - s.n) < 2
+                }
+            }
+            // The antipodal swap: all at once, every path through the centre.
+            let clock = ContinuousClock()
+            let start = clock.now
+            for (k, name) in names.enumerated() { try goto(station, numbers[name]!, point(east: -slot(k).e, north: -slot(k).n), alt: 10) }
+            try await watchUntil("every drone at the opposite point", timeout: .seconds(90)) { placed in
+                placed.allSatisfy { p in
+                    let s = slot(names.firstIndex(of: p.name)!)
+                    return hypot(p.e + s.e, p.n + s.n) < 2 && abs(p.u - 10) < 1.5
+                }
+            }
+            let swap = clock.now - start
+            print(String(format: "circle of 6 at 10 %% loss: all across in %.1f s (straight line %.1f s at 4 m/s), closest level pair %.2f m, %d violations",
+                         swap.secondsDouble, 2 * radius / 4, watch.minimum, watch.violations.count))
+            #expect(watch.violations.isEmpty, "\(watch.violations.prefix(10))")
+            let circleMinimum = watch.minimum
+
+            // One shared target for everyone: they gather around it, not on it.
+            let target = point(east: 0, north: 0)
+            let t = try shell([try fleetmeshBinary(), "target", "--node", station.socketPath, "--all", String(target.lat), String(target.lon), "10"])
+            #expect(t.status == 0, "\(t.output)")
+            var settledSince: ContinuousClock.Instant?
+            try await watchUntil("the drones gather around the shared target and stay", timeout: .seconds(60)) { placed in
+                let near = placed.allSatisfy { hypot($0.e, $0.n) < 25 }
+                let still = try! vehicles(station).filter { $0.role == "drone" }.allSatisfy { $0.speed < 0.3 }
+                if near && still { settledSince = settledSince ?? clock.now } else { settledSince = nil }
+                return settledSince.map { clock.now - $0 > .seconds(2) } ?? false
+            }
+            print(String(format: "shared target: 6 drones parked around it, closest level pair %.2f m (circle phase %.2f m), %d violations in all",
+                         watch.minimum, circleMinimum, watch.violations.count))
+            #expect(watch.violations.isEmpty, "\(watch.violations.prefix(10))")
+            // Nobody stacked on the target: at most one drone within 2 m of it at that altitude.
+            let onTarget = try vehicles(station).filter { v in let p = place(v); return hypot(p.e, p.n) < 2 && abs(p.u - 10) < 2.9 }
+            #expect(onTarget.count <= 1)
+            // The drones logged their decisions.
+            #expect(drones.contains { $0.log.contains("avoidance: ") })
+        }
+    }
+}
