@@ -139,11 +139,17 @@ enum AvoidanceBenchmarks {
         let r = sim.run()
         let wall = (clock.now - start).seconds
         func f(_ v: Double?, _ d: Int = 2) -> String { v.map { String(format: "%.\(d)f", $0) } ?? "-" }
+        // The circle's ideal time, as ORCA's figures count it: the diameter at full speed with instant acceleration.
+        var ideal = ""
+        if r.name.hasPrefix("circle-"), let a = r.arrivalTime {
+            let diameter = 2 * (mission.scenario.drones[0].home - Vector3(0, 0, 0)).horizontalLength
+            ideal = String(format: " (%.2f× the %.1f s of 2R/v)", a / (diameter / 4), diameter / 4)
+        }
         out.line(r.name, "min sep \(f(r.minimumSeparation)) m  violations \(r.violations) (\(f(r.violationSeconds, 1)) s)  "
-                 + "arrival \(f(r.arrivalTime, 1)) s / alone \(f(r.soloArrivalTime, 1)) s = \(f(r.timeRatio))×  "
+                 + "arrival \(f(r.arrivalTime, 1)) s / alone \(f(r.soloArrivalTime, 1)) s = \(f(r.timeRatio))×\(ideal)  "
                  + "extra distance \(f(r.extraDistance.map { $0 * 100 }, 1)) %  unsafe decisions \(r.unsafeDecisions)/\(r.decisions)  "
                  + "wall \(f(wall, 1)) s")
-        if r.nonAvoidingViolations > 0 || r.minimumSeparationToNonAvoiding != nil {
+        if r.nonAvoidingViolations > 0 || mission.drones.contains(where: { !$0.avoids || $0.lostLinkAt != nil }) {
             out.line("  with non-avoiding drones", "min sep \(f(r.minimumSeparationToNonAvoiding)) m  violations \(r.nonAvoidingViolations) (\(f(r.nonAvoidingViolationSeconds, 1)) s)")
         }
         if r.fenceExits > 0 || !r.unarrived.isEmpty {
