@@ -133,6 +133,33 @@ struct ResolutionTests {
         #expect(dl.parked && dl.safe && dl.destination != goal, "\(dl)")
     }
 
+    @Test("after a command that would turn it into a follower, a drone finishes its published plan for the courtesy window")
+    func handover() throws {
+        // UAV 1 flies east at 4 m/s; lower-ranked UAV 5 follows 7 m behind and 1 m lower, planned around UAV 1's path.
+        var core = AvoidanceCore()
+        let east = ownship(1, at: Vector3(0, 0, 15), velocity: Vector3(4, 0, 0), goal: Vector3(100, 0, 15))
+        let follower = track(5, from: Vector3(-7, 0, 14), velocity: Vector3(4, 0, 0), time: 10)
+        let d0 = core.decide(own: east, airspace: [follower], now: 10)
+        #expect(d0.maneuver == .nominal)
+        // A new goto back west: turning at once would fly into the follower within 3 s.
+        let west = ownship(1, at: Vector3(0.4, 0, 15), velocity: Vector3(4, 0, 0), goal: Vector3(-100, 0, 15))
+        let d1 = core.decide(own: west, airspace: [follower], now: 10.1)
+        guard case .handover(let p, let speed, let until) = d1.maneuver else { Issue.record("expected a handover, got \(d1)"); return }
+        #expect(d1.safe && p == Vector3(100, 0, 15) && speed == 4 && abs(until - 13.4) < 1e-9)
+        let a = try #require(d1.adjustment)
+        #expect(a.until == until && a.offset == Vector3(200, 0, 0) && a.hold == nil)
+        // The navigator flies the old course until then, and its prediction shows the turn after it.
+        var sim = MultirotorSimulator(origin: origin, home: Vector3(0.4, 0, 0), hoveringAt: 15)
+        var nav = Navigator(origin: origin)
+        try nav.handle(.goto(.local(Vector3(-100, 0, 15)), speed: nil), state: sim.state, now: 10.1)
+        nav.adjustment = a
+        let prediction = nav.predictedTrajectory(state: sim.state, now: 10.1)
+        #expect(prediction.position(atOffset: 3).x > 5)
+        #expect(prediction.position(atOffset: 8).x < prediction.position(atOffset: 4).x)
+        sim.setpoint = nav.setpoint(state: sim.state, now: 13.5)
+        if case .position(let target, _, _, _, _) = sim.setpoint { #expect(target.x == -100) } else { Issue.record("\(sim.setpoint)") }
+    }
+
     @Test("goals outside the geofence are moved inside; plans never leave it")
     func geofence() throws {
         var c = AvoidanceConfiguration()

@@ -79,6 +79,22 @@ struct NavigatorAdjustmentTests {
         #expect(NavigatorAdjustment(offset: Vector3(1, 0, 0), hold: here, holdUntil: 5).description.hasSuffix("then offset (1.0, 0.0)"))
     }
 
+    @Test("a whole adjustment can be timed: the intent is flown unadjusted from then on")
+    func timedWhole() throws {
+        var h = Harness()
+        try h.takeOff(10)
+        try h.command(.goto(.local(Vector3(-60, 0, 10)), speed: 4))
+        // Keep flying east (toward an offset target) until t + 2, then turn to the goto target.
+        h.navigator.adjustment = NavigatorAdjustment(altitude: 12, offset: Vector3(120, 0, 0), until: h.now + 2)
+        let p = h.navigator.predictedTrajectory(state: h.sim.state, now: h.now)
+        h.run(1.9)
+        #expect(h.sim.state.velocity.x > 3 && abs(h.sim.truePosition.z - 10) > 0.5)
+        h.run(6)
+        #expect(h.sim.state.velocity.x < -3)
+        #expect(abs(h.sim.truePosition.x - p.position(atOffset: 7.9).x) < 0.2)
+        #expect(NavigatorAdjustment(maxSpeed: 1, until: 3).description == "speed ≤ 1.0 until 3.0")
+    }
+
     @Test("a simulator can start hovering in the air")
     func startsAirborne() throws {
         var sim = MultirotorSimulator(origin: Harness.origin, home: Vector3(5, 5, 0), hoveringAt: 12)

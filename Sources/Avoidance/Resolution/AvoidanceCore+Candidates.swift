@@ -28,11 +28,15 @@ extension AvoidanceCore {
                          distance: (destination - own.position).horizontalLength)
     }
 
-    /// Candidate plans in order of cost (the mission's own plan first).
-    func candidates(_ x: CandidateContext, picture: LocalPicture, threats: [Int]) -> [Candidate] {
+    /// Candidate plans in order of cost (the mission's own plan first). `previous` is the plan flown before a new
+    /// command (it offers a handover).
+    func candidates(_ x: CandidateContext, picture: LocalPicture, threats: [Int], previous: Candidate? = nil) -> [Candidate] {
         let c = configuration
         var out: [Candidate] = []
         out.reserveCapacity(96)
+        if let previous, x.destination == x.goal.position {
+            out.append(handover(x, from: previous.plan.target, speed: previous.plan.speed, until: x.now + c.reactionTime + 0.3))
+        }
         let waitUntil = x.now + c.reactionTime + 0.3
         for z in altitudes(x, picture: picture, threats: threats) {
             for f in [1.0] + c.speedFactors {
@@ -63,6 +67,9 @@ extension AvoidanceCore {
         case .sidestep(let p): return sidestep(x, to: p)
         case .wait(let p, let until, let z):
             return until > x.now ? wait(x, at: p, until: until, altitude: z) : travel(x, altitude: z, speed: x.speed)
+        case .handover(let p, let speed, let until):
+            return until > x.now && x.destination == x.goal.position ? handover(x, from: p, speed: speed, until: until)
+                : travel(x, altitude: x.destination.z, speed: x.speed)
         case .altitude(let z): return travel(x, altitude: z, speed: x.speed)
         case .slowDown(let s, let z): return travel(x, altitude: z, speed: s)
         case .nominal, .notAvoiding: return travel(x, altitude: x.destination.z, speed: x.speed)
@@ -122,6 +129,20 @@ extension AvoidanceCore {
         let cost = progressLoss(x, speed: x.speed, delay: delay) + 0.2 + altitudeCost(x, altitude: z, speed: x.speed)
         return Candidate(maneuver: .wait(point, until: until, altitude: z),
                          adjustment: adjustment(x, altitude: z, speed: x.speed, hold: point, until: until), plan: plan, cost: cost)
+    }
+
+    /// Flying on toward `point` at `speed` (the previous plan) until `until`, then the mission's plan unadjusted.
+    func handover(_ x: CandidateContext, from point: Vector3, speed: Double, until: Double) -> Candidate {
+        let delay = max(0, until - x.now)
+        var plan = travelPlan(x, altitude: x.destination.z, speed: x.speed)
+        plan.wait = point
+        plan.waitFor = delay
+        plan.waitSpeed = speed
+        let adjustment = NavigatorAdjustment(altitude: point.z != x.goal.position.z ? point.z : nil,
+                                             offset: Vector3(point.x - x.goal.position.x, point.y - x.goal.position.y, 0),
+                                             maxSpeed: speed < x.speed - 1e-9 ? speed : nil, until: until)
+        let cost = progressLoss(x, speed: x.speed, delay: delay) + 0.3
+        return Candidate(maneuver: .handover(point, speed: speed, until: until), adjustment: adjustment, plan: plan, cost: cost)
     }
 
     /// Stepping aside, perpendicular to the first higher-ranked threat's motion.

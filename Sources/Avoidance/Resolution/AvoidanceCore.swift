@@ -107,7 +107,9 @@ public struct AvoidanceCore: Sendable {
             chosen = k
         } else {
             lastSearch = now
-            let candidates = self.candidates(x, picture: picture, threats: threats)
+            // After a new command, the plan flown so far can be finished for the courtesy window first.
+            let previous = planGoal != nil && planGoal != goal ? current : nil
+            let candidates = self.candidates(x, picture: picture, threats: threats, previous: previous)
             var best: Candidate?
             for candidate in candidates.dropFirst() where isSafe(own: own, candidate, picture: picture, hot: &hot) {
                 best = candidate
@@ -141,6 +143,7 @@ public struct AvoidanceCore: Sendable {
         planGoal = goal
         switch pick.maneuver {
         case .stop, .sidestep, .wait: if stoppedSince == nil { stoppedSince = now }
+        case .handover: break
         default: stoppedSince = nil
         }
         decision = AvoidanceDecision(adjustment: pick.adjustment, maneuver: pick.maneuver, destination: destination, parked: parked,

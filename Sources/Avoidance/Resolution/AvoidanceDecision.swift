@@ -23,6 +23,9 @@ public struct AvoidanceDecision: Sendable, Hashable, CustomStringConvertible {
         /// Hold at a point until a time, then fly the mission's plan at an altitude: announces a move that would
         /// come too soon for a lower-ranked drone in the way to react (see ``AvoidanceConfiguration/reactionTime``).
         case wait(Vector3, until: Double, altitude: Double)
+        /// After a new command: keep flying the previously published plan (toward its point, at its speed) until a
+        /// time, then the new one: a turn announced a courtesy window ahead instead of made at once.
+        case handover(Vector3, speed: Double, until: Double)
 
         /// Short text, e.g. `altitude 24.0 m`.
         public var description: String {
@@ -34,6 +37,7 @@ public struct AvoidanceDecision: Sendable, Hashable, CustomStringConvertible {
             case .stop(let p): return "stop at \(p)"
             case .sidestep(let p): return "sidestep to \(p)"
             case .wait(let p, let t, let z): return "wait at \(p) until \(formatFixed(t, 1)), then go at \(formatFixed(z, 1)) m"
+            case .handover(let p, _, let t): return "finish the previous plan toward \(p) until \(formatFixed(t, 1)), then the new one"
             }
         }
     }

@@ -1,13 +1,15 @@
 import Flight
 
 /// What the own drone would fly under one candidate plan: go to `target` (moving at `targetVelocity`, which is also
-/// the feedforward) at up to `speed` m/s horizontally; first, when `wait` is set, hold there for `waitFor` seconds.
+/// the feedforward) at up to `speed` m/s horizontally; first, when `wait` is set, fly to that point (at up to
+/// `waitSpeed`, default the speed limit) for `waitFor` seconds.
 struct MotionPlan: Sendable, Hashable {
     var target: Vector3
     var targetVelocity: Vector3
     var speed: Double
     var wait: Vector3?
     var waitFor = 0.0
+    var waitSpeed: Double?
 }
 
 /// A cheap copy of ``Flight/MultirotorModel``'s position controller (proportional correction capped by a braking
@@ -37,7 +39,7 @@ struct MotionModel: Sendable {
         let l = limits
         let gain = l.positionGain
         let aH = l.maxHorizontalAcceleration, aV = l.maxVerticalAcceleration
-        let vCruise = lesser(plan.speed, l.maxHorizontalSpeed), vFree = l.maxHorizontalSpeed
+        let vCruise = lesser(plan.speed, l.maxHorizontalSpeed), vFree = lesser(plan.waitSpeed ?? l.maxHorizontalSpeed, l.maxHorizontalSpeed)
         let climb = l.maxClimbRate, descent = -l.maxDescentRate
         let brakeH = 2 * 0.9 * aH, brakeV = 2 * 0.9 * aV
         let dmax = aH * h, dzmax = aV * h

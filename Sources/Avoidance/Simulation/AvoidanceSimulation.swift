@@ -253,8 +253,16 @@ public struct AvoidanceSimulation: Sendable {
         guard let goal = own.goal else { return nil }
         let c = mission.configuration
         var plan: MotionPlan
-        let a = d.navigator.adjustment ?? NavigatorAdjustment()
-        if let h = a.hold, a.holdUntil == nil {
+        var a = d.navigator.adjustment ?? NavigatorAdjustment()
+        if let until = a.until, until <= now { a = NavigatorAdjustment() }
+        if let until = a.until {
+            // A timed adjustment: its flight until `until`, then the intent unadjusted.
+            var first = MotionPlan(target: Vector3(goal.position.x + a.offset.x, goal.position.y + a.offset.y, a.altitude ?? goal.position.z),
+                                   targetVelocity: .zero, speed: min(goal.speed, a.maxSpeed ?? goal.speed))
+            if let h = a.hold { first = MotionPlan(target: h, targetVelocity: .zero, speed: c.limits.maxHorizontalSpeed) }
+            plan = MotionPlan(target: goal.position, targetVelocity: goal.velocity, speed: goal.speed, wait: first.target,
+                              waitFor: until - now, waitSpeed: first.speed)
+        } else if let h = a.hold, a.holdUntil == nil {
             plan = MotionPlan(target: h, targetVelocity: .zero, speed: c.limits.maxHorizontalSpeed)
         } else {
             var v = goal.velocity

@@ -22,13 +22,20 @@ public struct NavigatorAdjustment: Sendable, Hashable, Codable, CustomStringConv
     /// t, then go on"), which is how a drone announces a move it is waiting to make.
     public var holdUntil: Double?
 
+    /// The whole adjustment applies until this time (the navigator's clock, seconds); from then on the intent is flown
+    /// unadjusted. nil: until it is changed. Collision avoidance uses it to finish the plan it has published for a few
+    /// seconds after a new command, announcing the turn in its prediction before making it.
+    public var until: Double?
+
     /// An adjustment; with no arguments it changes nothing.
-    public init(altitude: Double? = nil, offset: Vector3 = .zero, maxSpeed: Double? = nil, hold: Vector3? = nil, holdUntil: Double? = nil) {
+    public init(altitude: Double? = nil, offset: Vector3 = .zero, maxSpeed: Double? = nil, hold: Vector3? = nil, holdUntil: Double? = nil,
+                until: Double? = nil) {
         self.altitude = altitude
         self.offset = Vector3(offset.x, offset.y, 0)
         self.maxSpeed = maxSpeed
         self.hold = hold
         self.holdUntil = holdUntil
+        self.until = until
     }
 
     /// Whether it changes nothing.
@@ -38,7 +45,7 @@ public struct NavigatorAdjustment: Sendable, Hashable, Codable, CustomStringConv
     public func holds(at now: Double) -> Bool { hold != nil && (holdUntil.map { now < $0 } ?? true) }
 
     /// `hold (e, n, u)` or e.g. `alt 24.0 offset (6.5, 0.0) speed ≤ 2.0`; a timed hold reads
-    /// `hold (e, n, u) until 12.3, then …`.
+    /// `hold (e, n, u) until 12.3, then …`, a timed adjustment ends in ` until 12.3`.
     public var description: String {
         var parts: [String] = []
         if let hold {
@@ -49,12 +56,14 @@ public struct NavigatorAdjustment: Sendable, Hashable, Codable, CustomStringConv
         if offset != .zero { parts.append("offset (\(formatFixed(offset.x, 1)), \(formatFixed(offset.y, 1)))") }
         if let maxSpeed { parts.append("speed ≤ \(formatFixed(maxSpeed, 1))") }
         if hold != nil && parts.count == 1 { parts.append("resume") }
-        return parts.isEmpty ? "none" : parts.joined(separator: " ")
+        let text = parts.isEmpty ? "none" : parts.joined(separator: " ")
+        return until.map { "\(text) until \(formatFixed($0, 1))" } ?? text
     }
 
     /// The setpoint flown instead of `setpoint` (the intent's own) at `now`; `limit` is the vehicle's horizontal speed
     /// limit.
     func apply(to setpoint: Setpoint, limit: Double, now: Double) -> Setpoint {
+        if let until, now >= until { return setpoint }
         if let hold, holds(at: now) { return .hold(hold) }
         switch setpoint {
         case .hold(let p):
