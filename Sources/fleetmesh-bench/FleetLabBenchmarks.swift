@@ -155,7 +155,7 @@ enum FleetLabBenchmarks {
                 } else {
                     try await Task.sleep(for: .seconds(2))
                 }
-                guard let pid = try stationPID(lab: lab, station: station) else { throw LabError("station pid not found") }
+                let pid = try descendant(of: station.process.pid, named: "fleetmesh")
                 let t0 = clock.now
                 let cpu0 = try cpuSeconds(pid: pid)
                 let emu0 = try emulator.map { try cpuSeconds(pid: try descendant(of: $0.process.pid, named: "fleetmesh-bench")) }
@@ -172,11 +172,6 @@ enum FleetLabBenchmarks {
                 out.line(label, String(format: "%5.1f %% of one core  (%@)", share * 100, note))
             }
         }
-    }
-
-    /// The `fleetmesh run` process of `station` (the lab's exec wrapper forks it).
-    static func stationPID(lab: Lab, station: NodeProcess) throws -> Int32? {
-        try descendant(of: station.process.pid, named: "fleetmesh")
     }
 
     /// The first process below `root` (itself included) whose command name is `name`.

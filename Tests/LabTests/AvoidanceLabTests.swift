@@ -120,7 +120,7 @@ import Testing
             var settledSince: ContinuousClock.Instant?
             try await watchUntil("the drones gather around the shared target and stay", timeout: .seconds(60)) { placed in
                 let near = placed.allSatisfy { hypot($0.e, $0.n) < 25 }
-                let still = try! vehicles(station).filter { $0.role == "drone" }.allSatisfy { $0.speed < 0.3 }
+                let still = (try? vehicles(station).filter { $0.role == "drone" }.allSatisfy { $0.speed < 0.3 }) ?? false
                 if near && still { settledSince = settledSince ?? clock.now } else { settledSince = nil }
                 return settledSince.map { clock.now - $0 > .seconds(2) } ?? false
             }

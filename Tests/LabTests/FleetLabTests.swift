@@ -103,13 +103,16 @@ import Testing
             print("30 % loss: \(acknowledged) of 8 commands acknowledged and completed, \(timedOut) without a final answer in time")
             #expect(acknowledged >= 6)
             for h in 1...3 { try lab.lab("loss", String(h), "0") }
-            // Let late retransmissions land, then count executions per command id on the drones.
-            try await Task.sleep(for: .seconds(1))
             let sentIDs = station.log.split(separator: "\n").compactMap { line -> Substring? in
                 guard let r = line.range(of: "] command "), line.contains(" to UAV ") else { return nil }
                 return line[r.upperBound...].split(separator: " ").first
             }
             #expect(sentIDs.count == 8)
+            // Commands whose wait timed out are still retransmitted: wait for every final answer before counting.
+            try await waitUntil("the station logs a final answer for every command", timeout: .seconds(20), poll: .milliseconds(100)) {
+                let log = station.log
+                return sentIDs.allSatisfy { id in [": completed", ": failed", ": rejected"].contains { log.contains("command \(id)\($0)") } }
+            }
             var executed = 0
             for d in drones {
                 var count: [Substring: Int] = [:]

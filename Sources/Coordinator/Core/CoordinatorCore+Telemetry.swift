@@ -42,7 +42,7 @@ extension CoordinatorCore {
                                                incarnation: incarnation, sequence: 0)
         guard publishNow, role == .drone, isFlying else { return [] }
         nextPredictionAt = max(now + configuration.predictionInterval, nextPredictionAt)
-        return sendRouted(.prediction(uavNumber: uavNumber ?? 0, prediction: prediction), to: .broadcast, now: now)
+        return publish(prediction, now: now)
     }
 
     /// Sends a target (one sample of a follow-me stream) to the drones it addresses.
@@ -90,13 +90,18 @@ extension CoordinatorCore {
         // on the ground costs its stations telemetry only).
         if role == .drone, isFlying, let p = localPrediction, now >= nextPredictionAt {
             nextPredictionAt = max(nextPredictionAt + configuration.predictionInterval, now)
-            out += sendRouted(.prediction(uavNumber: uavNumber ?? 0, prediction: p), to: .broadcast, now: now)
+            out += publish(p, now: now)
         }
         if !predictions.isEmpty {
             let expired = predictions.filter { now - $0.value.receivedAt > configuration.predictionMaxAge }.map(\.key)
             for id in expired { predictions[id] = nil }
         }
         return out
+    }
+
+    /// Floods this drone's prediction to the mesh.
+    private mutating func publish(_ prediction: TrajectoryPrediction, now: MeshInstant) -> [Directive] {
+        sendRouted(.prediction(uavNumber: uavNumber ?? 0, prediction: prediction), to: .broadcast, now: now)
     }
 
     mutating func receiveTelemetry(_ env: Envelope, _ n: UInt8, _ s: VehicleState, now: MeshInstant) {

@@ -47,7 +47,6 @@ public actor TargetSourceSubscription {
         let transport = try await UDPTransport.bind(port: 0, group: group, logger: logger)
         self.transport = transport
         logger.info("subscribing to target sources (\(LocBroadcasterDatagram.serviceType)) from UDP \(transport.port)")
-        defer { Task { await transport.close() } }
         for text in staticSources {
             guard let endpoint = PeerEndpoint(parsing: text), let address = try? endpoint.socketAddress() else {
                 logger.warning("target source \(text): not a numeric address; skipped")
@@ -56,6 +55,16 @@ public actor TargetSourceSubscription {
             carryOut(core.onSourceFound(name: text, address: address, now: now))
         }
         let discovery = browse ? AvahiDiscovery(advertisement: nil, browse: [LocBroadcasterDatagram.serviceType], logger: logger) : nil
+        do {
+            try await runTasks(transport: transport, discovery: discovery)
+        } catch {
+            await transport.close()
+            throw error
+        }
+        await transport.close()
+    }
+
+    private func runTasks(transport: UDPTransport, discovery: AvahiDiscovery?) async throws {
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask {
                 for await datagram in transport.datagrams { await self.receive(datagram) }
