@@ -28,6 +28,8 @@ public final class UDPTransport: Sendable {
         var channel: Channel?
         var closing = false
         var rebinds = 0
+        /// The last error a send failed with: the likely reason the channel closed.
+        var lastSendError: String?
     }
 
     private init(port: Int, group: EventLoopGroup, continuation: AsyncStream<Datagram>.Continuation,
@@ -83,8 +85,11 @@ public final class UDPTransport: Sendable {
         while !state.withLockedValue({ $0.closing }) {
             do {
                 let channel = try await UDPTransport.makeChannel(port: port, group: group, continuation: continuation)
-                let count = state.withLockedValue { s -> Int in s.rebinds += 1; return s.rebinds }
-                logger.warning("UDP socket closed after a send error; bound port \(port) again (\(count) time(s) so far)")
+                let (count, cause) = state.withLockedValue { s -> (Int, String) in
+                    s.rebinds += 1
+                    return (s.rebinds, s.lastSendError ?? "unknown error")
+                }
+                logger.warning("UDP socket closed after a send error (\(cause)); bound port \(port) again (\(count) time(s) so far)")
                 adopt(channel)
                 return
             } catch {
@@ -101,7 +106,10 @@ public final class UDPTransport: Sendable {
         var buffer = channel.allocator.buffer(capacity: bytes.count)
         buffer.writeBytes(bytes)
         let logger = self.logger
-        channel.write(AddressedEnvelope(remoteAddress: address, data: buffer)).whenFailure { error in
+        channel.write(AddressedEnvelope(remoteAddress: address, data: buffer)).whenFailure { [state] error in
+            if !(error is ChannelError) {
+                state.withLockedValue { $0.lastSendError = "send to \(address.displayString): \(error)" }
+            }
             logger.debug("send to \(address.displayString) failed: \(error)")
         }
     }
