@@ -88,13 +88,15 @@ import Testing
             #expect(commands(log, 176).contains { param($0, 1) == 3 })
             #expect(events(log).contains { $0["type"] as? String == "MISSION_ITEM_REACHED" && $0["seq"] as? Int == 2 })
 
-            // A ground station (pymavlink, on the station's host) sees UAV N, lands it, and is refused for UAV 200.
+            // A ground station (pymavlink, on the station's host) sees UAV N, lands it, and is refused for a number no
+            // drone holds (numbers are drawn at random, so the drone itself may hold 200).
+            let unknown = number == 200 ? 201 : 200
             let gcs = try groundStation(lab, host: 1, endpoint: "127.0.0.1:14550", steps: """
                 [{"do":"heartbeats","seconds":2.5},
                  {"do":"long","sysid":\(number),"command":21},
                  {"do":"wait_alt","sysid":\(number),"alt":0,"tolerance":0.05,"timeout":20},
                  {"do":"texts","sysid":\(number),"seconds":2.5},
-                 {"do":"long","sysid":200,"command":22,"params":[0,0,0,0,0,0,5]}]
+                 {"do":"long","sysid":\(unknown),"command":22,"params":[0,0,0,0,0,0,5]}]
                 """)
             print(gcs)
             let systems = try #require(gcs.first?["systems"] as? [String: [String: Any]])
@@ -104,9 +106,9 @@ import Testing
             #expect(gcs[2]["ok"] as? Bool == true)
             #expect((gcs[3]["texts"] as? [String])?.contains("land completed") == true)
             #expect(gcs[4]["result"] as? Int == 2)
-            #expect((gcs[4]["texts"] as? [String])?.joined().contains("rejected: unknown UAV number 200") == true)
+            #expect((gcs[4]["texts"] as? [String])?.joined().contains("rejected: unknown UAV number \(unknown)") == true)
             #expect(modes.count >= 1 && commands(log, 176).contains { param($0, 1) == 9 })
-            #expect(station.log.contains("ground control 255: takeoff 5 for UAV 200 rejected: unknown UAV number 200"))
+            #expect(station.log.contains("ground control 255: takeoff 5 for UAV \(unknown) rejected: unknown UAV number \(unknown)"))
 
             // The autopilot freezes: the drone reports it silent after 3 s and refuses commands; it recovers.
             let clock = ContinuousClock()
@@ -222,6 +224,7 @@ import Testing
             }
             #expect(endpoint == "\(stationAddress):14550")
             let (a, b) = (numbers[0], numbers[1])
+            let unknown = (200...250).first { !numbers.contains($0) }!
             let start = try #require(try vehicles(station).first { $0.uavNumber == a })
             let north = start.latitude + 10 / 111_195.0
             let gcs = try groundStation(lab, host: 3, endpoint: endpoint, steps: """
@@ -232,7 +235,7 @@ import Testing
                  {"do":"int","sysid":\(a),"command":192,"frame":6,"params":[-1,1,0,NaN],"x":\(Int((north * 1e7).rounded())),"y":\(Int((start.longitude * 1e7).rounded())),"z":6},
                  {"do":"wait_pos","sysid":\(a),"lat":\(north),"lon":\(start.longitude),"radius":1.0,"timeout":15},
                  {"do":"long","sysid":\(b),"command":21},
-                 {"do":"long","sysid":200,"command":22,"params":[0,0,0,0,0,0,5]},
+                 {"do":"long","sysid":\(unknown),"command":22,"params":[0,0,0,0,0,0,5]},
                  {"do":"long","sysid":\(b),"command":400,"params":[1]}]
                 """)
             print(gcs)
@@ -253,7 +256,7 @@ import Testing
             // Drone b is on the ground: land is refused by its vehicle (DENIED, with the reason).
             #expect(gcs[6]["result"] as? Int == 2 && (gcs[6]["texts"] as? [String])?.contains("land rejected: not airborne") == true, "\(gcs[6])")
             #expect(gcs[7]["result"] as? Int == 2, "\(gcs[7])")
-            #expect((gcs[7]["texts"] as? [String])?.joined().contains("rejected: unknown UAV number 200") == true)
+            #expect((gcs[7]["texts"] as? [String])?.joined().contains("rejected: unknown UAV number \(unknown)") == true)
             #expect(gcs[8]["result"] as? Int == 2 && (gcs[8]["texts"] as? [String])?.first?.contains("arms as part of takeoff") == true)
             // The station's own picture agrees.
             let flown = try #require(try vehicles(station).first { $0.uavNumber == a })
