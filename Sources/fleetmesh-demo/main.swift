@@ -1,6 +1,8 @@
 // `make demo`: a station and three simulated drones on four namespaced hosts, each with its own avahi-daemon,
-// form a mesh while you watch; then a drone's radio link is cut and restored. Runs until Ctrl-C, or for
-// DEMO_SECONDS seconds, then stops every node cleanly and prints a summary.
+// form a mesh while you watch; then a drone's radio link is cut and restored, the drones are numbered and fly the
+// station's commands, a Python target source and a joystick stream, avoid each other crossing a circle, and a
+// MAVLink ground station (pymavlink) finds the station and lands them. Runs until Ctrl-C, or for DEMO_SECONDS
+// seconds, then stops every node cleanly and prints a summary.
 import Dispatch
 import Foundation
 import LabKit
@@ -40,7 +42,8 @@ do {
     var nodes: [NodeProcess] = []
     for (i, name) in names.enumerated() {
         // The station sets the session's map origin (the test area's corner); the mesh shares it with every node.
-        let mission = i == 0 ? "[mission]\norigin = [50.0750, 14.4370, 0.0]" : ""
+        // It also shows the fleet to MAVLink ground-control software on UDP 14550.
+        let mission = i == 0 ? "[mission]\norigin = [50.0750, 14.4370, 0.0]\n[ground_control]\nport = 14550" : ""
         nodes.append(try lab.startNode(host: i + 1, name: name, role: i == 0 ? "station" : "drone", extra: mission,
                                        logLevel: "info"))
     }
@@ -127,15 +130,8 @@ do {
     for line in origin.split(separator: "\n") { show("             " + line) }
 
     say("station-1: fleetmesh send N takeoff 10 to every drone, at once")
-    let takeoffs = try await withThrowingTaskGroup(of: (Int, String).self) { group in
-        for n in numbers {
-            group.addTask { (n, try await shellOffPool([bin, "send", "--node", station, String(n), "takeoff", "10"])) }
-        }
-        var answers: [(Int, String)] = []
-        for try await answer in group { answers.append(answer) }
-        return answers
-    }
-    for (_, output) in takeoffs.sorted(by: { $0.0 < $1.0 }) {
+    let takeoffs = try await sendAll(bin, station, numbers.map { ($0, ["takeoff", "10"]) })
+    for (_, output) in takeoffs {
         for line in output.split(separator: "\n") { say("  " + line) }
     }
 
@@ -143,20 +139,12 @@ do {
     let home = (50.0755, 14.4378)
     let corners = [(1.0, 1.0), (1.0, -1.0), (-1.0, -1.0)]
     say("station-1: goto each drone to its own point of a 30 m square at 15 m")
-    let gotos = try await withThrowingTaskGroup(of: (Int, String).self) { group in
-        for (n, c) in zip(numbers, corners) {
-            let lat = home.0 + c.0 * 15 / 111_320
-            let lon = home.1 + c.1 * 15 / (111_320 * cos(home.0 * .pi / 180))
-            group.addTask {
-                (n, try await shellOffPool([bin, "send", "--node", station, String(n), "goto", String(format: "%.7f", lat),
-                                            String(format: "%.7f", lon), "15", "4"]))
-            }
-        }
-        var answers: [(Int, String)] = []
-        for try await answer in group { answers.append(answer) }
-        return answers
-    }
-    for (_, output) in gotos.sorted(by: { $0.0 < $1.0 }) {
+    let gotos = try await sendAll(bin, station, zip(numbers, corners).map { n, c in
+        let lat = home.0 + c.0 * 15 / 111_320
+        let lon = home.1 + c.1 * 15 / (111_320 * cos(home.0 * .pi / 180))
+        return (n, ["goto", String(format: "%.7f", lat), String(format: "%.7f", lon), "15", "4"])
+    })
+    for (_, output) in gotos {
         for line in output.split(separator: "\n") { say("  " + line) }
     }
     show("\n  `fleetmesh vehicles` on the station:\n")
@@ -194,7 +182,12 @@ do {
         let d = hypot((v.latitude - lat) * 111_320, (v.longitude - lon) * 111_320 * cos(lat * .pi / 180))
         say(String(format: "drone-2 following the phone's target: %.1f m from it, %@ at %.1f m/s", d, v.activity, v.speed))
     }
-    _ = phone
+    // The phone stops streaming (Ctrl-C: it withdraws its record); drone-2 holds where the target last was.
+    phone.process.signal(SIGINT)
+    try await waitUntil("the phone's script exits", timeout: .seconds(5)) { DemoQueries.exited(phone) }
+    for line in try await shellOffPool([bin, "send", "--node", station, String(numbers[1]), "follow", "off"]).split(separator: "\n") {
+        say("  " + line)
+    }
 
     // Manual control: a 100 Hz joystick stream from the station to drone-3 for 2 s.
     say("station-1: fleetmesh manual \(numbers[2]) --rate 100 --seconds 2 --x 500 (forward at half deflection)")
@@ -203,6 +196,82 @@ do {
     if let m = try nodes[3].status().manualControl {
         say(String(format: "drone-3 obeyed %d samples at %.1f Hz, latency p50 %.2f ms, p99 %.2f ms", m.received, m.rateHz ?? 0,
                    m.latencyP50Ms ?? 0, m.latencyP99Ms ?? 0))
+    }
+    show("")
+
+    // Collision avoidance: the three drones on a circle 40 m across, then each to the opposite point at once, every
+    // path through the centre at one altitude. Each drone decides from the shared predictions; the station watches.
+    say("collision avoidance: three drones on a circle 40 m across at 12 m swap sides through its centre, at once")
+    let metresPerDegreeLon = 111_320 * cos(home.0 * .pi / 180)
+    func slot(_ k: Int, _ side: Double) -> (east: Double, north: Double) {
+        let a = Double(k) * 2 * .pi / 3
+        return (side * 20 * sin(a), side * 20 * cos(a))
+    }
+    func gotoSlot(_ k: Int, _ side: Double) -> [String] {
+        let p = slot(k, side)
+        return ["goto", String(format: "%.7f", home.0 + p.north / 111_320),
+                String(format: "%.7f", home.1 + p.east / metresPerDegreeLon), "12", "4"]
+    }
+    _ = try await sendAll(bin, station, options: ["--timeout", "60"], numbers.enumerated().map { ($1, gotoSlot($0, 1)) })
+    let avoidanceLines = nodes.dropFirst().map { $0.log.components(separatedBy: "avoidance: ").count }
+    let across = numbers.enumerated().map { ($1, gotoSlot($0, -1)) }
+    let swapStart = clock.now
+    async let swapped = sendAll(bin, station, options: ["--timeout", "60"], across)
+    var closestLevel = Double.infinity
+    var closest = (distance: Double.infinity, horizontal: 0.0, vertical: 0.0)
+    var arrivedAt: ContinuousClock.Instant?
+    while arrivedAt == nil, clock.now - swapStart < .seconds(60), !stopRequested.isSet {
+        let placed = try DemoQueries.placedDrones(station, numbers: numbers, home: home)
+        for i in placed.indices {
+            for j in placed.indices where j > i {
+                let (a, b) = (placed[i], placed[j])
+                let h = hypot(a.east - b.east, a.north - b.north), v = abs(a.up - b.up)
+                if v < 2.9 { closestLevel = min(closestLevel, h) }
+                if hypot(h, v) < closest.distance { closest = (hypot(h, v), h, v) }
+            }
+        }
+        let there = placed.count == 3 && placed.allSatisfy { p in
+            let s = slot(numbers.firstIndex(of: p.uav)!, -1)
+            return hypot(p.east - s.east, p.north - s.north) < 1.5 && abs(p.up - 12) < 1
+        }
+        if there { arrivedAt = clock.now }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+    for (_, output) in try await swapped {
+        for line in output.split(separator: "\n") { say("  " + line) }
+    }
+    for (node, before) in zip(nodes.dropFirst(), avoidanceLines) {
+        let decisions = node.log.components(separatedBy: "avoidance: ").dropFirst(before)
+            .map { String($0.prefix { $0 != "\n" }) }
+        say("  \(node.name): " + (decisions.isEmpty ? "kept its plan (higher priority)"
+                                                   : decisions.prefix(3).joined(separator: "; ") + (decisions.count > 3 ? "; …" : "")))
+    }
+    say(String(format: "all across in %.1f s (straight line 10.0 s at 4 m/s); closest level pair %.1f m (minimum 5 m), "
+                 + "closest pair %.1f m (%.1f m apart, %.1f m above each other)",
+               ((arrivedAt ?? clock.now) - swapStart).secondsValue, closestLevel, closest.distance, closest.horizontal,
+               closest.vertical))
+    show("")
+
+    // MAVLink: the station's ground-control endpoint, found over DNS-SD as QGroundControl finds it, then a pymavlink
+    // ground station on the station's host sees every drone under its UAV number and lands them.
+    let browse = try shell(lab.onHost(3, ["avahi-browse", "-ptkr", "_mavlink._udp"])).output
+    if let line = browse.split(separator: "\n").first(where: { $0.hasPrefix("=;") && $0.contains(";IPv4;station-1;_mavlink._udp;") }) {
+        let f = line.split(separator: ";", omittingEmptySubsequences: false)
+        say("QGroundControl's way in: host 3 resolves _mavlink._udp → station-1 at \(f.count > 8 ? "\(f[7]):\(f[8])" : "?")")
+    }
+    let gcsClient = repositoryRoot.appendingPathComponent("Tests/mavlink/gcs_client.py").path
+    let steps = "[{\"do\":\"heartbeats\",\"seconds\":2.5}," + numbers.map { "{\"do\":\"long\",\"sysid\":\($0),\"command\":21}" }
+        .joined(separator: ",") + "]"
+    say("a pymavlink ground station connects to 127.0.0.1:14550 on host 1 and sends MAV_CMD_NAV_LAND to each UAV number")
+    let gcs = try await shellOffPool(lab.onHost(1, ["python3", gcsClient, "--connect", "127.0.0.1:14550", "--steps", steps]))
+        .split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    if let systems = gcs.first?["systems"] as? [String: [String: Any]] {
+        let kinds = (systems.values.first?["messages"] as? [String])?.joined(separator: ", ") ?? ""
+        say("  systems seen: \(systems.keys.sorted { Int($0)! < Int($1)! }.joined(separator: ", ")) (the UAV numbers), each sending \(kinds)")
+    }
+    for (n, answer) in zip(numbers, gcs.dropFirst()) {
+        let result = (answer["result"] as? Int).map { $0 == 0 ? "ACCEPTED" : "result \($0)" } ?? "no answer"
+        say(String(format: "  COMMAND_ACK from system %d: %@ after %.1f ms", n, result, answer["latency_ms"] as? Double ?? 0))
     }
     show("")
 
@@ -239,7 +308,8 @@ do {
     _ = try await nodes[0].stop()
     show(String(format: "\nsummary: mesh of 4 formed in %.2f s, link loss detected in %.0f ms, UAV numbers %@ assigned, "
                  + "three drones took off and flew on the station's commands (goto, a trajectory, a Python target source, "
-                 + "a 100 Hz manual-control stream), clean leaves seen at once.",
+                 + "a 100 Hz manual-control stream), crossed a circle avoiding each other, were landed by a MAVLink "
+                 + "ground station, and left cleanly, seen at once.",
                  formedAt.secondsValue, detection.secondsValue * 1000, numbers.map(String.init).joined(separator: "/")))
 } catch {
     show("demo failed: \(error)")
@@ -249,6 +319,28 @@ _ = signalSources
 
 /// Checks run from `waitUntil` off the main actor.
 enum DemoQueries {
+    /// Whether a program started on a lab host has exited.
+    nonisolated static func exited(_ program: LabProgram) -> Bool { !program.process.isRunning }
+
+    /// A drone in the station's fleet picture, east/north/up of `home` in metres, moved on by its velocity over the
+    /// report's age so that every drone is placed at the same moment.
+    struct Placed {
+        var uav: Int
+        var east, north, up: Double
+    }
+
+    nonisolated static func placedDrones(_ socket: String, numbers: [Int], home: (Double, Double)) throws -> [Placed] {
+        let vehicles = try ControlClient.request(ControlRequest(command: "vehicles"), socket: socket).vehicles ?? []
+        return vehicles.compactMap { v in
+            guard let n = v.uavNumber, numbers.contains(n), !v.stale else { return nil }
+            let age = Double(v.ageMs) / 1000
+            return Placed(uav: n,
+                          east: (v.longitude - home.1) * 111_320 * cos(home.0 * .pi / 180) + (v.velocityEast ?? 0) * age,
+                          north: (v.latitude - home.0) * 111_320 + (v.velocityNorth ?? 0) * age,
+                          up: v.altitude + (v.velocityUp ?? 0) * age)
+        }
+    }
+
     /// Whether the node at `socket` receives targets from a target source.
     nonisolated static func receivingTargets(_ socket: String) throws -> Bool {
         let sources = try ControlClient.request(ControlRequest(command: "sources"), socket: socket).sources?.sources ?? []
@@ -270,6 +362,18 @@ extension Duration {
 /// Writes a line to standard output at once (unbuffered, so `make demo` shows progress live).
 func show(_ text: String) {
     FileHandle.standardOutput.write(Data((text + "\n").utf8))
+}
+
+/// Sends one command per drone at once (`fleetmesh send` on the station) and returns each output, by UAV number.
+func sendAll(_ bin: String, _ station: String, options: [String] = [], _ commands: [(Int, [String])]) async throws -> [(Int, String)] {
+    try await withThrowingTaskGroup(of: (Int, String).self) { group in
+        for (n, args) in commands {
+            group.addTask { (n, try await shellOffPool([bin, "send", "--node", station] + options + [String(n)] + args)) }
+        }
+        var answers: [(Int, String)] = []
+        for try await answer in group { answers.append(answer) }
+        return answers.sorted { $0.0 < $1.0 }
+    }
 }
 
 /// Runs a command on a thread of its own (the commands block until the drone answers, and the cooperative pool
