@@ -57,7 +57,12 @@ import Testing
     @Test func sixDronesCrossACircleAndGatherAtOneTargetWithoutLosingSeparation() async throws {
         try await Lab.with(hosts: 7) { lab in
             let station = try lab.startNode(host: 1, name: "station", role: "station", logLevel: "info")
-            let drones = try (2...7).map { try lab.startNode(host: $0, name: "d\($0)", logLevel: "info") }
+            // Parked in a row 8 m apart, 30 m south of the circle's centre, as a field team lays drones out: drones
+            // parked closer than the 5 m minimum would be in conflict from the moment both are airborne.
+            let drones = try (2...7).map { h in
+                let spot = point(east: Double(h - 2) * 8 - 20, north: -30)
+                return try lab.startNode(host: h, name: "d\(h)", extra: "[drone]\nhome = [\(spot.lat), \(spot.lon)]", logLevel: "info")
+            }
             var numbers: [String: Int] = [:]
             try await waitUntil("6 drones numbered and live at the station", timeout: .seconds(20), poll: .milliseconds(100)) {
                 numbers = [:]

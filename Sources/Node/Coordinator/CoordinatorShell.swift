@@ -98,7 +98,9 @@ public actor CoordinatorShell {
             case .simulator:
                 let home = configuration.home ?? .default
                 do {
-                    var simulated = try SimulatedVehicle(home: home, offset: SimulatedVehicle.startOffset(for: nodeID))
+                    // A configured home is where the drone stands; without one, drones spread around the default.
+                    let offset = configuration.home == nil ? SimulatedVehicle.startOffset(for: nodeID) : (east: 0.0, north: 0.0)
+                    var simulated = try SimulatedVehicle(home: home, offset: offset)
                     if configuration.avoidance.enabled {
                         simulated.avoidance = AvoidanceCore(configuration: try Self.avoidanceConfiguration(configuration.avoidance,
                                                                                                           origin: simulated.origin))
