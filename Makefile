@@ -2,7 +2,7 @@
 SWIFT ?= swift
 # Lab tests spawn real nodes and avahi-daemons; they run after the unit suites so their timing bounds are not
 # measured on a machine busy with the simulation seeds.
-LAB_SUITES := MeshLabTests|CoordinatorLabTests|MapOriginLabTests|TargetSourceLabTests|FleetLabTests|AvoidanceLabTests|MAVLinkLabTests
+LAB_SUITES := MeshLabTests|CoordinatorLabTests|MapOriginLabTests|TargetSourceLabTests|FleetLabTests|AvoidanceLabTests|MAVLinkLabTests|DemoLabTests
 
 .PHONY: all setup build test unit-test lab-test demo bench soak clean
 

@@ -1,0 +1,30 @@
+import Foundation
+import LabKit
+import Testing
+
+/// `make demo` is the product's front door: it must run to its summary on a fresh machine. The demo drives a station
+/// and three drones through every capability; this runs it whole and checks what it reports.
+@Suite(.serialized) struct DemoLabTests {
+    @Test func theDemoRunsToItsSummaryAndTheDronesAvoidEachOther() async throws {
+        let demo = URL(fileURLWithPath: try fleetmeshBinary()).deletingLastPathComponent().appendingPathComponent("fleetmesh-demo").path
+        let r = try shell([demo], environment: ["DEMO_SECONDS": "0"])
+        print(r.output)
+        #expect(r.status == 0)
+        let text = r.output
+        #expect(text.contains("mesh formed: every node in session with the other 3"))
+        #expect(text.contains("link restored: session with drone-3 back"))
+        // UAV numbers, as the station saw them, are the systems the MAVLink ground station saw and landed.
+        let numbers = try #require(text.firstMatch(of: /UAV numbers ([0-9]+)\/([0-9]+)\/([0-9]+) assigned/))
+        let assigned = [numbers.1, numbers.2, numbers.3].compactMap { Int($0) }.sorted()
+        let seen = try #require(text.firstMatch(of: /systems seen: ([0-9, ]+) \(the UAV numbers\)/))
+        #expect(seen.1.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) } == assigned)
+        let landed = text.matches(of: /COMMAND_ACK from system ([0-9]+): ACCEPTED/).compactMap { Int($0.1) }.sorted()
+        #expect(landed == assigned)
+        // The circle swap: everyone across, no level pair under the 5 m minimum.
+        let swap = try #require(text.firstMatch(of: /all across in ([0-9.]+) s .*closest level pair ([0-9.]+) m/))
+        #expect((Double(swap.1) ?? 99) < 30)
+        #expect((Double(swap.2) ?? 0) >= 5)
+        #expect(text.contains("drone-3 obeyed 200 samples"))
+        #expect(text.contains("summary: mesh of 4 formed"))
+    }
+}
