@@ -60,6 +60,13 @@ struct RandomMissionTests {
         #expect(outcomes.allSatisfy { $0.drones >= 6 && $0.report.drones.contains { $0.planChanges > 0 } })
     }
 
+    /// Seeds beyond the default range that once failed in the release-built soak (ARCHITECTURE.md §8.5).
+    @Test("former soak failures: encounter 19013 (squeezed from the side and from above), crowd 508 (boxed in)")
+    func formerSoakFailures() {
+        let outcomes = [RandomMission(seed: 19013).run(), RandomMission(seed: 508, kind: .crowd).run()]
+        for o in outcomes { #expect(o.violations.isEmpty, "seed \(o.seed): \(o.violations.joined(separator: "; "))") }
+    }
+
     @Test("a seed replays identically, and different seeds differ")
     func deterministic() {
         let a = RandomMission(seed: 77).run(), b = RandomMission(seed: 77).run(), c = RandomMission(seed: 78).run()

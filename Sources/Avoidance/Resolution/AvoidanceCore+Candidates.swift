@@ -166,6 +166,21 @@ extension AvoidanceCore {
         return out
     }
 
+    /// The steps aside of ``sidesteps(_:picture:threats:)`` while changing to one of the first altitudes to try (other
+    /// than the current one): for a drone with no safe plan, squeezed between higher-ranked drones that close in from
+    /// the side and from above or below.
+    func escapes(_ x: CandidateContext, picture: LocalPicture, threats: [Int]) -> [Candidate] {
+        let steps = sidesteps(x, picture: picture, threats: threats)
+        guard !steps.isEmpty else { return [] }
+        let zs = altitudes(x, picture: picture, threats: threats).prefix(5)
+        var out: [Candidate] = []
+        for step in steps {
+            guard case .sidestep(let p) = step.maneuver else { continue }
+            for z in zs where magnitude(z - p.z) > 1 { out.append(sidestep(x, to: Vector3(p.x, p.y, z))) }
+        }
+        return out
+    }
+
     /// Altitudes to try: the destination's, layers above and below it, a layer above and below (and just clear of) each
     /// of the first higher-ranked drones the mission's plan meets, and the floor and ceiling when it meets any; within
     /// the geofence; nearest the destination's first.

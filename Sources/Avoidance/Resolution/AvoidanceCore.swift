@@ -28,6 +28,8 @@ public struct AvoidanceCore: Sendable {
     var parkingSpot: Vector3?
     /// Since when the drone has been held up (stop, sidestep or wait plans chosen without interruption).
     var stoppedSince: Double?
+    /// The nearest the drone has come to its destination, and since when (a drone that gets no nearer is stuck).
+    var progress: (destination: Vector3, best: Double, since: Double)?
     /// Goal and destination of the decision being made, and of the plan flown now (for ``isPublished(_:)``).
     var currentGoal: AvoidanceOwnship.Goal?
     var currentDestination: Vector3?
@@ -61,6 +63,7 @@ public struct AvoidanceCore: Sendable {
             spotProgress = nil
             planGoal = nil
             stoppedSince = nil
+            progress = nil
             decision = .notAvoiding
             decision.changed = previous != nil
             return decision
@@ -77,6 +80,12 @@ public struct AvoidanceCore: Sendable {
         // The mission's own plan: its conflicts with higher-ranked drones are reported and suggest altitudes and
         // sidesteps; when it is safe no other plan is needed (unless the current one is kept).
         let x = context(own: own, goal: goal, destination: destination, now: now)
+        let gap = (destination - own.position).length
+        if let p = progress, p.destination == destination {
+            if gap < p.best - 1 { progress = (destination, gap, now) }
+        } else {
+            progress = (destination, gap, now)
+        }
         let nominal = travel(x, altitude: destination.z, speed: x.speed)
         rollout(own: own, nominal.plan)
         var nominalSafe = insideFence()
@@ -103,7 +112,11 @@ public struct AvoidanceCore: Sendable {
             // the current plan is kept while it costs little more, so plans do not flap.
             let near = x.distance < x.speed * c.horizon
             chosen = keep.map { !near && $0.cost <= nominal.cost + c.hysteresis ? $0 : nominal } ?? nominal
-        } else if let k = keep, now - lastSearch < c.reconsiderEvery {
+        } else if let k = keep, now - lastSearch < c.reconsiderEvery || (k.maneuver.stepsAside(from: own.position) && stuck(now)) {
+            // A drone that has got no nearer to its destination for a while finishes a step aside before it looks at
+            // other plans again (unless the mission's own plan is safe): the step aside is its way out of a local
+            // minimum, and a plan that turns back early (a slow one that looks safe within the horizon) leads into
+            // it again.
             chosen = k
         } else {
             lastSearch = now
@@ -125,7 +138,10 @@ public struct AvoidanceCore: Sendable {
                 // the others are not planning against a prediction that changes every cycle.
                 safe = false
                 var bestScore = Double.infinity
-                for candidate in candidates {
+                // Also stepping aside while changing altitude: out of a squeeze between higher-ranked drones that
+                // close in from the side and from above or below (the other plans keep the altitude while they
+                // stop or step aside).
+                for candidate in candidates + escapes(x, picture: picture, threats: threats) {
                     let b = badness(own: own, candidate, picture: picture)
                     if b < bestScore - 1e-9 || (abs(b - bestScore) <= 1e-9 && candidate.cost < (chosen?.cost ?? .infinity)) {
                         bestScore = b
@@ -149,5 +165,21 @@ public struct AvoidanceCore: Sendable {
         decision = AvoidanceDecision(adjustment: pick.adjustment, maneuver: pick.maneuver, destination: destination, parked: parked,
                                      safe: safe, changed: pick.adjustment != previous, yieldingTo: yielding)
         return decision
+    }
+}
+
+extension AvoidanceCore {
+    /// Whether the drone has got no nearer to its destination (by 1 m) for ``stuckAfter`` seconds.
+    func stuck(_ now: Double) -> Bool { progress.map { now - $0.since >= Self.stuckAfter } ?? false }
+
+    /// Seconds without getting nearer to the destination after which a drone is stuck.
+    static let stuckAfter = 10.0
+}
+
+extension AvoidanceDecision.Maneuver {
+    /// Whether this is a step aside that has not reached its point (more than 1.5 m from `position` horizontally).
+    func stepsAside(from position: Vector3) -> Bool {
+        if case .sidestep(let p) = self { return (p - position).horizontalLength > 1.5 }
+        return false
     }
 }
