@@ -246,10 +246,11 @@ do {
         say("  \(node.name): " + (decisions.isEmpty ? "kept its plan (higher priority)"
                                                    : decisions.prefix(3).joined(separator: "; ") + (decisions.count > 3 ? "; …" : "")))
     }
-    say(String(format: "all across in %.1f s (straight line 10.0 s at 4 m/s); closest level pair %.1f m (minimum 5 m), "
-                 + "closest pair %.1f m (%.1f m apart, %.1f m above each other)",
-               ((arrivedAt ?? clock.now) - swapStart).secondsValue, closestLevel, closest.distance, closest.horizontal,
-               closest.vertical))
+    let crossing = arrivedAt.map { String(format: "all across in %.1f s", ($0 - swapStart).secondsValue) }
+        ?? String(format: "not all across after %.0f s", (clock.now - swapStart).secondsValue)
+    say(crossing + String(format: " (straight line 10.0 s at 4 m/s); closest level pair %.1f m (minimum 5 m), "
+                              + "closest pair %.1f m (%.1f m apart, %.1f m above each other)",
+                          closestLevel, closest.distance, closest.horizontal, closest.vertical))
     show("")
 
     // MAVLink: the station's ground-control endpoint, found over DNS-SD as QGroundControl finds it, then a pymavlink
