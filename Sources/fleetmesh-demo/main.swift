@@ -149,7 +149,7 @@ do {
     }
     show("\n  `fleetmesh vehicles` on the station:\n")
     show(try shell([bin, "vehicles", "--node", station]).output.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
-    let unheld = (1...250).reversed().first { !numbers.contains($0) }!
+    let unheld = uavNumberNobodyHolds(numbers)
     let refused = try shell([bin, "send", "--node", station, String(unheld), "land"])
     say("a command to a UAV number nobody holds is refused (exit \(refused.status)): "
         + refused.output.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -334,11 +334,8 @@ enum DemoQueries {
         let vehicles = try ControlClient.request(ControlRequest(command: "vehicles"), socket: socket).vehicles ?? []
         return vehicles.compactMap { v in
             guard let n = v.uavNumber, numbers.contains(n), !v.stale else { return nil }
-            let age = Double(v.ageMs) / 1000
-            return Placed(uav: n,
-                          east: (v.longitude - home.1) * 111_320 * cos(home.0 * .pi / 180) + (v.velocityEast ?? 0) * age,
-                          north: (v.latitude - home.0) * 111_320 + (v.velocityNorth ?? 0) * age,
-                          up: v.altitude + (v.velocityUp ?? 0) * age)
+            let p = v.placed(relativeTo: home)
+            return Placed(uav: n, east: p.east, north: p.north, up: p.up)
         }
     }
 

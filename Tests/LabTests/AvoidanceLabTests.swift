@@ -17,10 +17,8 @@ import Testing
 
     /// East, north, up of a vehicle relative to home, extrapolated over its age.
     func place(_ v: VehicleReport) -> (e: Double, n: Double, u: Double) {
-        let age = Double(v.ageMs) / 1000
-        return ((v.longitude - Self.home.lon) * Self.metresPerDegreeLon + (v.velocityEast ?? 0) * age,
-                (v.latitude - Self.home.lat) * Self.metresPerDegreeLat + (v.velocityNorth ?? 0) * age,
-                v.altitude + (v.velocityUp ?? 0) * age)
+        let p = v.placed(relativeTo: Self.home)
+        return (p.east, p.north, p.up)
     }
 
     func point(east: Double, north: Double) -> (lat: Double, lon: Double) {

@@ -107,7 +107,7 @@ import Testing
             #expect(airspace.contains { $0.uavNumber == number && $0.points.count == 40 })
 
             // A number nobody holds: rejected at once, non-zero exit.
-            let unknown = number == 250 ? 249 : 250
+            let unknown = uavNumberNobodyHolds([number])
             let bad = try shell([cli, "send", "--node", station.socketPath, String(unknown), "takeoff", "10"])
             #expect(bad.status == 1, "\(bad.output)")
             #expect(bad.output.contains("rejected (unknown UAV number \(unknown))"))

@@ -195,7 +195,7 @@ import Testing
                 return (v.latitude - before.latitude) * 111_200 > 2
             }
             // A number nobody holds: nothing is sent, exit 1.
-            let none = try shell([try fleetmeshBinary(), "manual", "--node", station.socketPath, "--seconds", "0.1", n == 250 ? "249" : "250"])
+            let none = try shell([try fleetmeshBinary(), "manual", "--node", station.socketPath, "--seconds", "0.1", String(uavNumberNobodyHolds([n]))])
             #expect(none.status == 1 && none.output.contains("unreachable"), "\(none.output)")
         }
     }

@@ -89,8 +89,8 @@ import Testing
             #expect(events(log).contains { $0["type"] as? String == "MISSION_ITEM_REACHED" && $0["seq"] as? Int == 2 })
 
             // A ground station (pymavlink, on the station's host) sees UAV N, lands it, and is refused for a number no
-            // drone holds (numbers are drawn at random, so the drone itself may hold 200).
-            let unknown = number == 200 ? 201 : 200
+            // drone holds.
+            let unknown = uavNumberNobodyHolds([number])
             let gcs = try groundStation(lab, host: 1, endpoint: "127.0.0.1:14550", steps: """
                 [{"do":"heartbeats","seconds":2.5},
                  {"do":"long","sysid":\(number),"command":21},
@@ -224,7 +224,7 @@ import Testing
             }
             #expect(endpoint == "\(stationAddress):14550")
             let (a, b) = (numbers[0], numbers[1])
-            let unknown = (200...250).first { !numbers.contains($0) }!
+            let unknown = uavNumberNobodyHolds(numbers)
             let start = try #require(try vehicles(station).first { $0.uavNumber == a })
             let north = start.latitude + 10 / 111_195.0
             let gcs = try groundStation(lab, host: 3, endpoint: endpoint, steps: """
