@@ -2,7 +2,7 @@
 SWIFT ?= swift
 # Lab tests spawn real nodes and avahi-daemons; they run after the unit suites so their timing bounds are not
 # measured on a machine busy with the simulation seeds.
-LAB_SUITES := MeshLabTests|CoordinatorLabTests|MapOriginLabTests|TargetSourceLabTests|FleetLabTests|AvoidanceLabTests|MAVLinkLabTests|DemoLabTests
+LAB_SUITES := MeshLabTests|OutageLabTests|CoordinatorLabTests|MapOriginLabTests|TargetSourceLabTests|FleetLabTests|AvoidanceLabTests|MAVLinkLabTests|DemoLabTests
 
 .PHONY: all setup build test unit-test lab-test demo bench soak clean
 
@@ -35,7 +35,7 @@ bench: setup
 	FLEETMESH_BIN=$(CURDIR)/.build/release/fleetmesh .build/release/fleetmesh-bench $(GROUPS)
 
 soak: build
-	MESHSIM_SEEDS=$${MESHSIM_SEEDS:-20000} $(SWIFT) test --filter MeshSimulationTests
+	MESHSIM_SEEDS=$${MESHSIM_SEEDS:-20000} MESHSIM_OUTAGE_SEEDS=$${MESHSIM_OUTAGE_SEEDS:-200} $(SWIFT) test --filter MeshSimulationTests
 	AVOIDANCE_SEEDS=$${AVOIDANCE_SEEDS:-20000} $(SWIFT) test --filter AvoidanceTests
 
 clean:

@@ -27,6 +27,8 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
         .target(name: "Membership", dependencies: ["MeshTypes"]),
+        // The mesh layer of a node, pure: secure endpoint + membership + reliable channels and the rules between them.
+        .target(name: "MeshCore", dependencies: ["MeshTypes", "SecureTransport", "Membership"]),
         .target(name: "Coordinator", dependencies: ["MeshTypes"]),
         .target(name: "Geodesy"),
         .target(name: "Flight", dependencies: ["Geodesy"]),
@@ -36,7 +38,7 @@ let package = Package(
             "Coordinator", "MeshTypes", .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // Deterministic simulation of many coordinators on a virtual clock and network.
-        .target(name: "MeshSimulation", dependencies: ["Coordinator", "MeshTypes"]),
+        .target(name: "MeshSimulation", dependencies: ["Coordinator", "MeshTypes", "MeshCore", "Membership", "SecureTransport"]),
         // Collision avoidance between drones from shared predictions: detection, resolution, multi-drone simulation.
         .target(name: "Avoidance", dependencies: ["Flight", "Geodesy"]),
         // Scenario files (TOML) for the flight simulator, with or without collision avoidance.
@@ -51,7 +53,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .target(name: "Node", dependencies: [
-            "MeshTypes", "SecureTransport", "Membership", "Discovery", "Coordinator", "Flight", "Geodesy", "LocBroadcaster", "Avoidance",
+            "MeshTypes", "SecureTransport", "Membership", "MeshCore", "Discovery", "Coordinator", "Flight", "Geodesy", "LocBroadcaster", "Avoidance",
             "MAVLink", "MAVLinkBridge",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
@@ -81,13 +83,13 @@ let package = Package(
         .testTarget(name: "MembershipTests", dependencies: ["Membership"]),
         .testTarget(name: "LocBroadcasterTests", dependencies: ["LocBroadcaster", "Coordinator", "MeshTypes"]),
         .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "MeshTypes"]),
-        .testTarget(name: "MeshSimulationTests", dependencies: ["MeshSimulation", "Coordinator", "MeshTypes"]),
+        .testTarget(name: "MeshSimulationTests", dependencies: ["MeshSimulation", "MeshCore", "Membership", "Coordinator", "MeshTypes"]),
         .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"], exclude: ["make-vectors.sh"], resources: [.copy("Resources")]),
         .testTarget(name: "FlightTests", dependencies: ["Flight", "Geodesy", "Scenarios"]),
         .testTarget(name: "AvoidanceTests", dependencies: ["Avoidance", "Flight", "Geodesy", "Scenarios"]),
         .testTarget(name: "MAVLinkTests", dependencies: ["MAVLink"], exclude: ["pymav_vectors.py"]),
         .testTarget(name: "MAVLinkBridgeTests", dependencies: ["MAVLinkBridge", "MAVLink", "Coordinator", "MeshTypes"]),
-        .testTarget(name: "NodeTests", dependencies: ["Node", "Coordinator", "MeshTypes", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "NodeTests", dependencies: ["Node", "MeshCore", "Coordinator", "MeshTypes", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "LabTests", dependencies: ["Node", "LabKit"], exclude: ["udp_tool.py"]),
     ],
     swiftLanguageModes: [.v6]

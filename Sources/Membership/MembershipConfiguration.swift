@@ -11,15 +11,18 @@ public struct MembershipConfiguration: Sendable, Equatable {
     public var reconnectInterval: Duration
     /// How long a lost or departed peer stays listed before it is forgotten.
     public var forgetAfter: Duration
+    /// How many forgotten (lost longer than `forgetAfter`) peers are still probed at their last addresses.
+    public var forgottenLimit: Int
 
     public init(heartbeatInterval: Duration = .milliseconds(50), suspectAfter: Duration = .milliseconds(250),
                 lostAfter: Duration = .milliseconds(750), reconnectInterval: Duration = .milliseconds(500),
-                forgetAfter: Duration = .seconds(600)) {
+                forgetAfter: Duration = .seconds(600), forgottenLimit: Int = 64) {
         self.heartbeatInterval = heartbeatInterval
         self.suspectAfter = suspectAfter
         self.lostAfter = lostAfter
         self.reconnectInterval = reconnectInterval
         self.forgetAfter = forgetAfter
+        self.forgottenLimit = forgottenLimit
     }
 
     /// Checks the timings are ordered sensibly; returns a message naming the field otherwise.
@@ -28,6 +31,7 @@ public struct MembershipConfiguration: Sendable, Equatable {
         if suspectAfter <= heartbeatInterval { return "suspect_after_ms must be longer than heartbeat_interval_ms" }
         if lostAfter <= suspectAfter { return "lost_after_ms must be longer than suspect_after_ms" }
         if reconnectInterval <= .zero { return "reconnect_interval_ms must be positive" }
+        if forgetAfter <= lostAfter { return "forget_after_ms must be longer than lost_after_ms" }
         return nil
     }
 }

@@ -4,14 +4,23 @@ import MeshTypes
 /// injected. Pure: it returns directives and never touches sockets or clocks.
 ///
 /// Failure detection is by silence: any authenticated datagram from a peer counts as hearing it. A peer silent
-/// for `suspectAfter` is suspect, for `lostAfter` lost. Lost and never-established peers are reconnected every
-/// `reconnectInterval` at their last known addresses; a goodbye marks a peer as left at once.
+/// for `suspectAfter` is suspect, for `lostAfter` lost; a goodbye marks a peer as left at once.
+///
+/// Recovery: whatever state a peer is in, any authenticated datagram from it (data, keepalive, a completed handshake
+/// or rekey) makes it `established` again (`onHeard`, `onEstablished`). Never-established peers are connected every
+/// `reconnectInterval`; lost peers are *probed* as often (a fresh handshake even while the old session looks usable,
+/// rotating over every known address). A peer lost for `forgetAfter` leaves the table (status, sessions) but its
+/// addresses are kept and probed at the same interval, so a link that comes back after any outage is back in
+/// session within one interval plus a round trip; at most `forgottenLimit` such peers are kept (the longest gone
+/// is dropped first), and one whose every DNS-SD record is withdrawn is dropped.
 public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
     public let configuration: MembershipConfiguration
     public let localID: NodeID
     public private(set) var peers: [NodeID: PeerRecord<Address>] = [:]
     /// Configured unicast peers whose identity is not known until their handshake completes.
     private var staticAddresses: [Address: MeshInstant?] = [:]
+    /// Peers lost for longer than `forgetAfter`: no longer listed, still probed at their last addresses.
+    public private(set) var forgotten: [NodeID: PeerRecord<Address>] = [:]
 
     public init(localID: NodeID, configuration: MembershipConfiguration = .init()) {
         self.localID = localID
@@ -32,11 +41,17 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
         var out: [MembershipDirective<Address>] = []
         var peer = peers[id] ?? {
             out.append(.stateChanged(peer: id, from: nil, to: .discovered))
-            return PeerRecord(id: id, state: .discovered, now: now)
+            var fresh = PeerRecord<Address>(id: id, state: .discovered, now: now)
+            if let old = forgotten.removeValue(forKey: id) { fresh.candidates = old.candidates }
+            return fresh
         }()
-        if let name { peer.name = name }
-        if let role { peer.role = role }
-        peer.uavNumber = uavNumber
+        // An advert is unauthenticated (anyone can publish one with a real node's id): it names a peer only until a
+        // handshake proves who it is; from then on only authenticated messages (handshake, hello) do.
+        if !peer.isAuthenticated {
+            if let name { peer.name = name }
+            if let role { peer.role = role }
+            peer.uavNumber = uavNumber
+        }
         if !peer.candidates.contains(address) { peer.candidates.append(address) }
         let restarted = incarnation != nil && peer.incarnation != nil && incarnation != peer.incarnation
         switch peer.state {
@@ -54,10 +69,22 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
     }
 
     /// Discovery saw the address go away. Not a failure signal (records outlive dead hosts); it only prunes candidates.
-    public mutating func onDiscoveryRemoved(id: NodeID, address: Address) {
-        guard var peer = peers[id] else { return }
+    /// A forgotten peer whose last record goes is dropped for good (`closeSession`).
+    public mutating func onDiscoveryRemoved(id: NodeID, address: Address) -> [MembershipDirective<Address>] {
+        if var gone = forgotten[id] {
+            gone.candidates.removeAll { $0 == address }
+            if gone.address == address { gone.address = nil }
+            if gone.candidates.isEmpty && gone.address == nil {
+                forgotten[id] = nil
+                return [.closeSession(peer: id)]
+            }
+            forgotten[id] = gone
+            return []
+        }
+        guard var peer = peers[id] else { return [] }
         if peer.address != address { peer.candidates.removeAll { $0 == address } }
         peers[id] = peer
+        return []
     }
 
     /// The secure endpoint established a session (new or rekeyed after loss, or with a new incarnation).
@@ -65,8 +92,16 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
                                        now: MeshInstant) -> [MembershipDirective<Address>] {
         guard id != localID else { return [] }
         var out: [MembershipDirective<Address>] = []
-        var peer = peers[id] ?? PeerRecord(id: id, state: .discovered, now: now)
         let old: PeerState? = peers[id]?.state
+        var peer = peers[id] ?? forgotten[id].map { gone in
+            var revived = PeerRecord<Address>(id: id, state: .discovered, now: now)
+            revived.name = gone.name
+            revived.uavNumber = gone.uavNumber
+            revived.candidates = gone.candidates
+            revived.incarnation = gone.incarnation
+            return revived
+        } ?? PeerRecord(id: id, state: .discovered, now: now)
+        forgotten[id] = nil
         if let previous = peer.incarnation, previous != incarnation {
             peer.rtt = nil
             peer.heartbeatsSent = 0
@@ -89,13 +124,25 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
         return out
     }
 
-    /// An authenticated datagram arrived from the peer.
+    /// An authenticated datagram arrived from the peer (data, keepalive, a completed handshake or rekey). Whatever
+    /// state the peer was in, it is `established` again.
     public mutating func onHeard(id: NodeID, address: Address? = nil, now: MeshInstant) -> [MembershipDirective<Address>] {
-        guard var peer = peers[id] else { return [] }
+        var out: [MembershipDirective<Address>] = []
+        if peers[id] == nil, let gone = forgotten.removeValue(forKey: id) {
+            // A forgotten peer whose session state outlived its listing (a rekey, data on the old session).
+            var revived = gone
+            revived.stateSince = now
+            peers[id] = revived
+            out.append(.stateChanged(peer: id, from: nil, to: .established))
+            revived.state = .established
+            peers[id] = revived
+        }
+        guard var peer = peers[id] else { return out }
         peer.lastHeard = now
         if let address { peer.address = address }
-        var out: [MembershipDirective<Address>] = []
-        if peer.state == .suspect || peer.state == .lost {
+        if peer.state != .established {
+            if peer.establishedAt == nil { peer.establishedAt = now }
+            peer.attempts = 0
             out.append(.stateChanged(peer: id, from: peer.state, to: .established))
             peer.state = .established
             peer.stateSince = now
@@ -159,13 +206,21 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
                 }
             case .discovered, .handshaking, .lost:
                 if peer.state == .lost, now - peer.stateSince >= configuration.forgetAfter {
+                    // Unlisted, but its session state stays (sessions expire by themselves, the reliable channel
+                    // lives on): the other side may still hold its own, and both must agree when the link is back.
                     peers[id] = nil
-                    out.append(.closeSession(peer: id))
+                    out += remember(peer, now: now)
                     continue
                 }
                 if peer.lastConnectAttempt.map({ now - $0 >= configuration.reconnectInterval }) ?? true,
                    let address = peer.nextCandidate() {
-                    out += connect(&peer, to: address, now: now)
+                    if peer.state == .lost {
+                        peer.lastConnectAttempt = now
+                        peer.attempted(address)
+                        out.append(.probe(peer: id, address: address))
+                    } else {
+                        out += connect(&peer, to: address, now: now)
+                    }
                 }
             case .left:
                 if now - peer.stateSince >= configuration.forgetAfter {
@@ -175,9 +230,36 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
             }
             peers[id] = peer
         }
+        for id in forgotten.keys.sorted() {
+            guard var gone = forgotten[id],
+                  gone.lastConnectAttempt.map({ now - $0 >= configuration.reconnectInterval }) ?? true,
+                  let address = gone.nextCandidate() else { continue }
+            gone.lastConnectAttempt = now
+            gone.attempted(address)
+            forgotten[id] = gone
+            out.append(.probe(peer: id, address: address))
+        }
         for (address, last) in staticAddresses where last.map({ now - $0 >= configuration.reconnectInterval }) ?? true {
             staticAddresses[address] = .some(now)
             out.append(.connect(expecting: nil, address: address))
+        }
+        return out
+    }
+
+    /// Keeps a forgotten peer's addresses for probing, within `forgottenLimit` (the longest gone goes first; its
+    /// session state is closed then).
+    private mutating func remember(_ peer: PeerRecord<Address>, now: MeshInstant) -> [MembershipDirective<Address>] {
+        guard configuration.forgottenLimit > 0, !peer.candidates.isEmpty || peer.address != nil else {
+            return [.closeSession(peer: peer.id)]
+        }
+        var gone = peer
+        gone.stateSince = now
+        forgotten[peer.id] = gone
+        var out: [MembershipDirective<Address>] = []
+        while forgotten.count > configuration.forgottenLimit,
+              let oldest = forgotten.values.min(by: { ($0.stateSince, $0.id) < ($1.stateSince, $1.id) }) {
+            forgotten[oldest.id] = nil
+            out.append(.closeSession(peer: oldest.id))
         }
         return out
     }

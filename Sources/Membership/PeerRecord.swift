@@ -50,6 +50,9 @@ public struct PeerRecord<Address: Hashable & Sendable>: Sendable {
         (address.map { [$0] } ?? []) + candidates.filter { $0 != address }
     }
 
+    /// Whether a handshake ever proved this peer's identity (as opposed to an unauthenticated DNS-SD advert only).
+    public var isAuthenticated: Bool { establishedAt != nil }
+
     /// Share of recent heartbeats answered (0…1), nil before any.
     public var linkQuality: Double? {
         heartbeatsSent == 0 ? nil : min(1, Double(heartbeatsAnswered) / Double(heartbeatsSent))

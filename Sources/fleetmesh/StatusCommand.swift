@@ -47,6 +47,10 @@ struct StatusCommand: ParsableCommand {
         }
         print("")
         print(PeerTable.render(status.peers))
+        if let unverified = status.unverified, !unverified.isEmpty {
+            print("")
+            print(PeerTable.renderUnverified(unverified))
+        }
     }
 }
 
@@ -70,6 +74,16 @@ enum PeerTable {
              p.rttMs.map { String(format: "%.1f ms", $0) } ?? "-"]
         }
         return renderTable(header, rows)
+    }
+
+    /// Adverts no handshake has proven: never shown as peers, never with a UAV number.
+    static func renderUnverified(_ adverts: [NodeStatus.UnverifiedAdvert]) -> String {
+        let header = ["CLAIMED NAME", "CLAIMED ID", "ADDRESS", "STATE", "SEEN FOR"]
+        let rows = adverts.map { a in
+            [a.claimedName.map { "\"\($0)\"" } ?? "(name of an authenticated peer)", String(a.claimedID.prefix(8)),
+             a.address ?? "-", a.state, formatMs(a.seenForMs)]
+        }
+        return "UNVERIFIED ADVERTS (no handshake has proven who they are; not peers):\n" + renderTable(header, rows)
     }
 }
 

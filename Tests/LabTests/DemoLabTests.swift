@@ -7,7 +7,7 @@ import Testing
 @Suite(.serialized) struct DemoLabTests {
     @Test func theDemoRunsToItsSummaryAndTheDronesAvoidEachOther() async throws {
         let demo = URL(fileURLWithPath: try fleetmeshBinary()).deletingLastPathComponent().appendingPathComponent("fleetmesh-demo").path
-        let r = try shell([demo], environment: ["DEMO_SECONDS": "0"])
+        let r = try shell([demo], environment: ["DEMO_SECONDS": "6"])
         print(r.output)
         #expect(r.status == 0)
         let text = r.output
@@ -26,5 +26,12 @@ import Testing
         #expect((Double(swap.2) ?? 0) >= 5)
         #expect(text.contains("drone-3 obeyed 200 samples"))
         #expect(text.contains("summary: mesh of 4 formed"))
+        // DEMO_SECONDS counts from the end of the walkthrough (the README's words): the first drone stops at least
+        // 6 s after the walkthrough is reported done, and the mesh's status line shows in between.
+        let done = try #require(text.firstMatch(of: /([0-9.]+) s  walkthrough done after [0-9]+ s; the mesh keeps running 6 s more/))
+        let stopped = try #require(text.firstMatch(of: /([0-9.]+) s  drone-[0-9] stopped/))
+        let waited = (Double(stopped.1) ?? 0) - (Double(done.1) ?? 0)
+        #expect(waited >= 6 && waited < 9, "the demo kept the mesh up \(waited) s after the walkthrough, DEMO_SECONDS=6")
+        #expect(text.contains("station-1: "))
     }
 }

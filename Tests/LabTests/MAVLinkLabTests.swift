@@ -200,6 +200,35 @@ import Testing
         }
     }
 
+    @Test("a ground station receives every stream at its documented rate, within 2 % over 20 s")
+    func groundControlStreamsKeepTheirDocumentedRates() async throws {
+        try await Lab.with(hosts: 2) { lab in
+            let station = try lab.startNode(host: 1, name: "station", role: "station", extra: "[ground_control]\nport = 14550",
+                                            logLevel: "info")
+            _ = try lab.startNode(host: 2, name: "drone-2", logLevel: "info")
+            var number = 0
+            try await waitUntil("the station sees the drone with a number", timeout: .seconds(15)) {
+                number = try vehicles(station).first { !$0.stale }?.uavNumber ?? 0
+                return number > 0
+            }
+            // From host 2, across the lab's bridge: the GCS hears the station's streams as QGroundControl would.
+            let gcs = try groundStation(lab, host: 2, endpoint: "\(try lab.address(1)):14550", steps: """
+                [{"do":"heartbeats","seconds":1.5},
+                 {"do":"rates","sysid":\(number),"seconds":20}]
+                """)
+            let rates = try #require(gcs.last?["rates"] as? [String: Double], "\(gcs)")
+            let documented: [String: Double] = [
+                "HEARTBEAT": 1, "SYS_STATUS": 1, "BATTERY_STATUS": 1, "EXTENDED_SYS_STATE": 1,
+                "GLOBAL_POSITION_INT": 5, "ATTITUDE": 5, "VFR_HUD": 2,
+            ]
+            for (stream, hz) in documented.sorted(by: { $0.key < $1.key }) {
+                let got = rates[stream] ?? 0
+                print("ground-control stream \(stream): \(String(format: "%.3f", got)) Hz (documented \(hz) Hz)")
+                #expect(abs(got - hz) / hz <= 0.02, "\(stream): \(got) Hz, documented \(hz) Hz")
+            }
+        }
+    }
+
     @Test func groundControlSoftwareFindsTheStationAndCommandsEveryDroneByItsNumber() async throws {
         try await Lab.with(hosts: 3) { lab in
             let station = try lab.startNode(host: 1, name: "station", role: "station",

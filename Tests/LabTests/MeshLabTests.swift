@@ -247,6 +247,30 @@ import Testing
         }
     }
 
+    @Test("a node on a host with no D-Bus system bus keeps running, says why, retries, and publishes once bus and daemon are up")
+    func nodeStartsWithoutDBusAndPublishesWhenItAppears() async throws {
+        try await Lab.with(hosts: 2) { lab in
+            let b = try lab.startNode(host: 2, name: "b")
+            try lab.lab("dbus-stop", "1")
+            let a = try lab.startNode(host: 1, name: "a")
+            try await waitUntil("a runs and reports the missing bus", timeout: .seconds(10)) {
+                let avahi = (try a.status()).node.avahi
+                return avahi.contains("no D-Bus system bus") && avahi.contains("retrying")
+            }
+            #expect(a.process.isRunning)
+            #expect(!a.log.contains("stopping the node"))
+            // Publishing once the bus is back can only come from a later retry.
+            try lab.lab("dbus-start", "1")
+            try lab.lab("avahi-start", "1")
+            try await waitUntil("a published once bus and daemon are up", timeout: .seconds(8)) {
+                (try a.status()).node.publishedName == "a"
+            }
+            try await waitUntil("a and b find each other", timeout: .seconds(10)) {
+                a.peerState("b") == "established" && b.peerState("a") == "established"
+            }
+        }
+    }
+
     @Test func nameCollisionTakesAvahisAlternative() async throws {
         try await Lab.with(hosts: 2) { lab in
             let a = try lab.startNode(host: 1, name: "twin")

@@ -58,14 +58,79 @@ private func established(at t: Int = 0) -> Table {
         #expect(table.peers[peerA]?.state == .lost)
     }
 
-    @Test func lostPeerIsReconnectedPeriodically() {
+    @Test func lostPeerIsProbedPeriodically() {
         var table = established()
-        var connects: [Int] = []
+        var probes: [Int] = []
         for t in stride(from: 10, through: 3000, by: 10) {
-            if table.onTick(now: ms(t)).contains(.connect(expecting: peerA, address: "A")) { connects.append(t) }
+            let out = table.onTick(now: ms(t))
+            if out.contains(.probe(peer: peerA, address: "A")) { probes.append(t) }
+            // A lost peer gets no heartbeats: a probe (fresh handshake) replaces them.
+            if t > 750 { #expect(!out.contains(.sendHeartbeat(to: peerA))) }
         }
-        // Lost at 750 ms, then a connect every 500 ms.
-        #expect(connects == [1250, 1750, 2250, 2750])
+        // Lost at 750 ms, then a probe every 500 ms.
+        #expect(probes == [1250, 1750, 2250, 2750])
+    }
+
+    @Test("any authenticated datagram brings a peer back, whatever its state", arguments: [PeerState.suspect, .lost, .handshaking])
+    func anyAuthenticatedDatagramBringsThePeerBack(from state: PeerState) {
+        var table = established()
+        var t = 10
+        while table.peers[peerA]?.state != state, t < 2000 {
+            _ = table.onTick(now: ms(t))
+            t += 10
+            if state == .handshaking { break }
+        }
+        if state == .handshaking {
+            // A fresh record from discovery only: handshaking, not yet authenticated.
+            table = Table(localID: me)
+            _ = table.onDiscovered(id: peerA, incarnation: 1, name: "a", role: .drone, uavNumber: nil, address: "A", now: ms(0))
+        }
+        #expect(table.peers[peerA]?.state == state)
+        let out = table.onHeard(id: peerA, now: ms(t + 5))
+        #expect(out == [.stateChanged(peer: peerA, from: state, to: .established)])
+        #expect(table.peers[peerA]?.state == .established)
+    }
+
+    @Test func aForgottenPeerIsStillProbedAndComesBackWithItsName() {
+        var table = Table(localID: me, configuration: .init(forgetAfter: .seconds(5)))
+        _ = table.onDiscovered(id: peerA, incarnation: 1, name: "a", role: .drone, uavNumber: 7, address: "A", now: ms(0))
+        _ = table.onEstablished(id: peerA, incarnation: 1, role: .drone, address: "A", now: ms(1))
+        var forgottenAt: Int?
+        var probesAfter = 0
+        for t in stride(from: 10, through: 9000, by: 10) {
+            let out = table.onTick(now: ms(t))
+            if forgottenAt == nil, table.peers[peerA] == nil {
+                forgottenAt = t
+                // Unlisted, but the session state stays: the other side may hold its own.
+                #expect(!out.contains(.closeSession(peer: peerA)))
+            }
+            if forgottenAt != nil, out.contains(.probe(peer: peerA, address: "A")) { probesAfter += 1 }
+        }
+        #expect(forgottenAt != nil)
+        #expect(table.peers[peerA] == nil)
+        #expect(table.forgotten[peerA] != nil)
+        #expect(probesAfter >= 5, "a forgotten peer is still dialled every 500 ms")
+        var rekeyed = table
+        _ = table.onEstablished(id: peerA, incarnation: 1, role: .drone, address: "A", now: ms(9100))
+        #expect(table.peers[peerA]?.state == .established)
+        #expect(table.peers[peerA]?.name == "a")
+        #expect(table.forgotten.isEmpty)
+        // Its session outlived the listing (a rekey, data): hearing it brings it back just the same.
+        #expect(rekeyed.onHeard(id: peerA, now: ms(9100)) == [.stateChanged(peer: peerA, from: nil, to: .established)])
+        #expect(rekeyed.peers[peerA]?.name == "a")
+        #expect(rekeyed.forgotten.isEmpty)
+    }
+
+    @Test func anAdvertNeverRenamesAnAuthenticatedPeer() {
+        var table = Table(localID: me)
+        _ = table.onDiscovered(id: peerA, incarnation: 1, name: "d2", role: .drone, uavNumber: 12, address: "A", now: ms(0))
+        _ = table.onEstablished(id: peerA, incarnation: 1, role: .drone, address: "A", now: ms(1))
+        // A forged advert with the same id from elsewhere.
+        _ = table.onDiscovered(id: peerA, incarnation: 1, name: "evil", role: .station, uavNumber: 188, address: "X", now: ms(5))
+        #expect(table.peers[peerA]?.name == "d2")
+        #expect(table.peers[peerA]?.uavNumber == 12)
+        #expect(table.peers[peerA]?.role == .drone)
+        #expect(table.peers[peerA]?.address == "A")
     }
 
     @Test func reconnectionTriesEveryCandidateAddressInTurn() {

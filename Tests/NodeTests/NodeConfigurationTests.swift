@@ -1,5 +1,6 @@
 import Membership
 import MeshTypes
+import MeshCore
 import Testing
 @testable import Node
 

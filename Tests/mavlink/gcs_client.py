@@ -16,6 +16,8 @@ QGroundControl and MAVProxy do, and runs the steps in order, printing one JSON l
   {"do": "texts", "sysid": 7, "seconds": 2}               STATUSTEXTs within that time
   {"do": "manual", "sysid": 7, "x": 0, "y": 0, "z": 500, "r": 0, "seconds": 1, "rate": 20}
   {"do": "params", "sysid": 7}                             PARAM_REQUEST_LIST → PARAM_VALUEs
+  {"do": "rates", "sysid": 7, "seconds": 20}              each message type's rate from that system: (count − 1) /
+                                                           (last − first arrival), exact for a periodic stream
   {"do": "bench", "sysid": 7, "count": 200, "socket": "/path/node.sock", "uav": 7}
                                                            interleaved latencies: DO_SET_MODE hover → COMMAND_ACK, and a
                                                            control-socket `send hover` round trip (the baseline)
@@ -130,6 +132,17 @@ def command(st, step, is_int):
 
 def run_step(st, step):
     kind = step["do"]
+    if kind == "rates":
+        mark = st.mark()
+        time.sleep(step["seconds"])  # the measurement window itself
+        with st.cond:
+            arrivals = {}
+            for t, m in st.inbox[mark:]:
+                if m.get_srcSystem() == step["sysid"]:
+                    arrivals.setdefault(m.get_type(), []).append(t)
+        rates = {k: (len(v) - 1) / (v[-1] - v[0]) for k, v in arrivals.items() if len(v) >= 2 and v[-1] > v[0]}
+        counts = {k: len(v) for k, v in arrivals.items()}
+        return {"rates": rates, "counts": counts, "seconds": step["seconds"]}
     if kind == "heartbeats":
         mark = st.mark()
         time.sleep(step.get("seconds", 3))

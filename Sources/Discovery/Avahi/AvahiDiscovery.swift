@@ -1,4 +1,5 @@
 import CAvahi
+import Foundation
 import Logging
 import ServiceLifecycle
 
@@ -35,18 +36,50 @@ public final class AvahiDiscovery: Service, @unchecked Sendable {
         self.logger = logger
     }
 
+    /// How often a client is tried again when none could be made (no D-Bus system bus, or D-Bus went away).
+    public static let clientRetryInterval: Duration = .seconds(1)
+
     public func run() async throws {
         let poll = try ThreadedPoll()
         self.poll = poll
-        try poll.withLock {
-            try makeClient(poll: poll)
-        }
         try poll.start()
         defer { continuation.finish() }
-
-        // Wait for graceful shutdown or cancellation, then withdraw and stop.
-        try? await gracefulShutdown()
+        await withTaskGroup(of: Void.self) { tasks in
+            // Wait for graceful shutdown or cancellation …
+            tasks.addTask { try? await gracefulShutdown() }
+            // … while keeping a client: with a D-Bus system bus, `AVAHI_CLIENT_NO_FAIL` waits for avahi-daemon by
+            // itself; without one, `avahi_client_new` fails at once, so it is tried again every second (reported
+            // once per distinct reason) until the bus and the daemon are there.
+            tasks.addTask { [self] in
+                var lastReason: String?
+                while !Task.isCancelled {
+                    let reason: String? = poll.withLock {
+                        guard client == nil else { return nil }
+                        do {
+                            try makeClient(poll: poll)
+                            return nil
+                        } catch {
+                            return Self.explain(error)
+                        }
+                    }
+                    if let reason, reason != lastReason { emit(.daemonUnavailable(reason: reason)) }
+                    lastReason = reason
+                    try? await Task.sleep(for: Self.clientRetryInterval)
+                }
+            }
+            await tasks.next()
+            tasks.cancelAll()
+        }
         shutdown(poll)
+    }
+
+    /// Why no client could be made, in words an operator can act on.
+    static func explain(_ error: Error) -> String {
+        let bus = ProcessInfo.processInfo.environment["DBUS_SYSTEM_BUS_ADDRESS"] ?? "unix:path=/run/dbus/system_bus_socket"
+        let path = bus.hasPrefix("unix:path=") ? String(bus.dropFirst("unix:path=".count)) : nil
+        let noBus = path.map { !FileManager.default.fileExists(atPath: $0) } ?? false
+        let cause = noBus ? "no D-Bus system bus at \(path!) (is dbus running?)" : "\(error)"
+        return "waiting for avahi-daemon: \(cause); retrying every \(clientRetryInterval.components.seconds) s"
     }
 
     /// Replaces the advertisement's TXT record (for example a new UAV number) without re-probing the name.
@@ -119,7 +152,10 @@ public final class AvahiDiscovery: Service, @unchecked Sendable {
                 freeClientObjects()
                 avahi_client_free(c)
                 client = nil
-                do { try makeClient(poll: poll) } catch { emit(.daemonUnavailable(reason: "\(error)")) }
+                do { try makeClient(poll: poll) } catch {
+                    // No D-Bus either: the run loop tries again every second.
+                    emit(.daemonUnavailable(reason: Self.explain(error)))
+                }
             }
         default:
             break

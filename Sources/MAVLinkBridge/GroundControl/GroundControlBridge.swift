@@ -228,25 +228,36 @@ public struct GroundControlBridge<Address: Hashable & Sendable>: Sendable {
             guard let v = picture[n], !v.isStale else { continue }
             var s = schedules[n] ?? Schedule()
             if now >= s.heartbeat {
-                s.heartbeat = now + configuration.heartbeatInterval
+                s.heartbeat = Self.nextDeadline(after: s.heartbeat, every: configuration.heartbeatInterval, now: now)
                 out += heartbeatGroup(v, now: now, to: to)
             }
             if now >= s.position {
-                s.position = now + configuration.positionInterval
+                s.position = Self.nextDeadline(after: s.position, every: configuration.positionInterval, now: now)
                 out += send(globalPosition(v, now: now), as: n, to: to)
                 out += send(attitude(v, now: now), as: n, to: to)
             }
             if now >= s.hud {
-                s.hud = now + configuration.hudInterval
+                s.hud = Self.nextDeadline(after: s.hud, every: configuration.hudInterval, now: now)
                 out += send(hud(v), as: n, to: to)
             }
             if now >= s.home, let h = homePosition(n, now: now) {
-                s.home = now + configuration.homeInterval
+                s.home = Self.nextDeadline(after: s.home, every: configuration.homeInterval, now: now)
                 out += send(h, as: n, to: to)
             }
             schedules[n] = s
         }
         return out
+    }
+
+    /// The next deadline of a stream on a fixed grid: the previous deadline plus one interval, so a late tick does not
+    /// push every later send back (the rate holds on average); when even that is already past (far behind, or the
+    /// first send), whole periods are skipped rather than sent in a burst.
+    static func nextDeadline(after deadline: MeshInstant, every interval: Duration, now: MeshInstant) -> MeshInstant {
+        let next = deadline + interval
+        guard next <= now else { return next }
+        let behind = now - deadline
+        let periods = Int64(behind / interval) + 1
+        return deadline + interval * periods
     }
 
     mutating func forget(_ ticket: UInt64) {

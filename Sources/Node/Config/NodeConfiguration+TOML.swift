@@ -67,13 +67,14 @@ extension NodeConfiguration {
         }
 
         if let m = try reader.table(root, "membership") {
-            let keys = ["heartbeat_interval_ms", "suspect_after_ms", "lost_after_ms", "reconnect_interval_ms"]
+            let keys = ["heartbeat_interval_ms", "suspect_after_ms", "lost_after_ms", "reconnect_interval_ms", "forget_after_ms",
+                        "forgotten_limit"]
             try reader.allowOnly(m, in: "membership", keys: keys)
             var mc = MembershipConfiguration()
-            func ms(_ key: String) throws(ConfigError) -> Duration? {
+            func ms(_ key: String, max: Int = 600_000) throws(ConfigError) -> Duration? {
                 guard let v = try reader.int(m, "membership", key) else { return nil }
-                guard v > 0, v <= 600_000 else {
-                    throw ConfigError(file: file, field: "[membership] \(key)", problem: "must be 1–600000 milliseconds, found \(v)")
+                guard v > 0, v <= max else {
+                    throw ConfigError(file: file, field: "[membership] \(key)", problem: "must be 1–\(max) milliseconds, found \(v)")
                 }
                 return .milliseconds(v)
             }
@@ -81,6 +82,13 @@ extension NodeConfiguration {
             if let v = try ms("suspect_after_ms") { mc.suspectAfter = v }
             if let v = try ms("lost_after_ms") { mc.lostAfter = v }
             if let v = try ms("reconnect_interval_ms") { mc.reconnectInterval = v }
+            if let v = try ms("forget_after_ms", max: 86_400_000) { mc.forgetAfter = v }
+            if let v = try reader.int(m, "membership", "forgotten_limit") {
+                guard (0...4096).contains(v) else {
+                    throw ConfigError(file: file, field: "[membership] forgotten_limit", problem: "must be 0–4096 peers, found \(v)")
+                }
+                mc.forgottenLimit = v
+            }
             if let problem = mc.validate() {
                 throw ConfigError(file: file, field: "[membership]", problem: problem)
             }

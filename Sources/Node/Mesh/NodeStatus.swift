@@ -38,8 +38,25 @@ public struct NodeStatus: Codable, Sendable {
         public var establishedAtMs: Int?
     }
 
+    /// A DNS-SD advert of this mesh whose identity no handshake has proven yet: anyone can publish one (the mesh
+    /// fingerprint is public), so it never carries a UAV number, and a name an authenticated peer holds is withheld.
+    public struct UnverifiedAdvert: Codable, Sendable {
+        /// The node id the advert claims.
+        public var claimedID: String
+        /// The name the advert claims; nil when an authenticated peer holds it.
+        public var claimedName: String?
+        public var address: String?
+        /// `discovered` or `handshaking`.
+        public var state: String
+        /// Milliseconds since it was first seen.
+        public var seenForMs: Int
+    }
+
     public var node: LocalNode
+    /// Peers whose identity a handshake proved (in session now or before), and nodes reached through them.
     public var peers: [Peer]
+    /// Adverts not (yet) authenticated: listed apart, never as a peer.
+    public var unverified: [UnverifiedAdvert]?
     /// The map origin this node agrees on, if any (as the `origin` command reports it).
     public var mapOrigin: OriginReport?
     /// Drones: the manual-control samples obeyed so far, if any.

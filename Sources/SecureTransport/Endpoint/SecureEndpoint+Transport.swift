@@ -32,7 +32,7 @@ extension SecureEndpoint {
             out += install(u.session, peer: id, incarnation: u.incarnation, role: u.role, address: address, now: now)
             peers[id]?.lastReceived = now
         }
-        if !plaintext.isEmpty { out.append(.deliver(plaintext, from: id)) }
+        out.append(plaintext.isEmpty ? .keepalive(from: id) : .deliver(plaintext, from: id))
         return out
     }
 

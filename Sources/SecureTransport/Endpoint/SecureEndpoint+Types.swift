@@ -11,9 +11,13 @@ extension SecureEndpoint {
         case established(PeerInfo)
         /// Hand this plaintext, authenticated as coming from this peer, to the layer above.
         case deliver([UInt8], from: NodeID)
+        /// An authenticated keepalive (empty transport message) came from this peer: nothing to deliver, but the peer
+        /// was heard.
+        case keepalive(from: NodeID)
         /// A datagram from this address was refused; log it (rate-limited) and otherwise ignore it.
         case rejected(Address, RejectionReason)
-        /// A peer's session was replaced by a fresh one (new keys); the old one still decrypts until it expires.
+        /// A peer's session was replaced by a fresh one (new keys); the old one still decrypts until it expires. A
+        /// completed handshake is an authenticated exchange: the peer was heard.
         case rekeyed(NodeID)
         /// A handshake to this address went unanswered for `handshakeAttemptTimeout` and was given up.
         case handshakeAbandoned(Address, expected: NodeID?)

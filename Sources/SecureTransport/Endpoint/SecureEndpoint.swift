@@ -47,21 +47,33 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
     // MARK: Events
 
     /// Starts a handshake with whoever listens at `address`. With `expecting`, the responder must be that node
-    /// (otherwise `.rejected(address, .nodeIDMismatch)`). Does nothing while a handshake to `address` is pending or when
-    /// the expected peer already has a usable session at that address.
+    /// (otherwise `.rejected(address, .nodeIDMismatch)`). Without `renew`, does nothing when the expected peer already
+    /// has a usable session at that address; with `renew` (a peer gone silent: its session may be dead on the other
+    /// side) a fresh handshake starts anyway, and its completion proves the peer is there in both directions.
+    ///
+    /// While a handshake to `address` is pending, a call sends its next initiation now if the last one left at least
+    /// `handshakeRetransmitInitial` ago (so a caller probing every 500 ms is not held back by the backoff), and does
+    /// nothing otherwise.
     ///
     /// Unanswered initiations are resent by `tick` after 250 ms, doubling up to 2 s. Each resend is a *fresh*
     /// initiation (new ephemeral key, index and timestamp), because the responder refuses a timestamp it has already
     /// accepted; a late response to a superseded initiation is refused as `unknownReceiverIndex`.
     public mutating func connect(
-        to address: Address, expecting: NodeID? = nil, now: MeshInstant, wallClockMicros: UInt64
+        to address: Address, expecting: NodeID? = nil, renew: Bool = false, now: MeshInstant, wallClockMicros: UInt64
     ) -> [Directive] {
-        if pending.contains(where: { $0.address == address }) { return [] }
-        if let expecting {
-            if expecting == localID { return [] }
-            if let peer = peers[expecting], peer.address == address, let s = peer.current, !isExpired(s, now) {
-                return []
-            }
+        if let expecting, expecting == localID { return [] }
+        if let p = pending.first(where: { $0.address == address }) {
+            let lastSent = p.nextRetransmitAt - p.retransmitDelay
+            guard now - lastSent >= configuration.handshakeRetransmitInitial,
+                  now - p.startedAt < configuration.handshakeAttemptTimeout else { return [] }
+            let message = startInitiation(
+                to: address, expecting: p.expected ?? expecting, startedAt: p.startedAt, now: now,
+                retransmitDelay: p.retransmitDelay, wallClockMicros: wallClockMicros)
+            return [.send(message, to: address)]
+        }
+        if let expecting, !renew, let peer = peers[expecting], peer.address == address, let s = peer.current,
+           !isExpired(s, now) {
+            return []
         }
         let message = startInitiation(
             to: address, expecting: expecting, startedAt: now, now: now,

@@ -147,6 +147,28 @@ public struct ReliableChannel: Sendable {
         return out
     }
 
+    /// The peer is known to hear us again (it answered a heartbeat, or came back after an outage): every message in
+    /// flight that has not been sent within the current RTO goes again now, its timeout back to the RTO, instead of
+    /// waiting out a backoff that grew while nothing could arrive. Messages sent recently are left alone, so calling
+    /// it on every heartbeat reply costs nothing on a healthy link.
+    public mutating func resume(now: MeshInstant) -> [Action] {
+        guard inFlight > 0 else { return [] }
+        let rto = rtt.timeoutDuration
+        var out: [Action] = []
+        var sequence = lowestUnacked
+        while sequence < nextSequence {
+            let i = slot(sequence)
+            if var o = outstanding[i], now - o.lastSentAt >= rto {
+                o.timeout = rto
+                retransmit(&o, now: now, into: &out)
+                outstanding[i] = o
+                retransmitCheckAt = min(retransmitCheckAt ?? o.deadline, o.deadline)
+            }
+            sequence += 1
+        }
+        return out
+    }
+
     /// When `tick` next has work (nil: nothing pending).
     /// May be early by design after acknowledgements (a `tick` then finds nothing due and recomputes it).
     public var nextDeadline: MeshInstant? {

@@ -2,7 +2,7 @@ import SecureTransport
 
 extension RejectionReason {
     /// A stable short name for counting rejections in `fleetmesh status --json`.
-    var category: String {
+    public var category: String {
         switch self {
         case .unknownMessageType: "unknownMessageType"
         case .malformed: "malformed"

@@ -1,0 +1,24 @@
+import Membership
+import MeshTypes
+import SecureTransport
+
+extension MeshCore {
+    /// What the shell must do after an event, in order.
+    public enum Directive: Sendable {
+        /// Send this datagram to this address.
+        case send([UInt8], to: Address)
+        /// A peer changed state (for logs, status and the layers above).
+        case peerState(peer: NodeID, name: String?, from: PeerState?, to: PeerState)
+        /// A message of the layers above arrived from a peer (types 256 and up; the node layer's own are handled).
+        case message(type: UInt16, payload: [UInt8], from: NodeID, reliable: Bool)
+        /// A datagram was refused; `log` is true for the first from its address in 5 s (a flood must not flood logs).
+        case rejected(Address, RejectionReason, log: Bool)
+        /// Something worth a log line.
+        case note(NoteLevel, String)
+    }
+
+    /// How loud a note is.
+    public enum NoteLevel: Sendable, Equatable {
+        case debug, info, notice, warning
+    }
+}

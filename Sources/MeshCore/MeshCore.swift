@@ -1,0 +1,298 @@
+import Membership
+import MeshTypes
+import SecureTransport
+
+/// The mesh layer of one node as a pure state machine: the secure endpoint (handshakes, sessions), the membership
+/// table (failure detection, reconnection) and one reliable channel per peer, glued together with the rules that tie
+/// them (an authenticated datagram of any kind counts as hearing its sender; a session that comes back resumes the
+/// reliable channel; a restarted peer gets a fresh channel and a hello).
+///
+/// Generic over the address type: a socket address in `MeshNode`, an integer in the simulations. Time is injected
+/// (`now` everywhere, the wall clock at each `onTick`); it returns ``Directive``s and never touches a socket, clock or
+/// task. The actor shell feeds it datagrams, discovery records and ticks, and carries out what it returns, in order.
+public struct MeshCore<Address: Hashable & Sendable>: Sendable {
+    public let localID: NodeID
+    public let incarnation: Incarnation
+    public let name: String
+    /// The UAV number this node announces in its hellos.
+    public var uavNumber: Int?
+    public private(set) var endpoint: SecureEndpoint<Address>
+    public private(set) var membership: MembershipTable<Address>
+    private var channels: [NodeID: ReliableChannel] = [:]
+    private var heartbeatCounter: UInt32 = 0
+    /// Rejected datagrams counted by category, for status.
+    public private(set) var rejections: [String: Int] = [:]
+    private var rejectionLogged: [Address: MeshInstant] = [:]
+    /// When each peer was first discovered and first in session (for status and start-up benchmarks).
+    public private(set) var firstSeen: [NodeID: MeshInstant] = [:]
+    public private(set) var firstEstablished: [NodeID: MeshInstant] = [:]
+    /// Wall clock (µs since the epoch) minus `now`, from the latest tick: handshake timestamps need a wall clock.
+    private var wallOffsetMicros: Int64 = 0
+    private var leaving = false
+    /// Largest plaintext packed into one datagram.
+    public static var datagramBudget: Int { 1200 }
+
+    public init(
+        key: MeshKey, localID: NodeID, incarnation: Incarnation, role: NodeRole, name: String, uavNumber: Int?,
+        membership: MembershipConfiguration = .init(), transport: SecureTransportConfiguration = .default,
+        random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+    ) {
+        self.localID = localID
+        self.incarnation = incarnation
+        self.name = name
+        self.uavNumber = uavNumber
+        self.endpoint = SecureEndpoint(
+            key: key, localID: localID, incarnation: incarnation, role: role, configuration: transport, random: random)
+        self.membership = MembershipTable(localID: localID, configuration: membership)
+    }
+
+    // MARK: - Events
+
+    /// A unicast address to keep connecting to (routed networks where mDNS does not pass).
+    public mutating func addStaticPeer(_ address: Address) {
+        membership.addStaticPeer(address)
+    }
+
+    /// One datagram from the socket.
+    public mutating func onDatagram(_ bytes: [UInt8], from address: Address, now: MeshInstant) -> [Directive] {
+        var out: [Directive] = []
+        apply(endpoint.receive(bytes, from: address, now: now), now: now, into: &out)
+        return out
+    }
+
+    /// Advances every timer: handshakes and rekeys, heartbeats, suspicion and loss, probes, reliable retransmissions.
+    public mutating func onTick(now: MeshInstant, wallClockMicros: UInt64) -> [Directive] {
+        wallOffsetMicros = Int64(wallClockMicros) - Int64(now.nanoseconds / 1000)
+        var out: [Directive] = []
+        apply(endpoint.tick(now: now, wallClockMicros: wallClockMicros), now: now, into: &out)
+        if !leaving { apply(membership.onTick(now: now), now: now, into: &out) }
+        for id in channels.keys.sorted() {
+            guard var channel = channels[id] else { continue }
+            let actions = channel.tick(now: now)
+            channels[id] = channel
+            perform(actions, peer: id, now: now, into: &out)
+        }
+        return out
+    }
+
+    /// Discovery resolved a peer's record (already checked to belong to this mesh).
+    public mutating func onDiscovered(
+        id: NodeID, incarnation: Incarnation?, name: String?, role: NodeRole?, uavNumber: Int?, address: Address,
+        now: MeshInstant
+    ) -> [Directive] {
+        guard id != localID else { return [] }
+        if firstSeen[id] == nil { firstSeen[id] = now }
+        var out: [Directive] = []
+        apply(membership.onDiscovered(id: id, incarnation: incarnation, name: name, role: role, uavNumber: uavNumber,
+                                      address: address, now: now), now: now, into: &out)
+        return out
+    }
+
+    /// Discovery withdrew one of a peer's records.
+    public mutating func onDiscoveryRemoved(id: NodeID, address: Address, now: MeshInstant) -> [Directive] {
+        var out: [Directive] = []
+        apply(membership.onDiscoveryRemoved(id: id, address: address), now: now, into: &out)
+        return out
+    }
+
+    /// Sends a message on the peer's reliable-ordered channel. Without a channel (no session yet) it is dropped with a
+    /// note; a full window is refused with a note.
+    public mutating func sendReliable(_ type: UInt16, _ payload: [UInt8], to peer: NodeID, now: MeshInstant) -> [Directive] {
+        guard var channel = channels[peer] else { return [] }
+        var out: [Directive] = []
+        do {
+            let actions = try channel.send(type: type, payload: payload, now: now)
+            channels[peer] = channel
+            perform(actions, peer: peer, now: now, into: &out)
+        } catch {
+            out.append(.note(.warning, "reliable send to \(peer) refused: \(error)"))
+        }
+        return out
+    }
+
+    /// Sends a message without delivery guarantee (telemetry, control streams).
+    public mutating func sendUnreliable(_ type: UInt16, _ payload: [UInt8], to peer: NodeID, now: MeshInstant) -> [Directive] {
+        var out: [Directive] = []
+        sendFrames([.unreliable(type: type, payload: payload)], to: peer, now: now, into: &out)
+        return out
+    }
+
+    /// Says goodbye to every peer in session (twice, against loss) and stops reconnecting.
+    public mutating func leave(now: MeshInstant) -> [Directive] {
+        leaving = true
+        var out: [Directive] = []
+        for peer in membership.peers(in: [.established, .suspect]) {
+            sendFrames([.goodbye(reason: 0)], to: peer.id, now: now, into: &out)
+            sendFrames([.goodbye(reason: 0)], to: peer.id, now: now, into: &out)
+        }
+        return out
+    }
+
+    /// Whether `peer` has a reliable channel (a session was established with its current incarnation).
+    public func hasChannel(to peer: NodeID) -> Bool { channels[peer] != nil }
+
+    // MARK: - Gluing the layers
+
+    private func wallClock(_ now: MeshInstant) -> UInt64 {
+        UInt64(max(0, Int64(now.nanoseconds / 1000) + wallOffsetMicros))
+    }
+
+    private mutating func apply(_ directives: [SecureEndpoint<Address>.Directive], now t: MeshInstant, into out: inout [Directive]) {
+        for d in directives {
+            switch d {
+            case .send(let bytes, let to):
+                out.append(.send(bytes, to: to))
+            case .established(let info):
+                if firstSeen[info.id] == nil { firstSeen[info.id] = t }
+                if firstEstablished[info.id] == nil { firstEstablished[info.id] = t }
+                // A restart shows as a new incarnation, whether the endpoint still knew the old one or (after its
+                // sessions expired) only membership did. The reliable channel lives as long as both incarnations: it
+                // survives rekeys, expired sessions and outages of any length (what waited in it is sent on when the
+                // peer is back), and starts over only with a restarted peer, on both sides at once.
+                let known = info.previousIncarnation ?? membership.peers[info.id]?.incarnation
+                    ?? membership.forgotten[info.id]?.incarnation
+                if let known, known != info.incarnation {
+                    out.append(.note(.info, "peer \(info.id) restarted (incarnation \(info.incarnation)); new session"))
+                    channels[info.id] = nil
+                }
+                let fresh = channels[info.id] == nil
+                if fresh { channels[info.id] = ReliableChannel() }
+                apply(membership.onEstablished(id: info.id, incarnation: info.incarnation, role: info.role,
+                                               address: info.address, now: t), now: t, into: &out)
+                if fresh {
+                    out += sendReliable(NodeMessageType.hello, HelloMessage(name: name, uavNumber: uavNumber).encode(),
+                                        to: info.id, now: t)
+                }
+            case .deliver(let plaintext, let from):
+                apply(membership.onHeard(id: from, now: t), now: t, into: &out)
+                deliver(plaintext, from: from, now: t, into: &out)
+            case .keepalive(let from):
+                apply(membership.onHeard(id: from, now: t), now: t, into: &out)
+            case .rekeyed(let id):
+                // A completed handshake is an authenticated exchange: it brings a silent peer back like any datagram.
+                out.append(.note(.debug, "session with \(id) rekeyed"))
+                apply(membership.onHeard(id: id, address: endpoint.peerInfo(id)?.address, now: t), now: t, into: &out)
+            case .rejected(let address, let reason):
+                rejections[reason.category, default: 0] += 1
+                // One log line per address per 5 s: a flood of junk must not flood the log.
+                let log = rejectionLogged[address].map { t - $0 >= .seconds(5) } ?? true
+                if log { rejectionLogged[address] = t }
+                out.append(.rejected(address, reason, log: log))
+            case .handshakeAbandoned(let address, let expected):
+                out.append(.note(.debug, "handshake to \(address) (\(expected.map(\.short) ?? "unknown")) unanswered; giving up for now"))
+            case .expired(let id):
+                out.append(.note(.debug, "every session with \(id) expired"))
+            }
+        }
+    }
+
+    private mutating func apply(_ directives: [MembershipDirective<Address>], now t: MeshInstant, into out: inout [Directive]) {
+        for d in directives {
+            switch d {
+            case .connect(let expecting, let address):
+                apply(endpoint.connect(to: address, expecting: expecting, now: t, wallClockMicros: wallClock(t)), now: t, into: &out)
+            case .probe(let peer, let address):
+                apply(endpoint.connect(to: address, expecting: peer, renew: true, now: t, wallClockMicros: wallClock(t)),
+                      now: t, into: &out)
+            case .sendHeartbeat(let peer):
+                heartbeatCounter &+= 1
+                sendFrames([.heartbeat(id: heartbeatCounter, sentAtMicros: t.nanoseconds / 1000)], to: peer, now: t, into: &out)
+            case .stateChanged(let peer, let from, let to):
+                out.append(.peerState(peer: peer, name: membership.peers[peer]?.name, from: from, to: to))
+                if to == .established, from == .lost || from == .suspect, var channel = channels[peer] {
+                    // Back after an outage: what waited in the reliable window goes now, not after the grown backoff.
+                    let actions = channel.resume(now: t)
+                    channels[peer] = channel
+                    perform(actions, peer: peer, now: t, into: &out)
+                }
+            case .closeSession(let peer):
+                endpoint.forget(peer)
+                channels[peer] = nil
+            }
+        }
+    }
+
+    private mutating func deliver(_ plaintext: [UInt8], from peer: NodeID, now t: MeshInstant, into out: inout [Directive]) {
+        let frames: [Frame]
+        do {
+            frames = try Frame.decodeAll(plaintext)
+        } catch {
+            out.append(.note(.warning, "malformed frames from \(peer): \(error)"))
+            return
+        }
+        var replies: [Frame] = []
+        for frame in frames {
+            switch frame {
+            case .heartbeat(let id, let sent):
+                replies.append(.heartbeatReply(id: id, sentAtMicros: sent))
+            case .heartbeatReply(_, let sent):
+                let rtt = Duration.microseconds(Int64(t.nanoseconds / 1000) - Int64(sent))
+                if rtt >= .zero { membership.onHeartbeatReply(id: peer, rtt: rtt, now: t) }
+                // The peer hears us: whatever waited in the reliable window through a one-way outage goes now.
+                if var channel = channels[peer], channel.inFlight > 0 {
+                    let actions = channel.resume(now: t)
+                    channels[peer] = channel
+                    perform(actions, peer: peer, now: t, into: &out)
+                }
+            case .goodbye:
+                apply(membership.onGoodbye(id: peer, now: t), now: t, into: &out)
+            case .reliable, .ack:
+                guard var channel = channels[peer] else { continue }
+                let actions = channel.receive(frame: frame, now: t)
+                channels[peer] = channel
+                perform(actions, peer: peer, now: t, into: &out)
+            case .unreliable(let type, let payload):
+                handleMessage(type: type, payload: payload, from: peer, reliable: false, into: &out)
+            }
+        }
+        if !replies.isEmpty { sendFrames(replies, to: peer, now: t, into: &out) }
+    }
+
+    private mutating func perform(_ actions: [ReliableChannel.Action], peer: NodeID, now t: MeshInstant, into out: inout [Directive]) {
+        var frames: [Frame] = []
+        for action in actions {
+            switch action {
+            case .transmit(let frame): frames.append(frame)
+            case .deliver(let type, let payload): handleMessage(type: type, payload: payload, from: peer, reliable: true, into: &out)
+            }
+        }
+        if !frames.isEmpty { sendFrames(frames, to: peer, now: t, into: &out) }
+    }
+
+    private mutating func handleMessage(type: UInt16, payload: [UInt8], from peer: NodeID, reliable: Bool, into out: inout [Directive]) {
+        switch type {
+        case NodeMessageType.hello:
+            do {
+                let hello = try HelloMessage(decoding: payload)
+                membership.updateIdentity(id: peer, name: hello.name, uavNumber: hello.uavNumber)
+            } catch {
+                out.append(.note(.warning, "malformed hello from \(peer): \(error)"))
+            }
+        default:
+            out.append(.message(type: type, payload: payload, from: peer, reliable: reliable))
+        }
+    }
+
+    /// Packs frames into as few datagrams as fit (`datagramBudget` bytes of plaintext) and seals them for `peer`.
+    private mutating func sendFrames(_ frames: [Frame], to peer: NodeID, now t: MeshInstant, into out: inout [Directive]) {
+        var batch: [Frame] = []
+        var size = 0
+        func flush(_ out: inout [Directive]) {
+            guard !batch.isEmpty else { return }
+            do {
+                let plaintext = try Frame.encode(batch)
+                apply(try endpoint.send(plaintext, to: peer, now: t), now: t, into: &out)
+            } catch {
+                out.append(.note(.debug, "cannot send to \(peer): \(error)"))
+            }
+            batch.removeAll()
+            size = 0
+        }
+        for frame in frames {
+            if size + frame.encodedSize > Self.datagramBudget { flush(&out) }
+            batch.append(frame)
+            size += frame.encodedSize
+        }
+        flush(&out)
+    }
+}
