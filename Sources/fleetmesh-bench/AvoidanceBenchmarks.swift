@@ -3,15 +3,17 @@ import Flight
 import Foundation
 
 /// Collision-avoidance figures: conflict detection per cycle for 100 and 1,000 vehicles (sort-and-sweep broad phase
-/// against the all-pairs check in the same run), resolution per cycle, and the scenario table (antipodal circles,
-/// shared target, head-on, crossing, overtaking, lost link).
+/// against the all-pairs check in the same run), resolution per cycle, the scenario table (shared target, head-on,
+/// crossing, overtaking, lost link), and FleetMesh against ORCA on ORCA's circle benchmark and on random crossings,
+/// ORCA flown live in the same run (RVO2 through pyrvo, `Tools/orca-bench.py`) on the same starts and goals.
 ///
-/// `FLEETMESH_BENCH_AVOIDANCE=detection,resolution,scenarios` picks parts (default all);
-/// `FLEETMESH_BENCH_AVOIDANCE_SCENARIOS=circle-8,shared-target-8,…` picks scenarios.
+/// `FLEETMESH_BENCH_AVOIDANCE=detection,resolution,scenarios,orca` picks parts (default all);
+/// `FLEETMESH_BENCH_AVOIDANCE_SCENARIOS=circle-8,shared-target-8,…` picks scenarios (of both tables);
+/// `FLEETMESH_BENCH_ORCA_SEEDS=1,2,3` the start-noise seeds of the ORCA table (default 1, 2, 3).
 enum AvoidanceBenchmarks {
     static func run(_ out: BenchOutput) async throws {
         let env = ProcessInfo.processInfo.environment
-        let parts = Set((env["FLEETMESH_BENCH_AVOIDANCE"] ?? "detection,resolution,scenarios").split(separator: ",").map(String.init))
+        let parts = Set((env["FLEETMESH_BENCH_AVOIDANCE"] ?? "detection,resolution,scenarios,orca").split(separator: ",").map(String.init))
         if parts.contains("detection") {
             out.heading("Avoidance: conflict detection per cycle (40 × 0.2 s predictions, 10 % not avoiding, 10 % stale)")
             for n in [100, 1000] { detection(out, vehicles: n) }
@@ -28,12 +30,47 @@ enum AvoidanceBenchmarks {
                 scenario(out, mission)
             }
         }
+        if parts.contains("soak") { await soak(out) }
+        if parts.contains("orca") {
+            let wanted = env["FLEETMESH_BENCH_AVOIDANCE_SCENARIOS"].map { Set($0.split(separator: ",").map(String.init)) }
+            let seeds = (env["FLEETMESH_BENCH_ORCA_SEEDS"] ?? "1,2,3").split(separator: ",").compactMap { UInt64($0) }
+            try OrcaComparison.run(out, seeds: seeds, only: wanted)
+        }
+    }
+
+    /// The randomized missions of Tests/AvoidanceTests in a release build (only when asked for:
+    /// `FLEETMESH_BENCH_AVOIDANCE=soak`): `FLEETMESH_BENCH_SOAK=encounters:crowds` seeds (default 2000:40), counted from
+    /// `FLEETMESH_BENCH_SOAK_FROM` (default 1).
+    static func soak(_ out: BenchOutput) async {
+        let env = ProcessInfo.processInfo.environment
+        let spec = (env["FLEETMESH_BENCH_SOAK"] ?? "2000:40").split(separator: ":").compactMap { Int($0) }
+        let from = UInt64(env["FLEETMESH_BENCH_SOAK_FROM"].flatMap { Int($0) } ?? 1)
+        out.heading("Avoidance: randomized missions (the test suite's), release build")
+        for (kind, count) in zip([RandomMission.Kind.encounter, .crowd], spec) where count > 0 {
+            let clock = ContinuousClock()
+            let start = clock.now
+            let seeds = (0..<UInt64(count)).map { from + $0 }
+            let lanes = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
+            let outcomes = await withTaskGroup(of: [RandomMission.Outcome].self) { group in
+                for lane in 0..<lanes {
+                    let mine = stride(from: lane, to: seeds.count, by: lanes).map { seeds[$0] }
+                    group.addTask { mine.map { RandomMission(seed: $0, kind: kind, predictionSource: $0 % 25 == 0 ? .navigator : .model).run() } }
+                }
+                var all: [RandomMission.Outcome] = []
+                for await part in group { all += part }
+                return all
+            }
+            let failing = outcomes.filter { !$0.violations.isEmpty }.sorted { $0.seed < $1.seed }
+            let losses = outcomes.reduce(0) { $0 + $1.report.violations }
+            out.line("\(kind.rawValue) seeds \(from)…\(from + UInt64(count) - 1)",
+                     "\(failing.count) failing, \(losses) losses of separation, wall \(String(format: "%.0f", (clock.now - start).seconds)) s")
+            for f in failing.prefix(10) { out.line("  seed \(f.seed) (\(f.drones) drones)", f.violations.prefix(3).joined(separator: "; ")) }
+        }
     }
 
     /// The scenario table's missions.
     static func scenarios() -> [AvoidanceMission] {
-        [8, 16, 32, 64].map { AvoidanceMission.antipodalCircle(drones: $0) }
-            + [AvoidanceMission.sharedTarget(drones: 8), .headOn(), .crossing(), .overtaking(), .lostLink()]
+        [AvoidanceMission.sharedTarget(drones: 8), .headOn(), .crossing(), .overtaking(), .lostLink()]
     }
 
     /// A random fleet at about 400 drones per km²: straight or turning predictions at up to 4 m/s, 10–60 m up.
@@ -115,10 +152,10 @@ enum AvoidanceBenchmarks {
         out.line("\(n) vehicles: drones yielding per cycle", String(format: "%.1f", Double(yielding) / Double(cycles)))
     }
 
-    /// Decisions inside the 64-drone circle while it is most crowded (the centre, 8 s after the start).
+    /// Decisions inside the 64-drone circle while it is most crowded (near the centre, R / v after the start).
     static func crowded(_ out: BenchOutput) {
         var sim = try! AvoidanceSimulation(mission: .antipodalCircle(drones: 64))
-        while sim.time < AvoidanceMission.settleTime + 15 { sim.step() }
+        while sim.time < AvoidanceMission.settleTime + AvoidanceMission.circleRadius(drones: 64) / 4 { sim.step() }
         let clock = ContinuousClock()
         var samples = Samples()
         var timed = sim
@@ -139,14 +176,8 @@ enum AvoidanceBenchmarks {
         let r = sim.run()
         let wall = (clock.now - start).seconds
         func f(_ v: Double?, _ d: Int = 2) -> String { v.map { String(format: "%.\(d)f", $0) } ?? "-" }
-        // The circle's ideal time, as ORCA's figures count it: the diameter at full speed with instant acceleration.
-        var ideal = ""
-        if r.name.hasPrefix("circle-"), let a = r.arrivalTime {
-            let diameter = 2 * (mission.scenario.drones[0].home - Vector3(0, 0, 0)).horizontalLength
-            ideal = String(format: " (%.2f× the %.1f s of 2R/v)", a / (diameter / 4), diameter / 4)
-        }
         out.line(r.name, "min sep \(f(r.minimumSeparation)) m  violations \(r.violations) (\(f(r.violationSeconds, 1)) s)  "
-                 + "arrival \(f(r.arrivalTime, 1)) s / alone \(f(r.soloArrivalTime, 1)) s = \(f(r.timeRatio))×\(ideal)  "
+                 + "arrival \(f(r.arrivalTime, 1)) s / alone \(f(r.soloArrivalTime, 1)) s = \(f(r.timeRatio))×  "
                  + "extra distance \(f(r.extraDistance.map { $0 * 100 }, 1)) %  unsafe decisions \(r.unsafeDecisions)/\(r.decisions)  "
                  + "wall \(f(wall, 1)) s")
         if r.nonAvoidingViolations > 0 || mission.drones.contains(where: { !$0.avoids || $0.lostLinkAt != nil }) {
@@ -156,4 +187,152 @@ enum AvoidanceBenchmarks {
             out.line("  problems", "fence exits \(r.fenceExits), not arrived: \(r.unarrived.joined(separator: ", "))")
         }
     }
+}
+
+/// FleetMesh against ORCA in the same run, on the same starts and goals: ORCA's drone-scaled circle benchmark (radius
+/// max(30 m, N·5/π m), ±0.3 m start noise) at 8–128 drones, circles whose drones start at two and three altitudes,
+/// and random crossings. ORCA is RVO2 through pyrvo (`Tools/orca-bench.py`: agent radius 2.5 m, so 5 m between centres,
+/// 4 m/s, 0.1 s step, ideal velocity control, as published); it flies in a plane, so drones at different altitudes
+/// are separate ORCA runs (one per altitude), which never conflict. Both count a drone arrived within 1 m of its goal.
+enum OrcaComparison {
+    /// One mission of the table.
+    struct Row {
+        var mission: AvoidanceMission
+        /// Straight-line time of the longest leg at 4 m/s with instant acceleration (2R/v on a circle), seconds.
+        var straight: Double
+        var starts: [Vector3]
+        var goals: [Vector3]
+        var seed: UInt64
+    }
+
+    /// What ORCA did on one mission (all its altitude layers).
+    struct OrcaResult {
+        var makespan: Double?
+        var arrivals: [Double?]
+        var minimumSeparation: Double?
+        var losses: Int
+        var parked: Bool
+    }
+
+    static func missions(seeds: [UInt64]) -> [(AvoidanceMission, UInt64)] {
+        var out: [(AvoidanceMission, UInt64)] = []
+        for n in [8, 16, 32, 64, 128] {
+            for seed in seeds { out.append((.antipodalCircle(drones: n, seed: seed), seed)) }
+        }
+        for (n, altitudes) in [(16, [18.0, 22]), (32, [18.0, 22]), (24, [16.0, 20, 24])] {
+            for seed in seeds { out.append((.antipodalCircle(drones: n, altitudes: altitudes, seed: seed), seed)) }
+        }
+        for n in [16, 32] {
+            for seed in seeds { out.append((.randomCrossing(drones: n, seed: seed), seed)) }
+        }
+        return out
+    }
+
+    static func row(_ mission: AvoidanceMission, seed: UInt64) -> Row {
+        let starts = mission.scenario.drones.map(\.home)
+        let goals = mission.goals.map { $0! }
+        let straight = zip(starts, goals).map { ($0 - $1).horizontalLength }.max()! / mission.configuration.limits.maxHorizontalSpeed
+        return Row(mission: mission, straight: straight, starts: starts, goals: goals, seed: seed)
+    }
+
+    static var script: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Tools/orca-bench.py").path
+    }
+
+    /// Flies every row's drones with ORCA, one plane per altitude, in one pyrvo process.
+    static func orca(_ rows: [Row]) throws -> (version: String, results: [OrcaResult]) {
+        var runs: [[String: Any]] = []
+        var layers: [[(name: String, members: [Int])]] = []
+        for (r, row) in rows.enumerated() {
+            var byAltitude: [Double: [Int]] = [:]
+            for (i, g) in row.goals.enumerated() { byAltitude[(g.z * 10).rounded() / 10, default: []].append(i) }
+            var mine: [(String, [Int])] = []
+            for (z, members) in byAltitude.sorted(by: { $0.key < $1.key }) {
+                let name = "\(r)@\(z)"
+                runs.append(["name": name, "starts": members.map { [row.starts[$0].x, row.starts[$0].y] },
+                             "goals": members.map { [row.goals[$0].x, row.goals[$0].y] }])
+                mine.append((name, members))
+            }
+            layers.append(mine)
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        let request = try JSONSerialization.data(withJSONObject: ["runs": runs, "max_time": 400])
+        input.fileHandleForWriting.write(request)
+        try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0, let json = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let results = json["runs"] as? [[String: Any]] else {
+            throw BenchError("Tools/orca-bench.py failed (status \(process.terminationStatus)); pyrvo installed? (make setup)")
+        }
+        let byName = Dictionary(uniqueKeysWithValues: results.map { ($0["name"] as! String, $0) })
+        let out = zip(rows, layers).map { row, mine -> OrcaResult in
+            var result = OrcaResult(makespan: 0, arrivals: [Double?](repeating: nil, count: row.goals.count), minimumSeparation: nil,
+                                    losses: 0, parked: true)
+            for (name, members) in mine {
+                let r = byName[name]!
+                let arrivals = (r["arrivals"] as! [Any]).map { $0 as? Double }
+                for (k, i) in members.enumerated() { result.arrivals[i] = arrivals[k] }
+                if let m = r["makespan"] as? Double, let so = result.makespan { result.makespan = max(so, m) } else { result.makespan = nil }
+                if let s = r["min_separation"] as? Double { result.minimumSeparation = min(result.minimumSeparation ?? .infinity, s) }
+                result.losses += r["losses"] as! Int
+                result.parked = result.parked && (r["parked"] as! Bool)
+            }
+            return result
+        }
+        return (json["pyrvo"] as? String ?? "?", out)
+    }
+
+    static func run(_ out: BenchOutput, seeds: [UInt64], only: Set<String>?) throws {
+        let rows = missions(seeds: seeds).filter { only == nil || only!.contains($0.0.scenario.name) }.map { row($0, seed: $1) }
+        guard !rows.isEmpty else { return }
+        let (version, orca) = try orca(rows)
+        out.heading("Avoidance: FleetMesh vs ORCA (pyrvo \(version), live) on ORCA's circle (R = max(30, N·5/π) m, ±0.3 m start noise) and random crossings")
+        out.line("  columns", "makespan s, ×2R/v (straight-line time of the longest leg), ×solo (slowest drone alone, FleetMesh's flight model), "
+                 + "worst drone ×its own solo, closest approach m (horizontal while < 2.9 m apart vertically), losses of separation, drones at their own goal")
+        func f(_ v: Double?, _ d: Int = 2) -> String { v.map { String(format: "%.\(d)f", $0) } ?? "-" }
+        var worstMargin = -Double.infinity
+        for (row, o) in zip(rows, orca) {
+            var sim = try AvoidanceSimulation(mission: row.mission)
+            let r = sim.runUntilSettled(for: 3)
+            let solo = r.drones.map(\.soloArrival)
+            let slowestSolo = solo.compactMap { $0 }.max()
+            func worst(_ arrivals: [Double?]) -> Double? {
+                var w = 0.0
+                for (a, s) in zip(arrivals, solo) {
+                    guard let a, let s, s > 0 else { return nil }
+                    w = max(w, a / s)
+                }
+                return w
+            }
+            let atGoal = zip(r.drones, row.goals).filter { d, g in !d.parked && d.arrival != nil && (d.finalPosition - g).length <= 1 }.count
+            let n = row.goals.count
+            let fleet = r.arrivalTime.map { $0 / row.straight }, anchor = o.makespan.map { $0 / row.straight }
+            out.line("\(r.name), noise seed \(row.seed)", String(format: "longest leg %.1f m, straight-line time %.1f s", row.straight * 4, row.straight))
+            out.line("  FleetMesh", "\(f(r.arrivalTime, 1)) s  \(f(fleet))×  \(f(slowestSolo.flatMap { s in r.arrivalTime.map { $0 / s } }))× solo  "
+                     + "worst \(f(worst(r.drones.map(\.arrival))))×  closest \(f(r.minimumSeparation)) m  losses \(r.violations)  at goal \(atGoal)/\(n)")
+            out.line("  ORCA", "\(f(o.makespan, 1)) s  \(f(anchor))×  \(f(slowestSolo.flatMap { s in o.makespan.map { $0 / s } }))× solo  "
+                     + "worst \(f(worst(o.arrivals)))×  closest \(f(o.minimumSeparation)) m  losses \(o.losses)  at goal \(o.arrivals.compactMap { $0 }.count)/\(n)")
+            if let a = fleet, let b = anchor {
+                out.line("  FleetMesh / ORCA", String(format: "%.2f (%@)", a / b, a < b ? "FleetMesh faster" : "ORCA faster"))
+                worstMargin = max(worstMargin, a / b)
+            } else {
+                out.line("  FleetMesh / ORCA", fleet == nil ? "FleetMesh did not finish" : "ORCA did not finish (deadlock)")
+                if fleet == nil { worstMargin = .infinity }
+            }
+        }
+        out.line("worst FleetMesh / ORCA makespan", f(worstMargin))
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ d: String) { description = d }
 }

@@ -20,12 +20,16 @@ struct CandidateContext {
     var speed: Double
     /// Horizontal distance to the destination.
     var distance: Double
+    /// Seconds from now until the mission's own plan is horizontally clear of the higher-ranked drones it conflicts
+    /// with (the horizon when unknown): an altitude change can be undone after that, on the way.
+    var clearAfter: Double
 }
 
 extension AvoidanceCore {
-    func context(own: AvoidanceOwnship, goal: AvoidanceOwnship.Goal, destination: Vector3, now: Double) -> CandidateContext {
+    func context(own: AvoidanceOwnship, goal: AvoidanceOwnship.Goal, destination: Vector3, now: Double,
+                 clearAfter: Double? = nil) -> CandidateContext {
         CandidateContext(own: own, goal: goal, destination: destination, now: now, speed: min(goal.speed, configuration.limits.maxHorizontalSpeed),
-                         distance: (destination - own.position).horizontalLength)
+                         distance: (destination - own.position).horizontalLength, clearAfter: clearAfter ?? configuration.horizon)
     }
 
     /// Candidate plans in order of cost (the mission's own plan first). `previous` is the plan flown before a new
@@ -54,6 +58,7 @@ extension AvoidanceCore {
             }
         }
         out += sidesteps(x, picture: picture, threats: threats)
+        if !threats.isEmpty { out += veers(x) }
         // Stable sort by cost, so equal costs keep the generation order.
         let costs = out.map(\.cost)
         let order = (0..<out.count).sorted { costs[$0] < costs[$1] || (costs[$0] == costs[$1] && $0 < $1) }
@@ -70,6 +75,8 @@ extension AvoidanceCore {
         case .handover(let p, let speed, let until):
             return until > x.now && x.destination == x.goal.position ? handover(x, from: p, speed: speed, until: until)
                 : travel(x, altitude: x.destination.z, speed: x.speed)
+        case .veer(let p, let until):
+            return until > x.now ? veer(x, via: p, until: until) : travel(x, altitude: p.z, speed: x.speed)
         case .altitude(let z): return travel(x, altitude: z, speed: x.speed)
         case .slowDown(let s, let z): return travel(x, altitude: z, speed: s)
         case .nominal, .notAvoiding: return travel(x, altitude: x.destination.z, speed: x.speed)
@@ -143,6 +150,44 @@ extension AvoidanceCore {
                                              maxSpeed: speed < x.speed - 1e-9 ? speed : nil, until: until)
         let cost = progressLoss(x, speed: x.speed, delay: delay) + 0.3
         return Candidate(maneuver: .handover(point, speed: speed, until: until), adjustment: adjustment, plan: plan, cost: cost)
+    }
+
+    /// Passing beside the direct way to the goal itself (not to a parking spot, where drones settle by the lattice):
+    /// toward points 8 m and 14 m to its right and left, up to 16 m ahead (at most half the way), at cruise speed,
+    /// then on to the destination. Right is a little cheaper, so that drones that
+    /// meet pass each other the same way round.
+    func veers(_ x: CandidateContext) -> [Candidate] {
+        let c = configuration
+        guard x.distance > 2 * c.planningHorizontal, x.speed > 0.5, x.destination == x.goal.position else { return [] }
+        let d = (x.destination - x.own.position).horizontal
+        let u = d / d.horizontalLength
+        let right = Vector3(u.y, -u.x, 0)
+        let ahead = min(x.distance / 2, x.speed * 4)
+        var out: [Candidate] = []
+        for (off, extra) in [(8.0, 0.0), (-8.0, 0.2), (14.0, 0.1), (-14.0, 0.3)] {
+            let p = x.own.position + u * ahead + right * off
+            let via = Vector3((p.x * 10).rounded() / 10, (p.y * 10).rounded() / 10, x.destination.z)
+            if let fence = c.geofence, !fence.contains(via, margin: c.fenceMargin, altitudeMargin: c.fenceAltitudeMargin) { continue }
+            let leg = (via - x.own.position).horizontalLength
+            let until = x.now + ((leg / x.speed * 0.8) * 10).rounded(.up) / 10
+            var v = veer(x, via: via, until: until)
+            v.cost += extra
+            out.append(v)
+        }
+        return out
+    }
+
+    /// Flying at cruise speed toward `via` until `until`, then the mission's plan.
+    func veer(_ x: CandidateContext, via: Vector3, until: Double) -> Candidate {
+        var plan = travelPlan(x, altitude: x.destination.z, speed: x.speed)
+        plan.wait = via
+        plan.waitFor = max(0, until - x.now)
+        plan.waitSpeed = x.speed
+        let adjustment = NavigatorAdjustment(altitude: via.z != x.goal.position.z ? via.z : nil,
+                                             offset: Vector3(via.x - x.goal.position.x, via.y - x.goal.position.y, 0), until: until)
+        let detour = (via - x.own.position).horizontalLength + (x.destination - via).horizontalLength - x.distance
+        let cost = detour / x.speed + 0.3 + altitudeCost(x, altitude: via.z, speed: x.speed)
+        return Candidate(maneuver: .veer(via, until: until), adjustment: adjustment, plan: plan, cost: cost)
     }
 
     /// Stepping aside, perpendicular to the first higher-ranked threat's motion.
@@ -222,15 +267,26 @@ extension AvoidanceCore {
         return (min(x.distance, x.speed * h) - min(x.distance, speed * max(0, h - delay))) / x.speed
     }
 
-    /// Seconds an altitude change costs: a quarter of the time to return to the destination's altitude while the
-    /// remaining leg leaves time to do so on the way, all of it near the destination; plus a little for moving away
-    /// from the current altitude.
+    /// Seconds an altitude change costs. On a leg longer than the horizon to the goal itself, the time to return to the destination's
+    /// altitude that is left over when the drone gets there (it returns on the way once clear of the drones it avoids:
+    /// ``CandidateContext/clearAfter``) plus a tenth of the return; on a shorter leg, a quarter of the return while
+    /// the rest of the leg beyond the horizon leaves time for it, all of it otherwise. Plus a little for moving away
+    /// from the current altitude, so that nearer layers are preferred.
     func altitudeCost(_ x: CandidateContext, altitude z: Double, speed: Double) -> Double {
         let l = configuration.limits
-        let back = abs(z - x.destination.z) / min(l.maxClimbRate, l.maxDescentRate)
-        let leftAfterHorizon = max(0, x.distance - speed * configuration.horizon)
+        let dz = z - x.destination.z
+        let move = magnitude(z - x.own.position.z) / l.maxClimbRate * 0.1
+        let h = configuration.horizon
+        if x.distance > x.speed * h && speed > 0.1 && x.destination == x.goal.position {
+            let back = magnitude(dz) / (dz > 0 ? l.maxDescentRate : l.maxClimbRate)
+            let available = max(0, x.distance / speed - x.clearAfter)
+            let late = back > 0 ? max(0, back + 1.5 - available) : 0
+            return late + 0.1 * back + move
+        }
+        let back = magnitude(dz) / min(l.maxClimbRate, l.maxDescentRate)
+        let leftAfterHorizon = max(0, x.distance - speed * h)
         let overlap = speed > 0 && leftAfterHorizon / max(speed, 0.1) > back + 2 ? 0.25 : 1.0
-        return back * overlap + abs(z - x.own.position.z) / l.maxClimbRate * 0.1
+        return back * overlap + move
     }
 
     /// Where the drone stops if it brakes now, at altitude `z`.

@@ -38,8 +38,31 @@ extension AvoidanceCore {
             hot = t
             return false
         }
+        for t in 0..<picture.count where picture.higher[t] && picture.endClimb[t] != 0 && tailConflicts(picture, track: t) { return false }
         return true
     }
+
+    /// Whether the current rollout ends where a higher-ranked drone that ends its prediction climbing or descending in
+    /// place (``LocalPicture/endClimb``) would come within the planning separation if it went on doing so for
+    /// ``tail`` seconds more while the own drone holds its final altitude: the way under (or over) a drone that is
+    /// coming down (or up) on the same spot, which the horizon alone does not show.
+    func tailConflicts(_ picture: LocalPicture, track t: Int) -> Bool {
+        let k = picture.k
+        let j = t * k + k - 1
+        guard picture.window[t] > 0 else { return false }
+        let dx = picture.xs[j] - ox[k - 1], dy = picture.ys[j] - oy[k - 1]
+        let rh = tuning.planningHorizontal + picture.gh[j]
+        guard dx * dx + dy * dy < rh * rh else { return false }
+        let rv = tuning.planningVertical + picture.gv[j]
+        let gap = picture.zs[j] - oz[k - 1]
+        let v = picture.endClimb[t]
+        // Closing when the track moves toward the own final altitude: the gap shrinks to |gap| - |v|·tail at worst.
+        guard gap * v < 0 else { return false }
+        return magnitude(gap) - magnitude(v) * Self.tail < rv
+    }
+
+    /// Seconds a climb or descent in place is taken to go on beyond the horizon.
+    static let tail = 4.0
 
     /// Whether `candidate` is the plan the drone flies and has published: same goal, destination and adjustment.
     func isPublished(_ candidate: Candidate) -> Bool {

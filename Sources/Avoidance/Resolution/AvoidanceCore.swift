@@ -79,7 +79,7 @@ public struct AvoidanceCore: Sendable {
         }
         // The mission's own plan: its conflicts with higher-ranked drones are reported and suggest altitudes and
         // sidesteps; when it is safe no other plan is needed (unless the current one is kept).
-        let x = context(own: own, goal: goal, destination: destination, now: now)
+        var x = context(own: own, goal: goal, destination: destination, now: now)
         let gap = (destination - own.position).length
         if let p = progress, p.destination == destination {
             if gap < p.best - 1 { progress = (destination, gap, now) }
@@ -93,11 +93,14 @@ public struct AvoidanceCore: Sendable {
         currentGoal = goal
         currentDestination = destination
         let nominalPublished = isPublished(nominal)
-        for t in 0..<picture.count where conflicts(picture, track: t, hardOnly: nominalPublished && !picture.higher[t]) {
+        for t in 0..<picture.count
+        where conflicts(picture, track: t, hardOnly: nominalPublished && !picture.higher[t])
+            || (picture.higher[t] && picture.endClimb[t] != 0 && tailConflicts(picture, track: t)) {
             nominalSafe = false
             if picture.higher[t] { threats.append(t) }
         }
         let yielding = Array(Set(threats.map { picture.uavNumbers[$0] })).sorted()
+        if !threats.isEmpty { x.clearAfter = clearance(picture, threats: threats) }
         var hot = threats.first
         var keep: Candidate?
         if let cur = current, cur.maneuver != .nominal {
@@ -171,6 +174,24 @@ public struct AvoidanceCore: Sendable {
 extension AvoidanceCore {
     /// Whether the drone has got no nearer to its destination (by 1 m) for ``stuckAfter`` seconds.
     func stuck(_ now: Double) -> Bool { progress.map { now - $0.since >= Self.stuckAfter } ?? false }
+
+    /// Seconds until the current rollout (the mission's own plan) has been horizontally clear of every track in
+    /// `threats` for good, plus a second: after the last grid instant within the planning separation plus growth.
+    func clearance(_ picture: LocalPicture, threats: [Int]) -> Double {
+        let k = picture.k
+        var last = 0
+        for t in threats {
+            var i = k - 1
+            while i > last {
+                let j = t * k + i
+                let dx = picture.xs[j] - ox[i], dy = picture.ys[j] - oy[i]
+                let r = tuning.planningHorizontal + picture.gh[j]
+                if dx * dx + dy * dy < r * r { last = i; break }
+                i -= 1
+            }
+        }
+        return Double(last) * configuration.step + 1
+    }
 
     /// Seconds without getting nearer to the destination after which a drone is stuck.
     static let stuckAfter = 10.0

@@ -26,6 +26,9 @@ public struct AvoidanceDecision: Sendable, Hashable, CustomStringConvertible {
         /// After a new command: keep flying the previously published plan (toward its point, at its speed) until a
         /// time, then the new one: a turn announced a courtesy window ahead instead of made at once.
         case handover(Vector3, speed: Double, until: Double)
+        /// Fly at cruise speed toward a point beside the direct way (at an altitude) until a time, then the mission's
+        /// plan: passing a crossing drone on its side instead of over, under or after it.
+        case veer(Vector3, until: Double)
 
         /// Short text, e.g. `altitude 24.0 m`.
         public var description: String {
@@ -38,6 +41,7 @@ public struct AvoidanceDecision: Sendable, Hashable, CustomStringConvertible {
             case .sidestep(let p): return "sidestep to \(p)"
             case .wait(let p, let t, let z): return "wait at \(p) until \(formatFixed(t, 1)), then go at \(formatFixed(z, 1)) m"
             case .handover(let p, _, let t): return "finish the previous plan toward \(p) until \(formatFixed(t, 1)), then the new one"
+            case .veer(let p, let t): return "veer toward \(p) until \(formatFixed(t, 1))"
             }
         }
     }

@@ -15,6 +15,9 @@ struct LocalPicture {
     var allowed: [Double] = []
     /// Whether the track ends its horizon standing still (a drone holding a spot).
     var stationaryEnd: [Bool] = []
+    /// Vertical speed at the end of the horizon of a track that ends it climbing or descending in place (horizontally
+    /// slower than 1 m/s), m/s; 0 for others. Such a drone is taken to go on climbing or descending for a while.
+    var endClimb: [Double] = []
     var count: Int { uavNumbers.count }
 
     init(k: Int) { self.k = k }
@@ -82,6 +85,7 @@ struct LocalPicture {
             let e = b + k - 1
             let ex = xs[e] - xs[e - 1], ey = ys[e] - ys[e - 1], ez = zs[e] - zs[e - 1]
             stationaryEnd.append((ex * ex + ey * ey + ez * ez).squareRoot() < 0.5 * c.step)
+            endClimb.append((ex * ex + ey * ey).squareRoot() < c.step && abs(ez) > 0.3 * c.step ? ez / c.step : 0)
         }
     }
 

@@ -10,21 +10,72 @@ extension AvoidanceMission {
     /// Seconds the library's drones get to take off and settle before the timed part starts.
     public static let settleTime = 12.0
 
-    /// The antipodal circle: `n` drones evenly on a circle of `radius` metres at one altitude, each sent at once to the
-    /// opposite point (the ORCA/RVO2 benchmark). UAV numbers run around the circle.
-    public static func antipodalCircle(drones n: Int, radius: Double = 70, altitude: Double = 20) -> AvoidanceMission {
+    /// The radius of ORCA's drone-scaled circle benchmark for `n` drones: max(30 m, n · 5 / π m), so that neighbours
+    /// start about 10 m apart (30 m for 8 and 16 drones, 50.9 m for 32, 101.9 m for 64, 203.7 m for 128).
+    public static func circleRadius(drones n: Int) -> Double { max(30, Double(n) * 5 / Double.pi) }
+
+    /// The antipodal circle: `n` drones evenly on a circle of `radius` metres (default ``circleRadius(drones:)``, ORCA's
+    /// geometry), each sent at once to the opposite point (the ORCA/RVO2 benchmark). Drone `k` flies at
+    /// `altitudes[k % altitudes.count]` (one altitude: the benchmark as ORCA flies it); each home is moved by up to
+    /// ±`noise` metres east and north (uniform, drawn from `seed`), as ORCA's start noise, without which its symmetric
+    /// start deadlocks. Goals are the exact antipodes of the unmoved points. UAV numbers run around the circle.
+    public static func antipodalCircle(drones n: Int, radius: Double? = nil, altitudes: [Double] = [20], noise: Double = 0.3,
+                                       seed: UInt64 = 1) -> AvoidanceMission {
+        let radius = radius ?? circleRadius(drones: n)
+        var rng = SeededRandom(seed: seed)
         var drones: [Scenario.Drone] = []
         var events: [Scenario.Event] = []
         for k in 0..<n {
             let a = 2 * Double.pi * Double(k) / Double(n)
-            let home = Vector3(radius * cos(a), radius * sin(a), 0)
+            let point = Vector3(radius * cos(a), radius * sin(a), 0)
+            let dx = noise > 0 ? Double.random(in: -noise...noise, using: &rng) : 0
+            let dy = noise > 0 ? Double.random(in: -noise...noise, using: &rng) : 0
+            let home = Vector3(point.x + dx, point.y + dy, 0)
+            let altitude = altitudes[k % altitudes.count]
             let id = "c\(k + 1)"
             drones.append(Scenario.Drone(id: id, home: home))
             events.append(Scenario.Event(time: 0, drone: id, action: .command(.takeoff(altitude: altitude))))
-            events.append(Scenario.Event(time: settleTime, drone: id, action: .command(.goto(.local(Vector3(-home.x, -home.y, altitude)), speed: nil))))
+            events.append(Scenario.Event(time: settleTime, drone: id, action: .command(.goto(.local(Vector3(-point.x, -point.y, altitude)), speed: nil))))
         }
         let straight = 2 * radius / 4
-        let scenario = Scenario(name: "circle-\(n)", origin: libraryOrigin, duration: settleTime + straight * 3 + 40, drones: drones, events: events)
+        let name = altitudes.count > 1 ? "circle-\(n)-\(altitudes.count)-altitudes" : "circle-\(n)"
+        let scenario = Scenario(name: name, origin: libraryOrigin, duration: settleTime + straight * 3 + 40, drones: drones, events: events)
+        var mission = AvoidanceMission(scenario: scenario, configuration: fenced(radius + 20, ceiling: 70))
+        mission.measureFrom = settleTime
+        return mission
+    }
+
+    /// Random crossings: `n` drones at one altitude on a circle of ``circleRadius(drones:)``, each sent at once to a
+    /// point on the far side, so that paths cross at random angles and places instead of all in the centre. Starts
+    /// and goals are `n` slots evenly around the circle, each moved by up to a fifth of the spacing (so at least 6 m
+    /// apart); each drone, in random order, takes a random free goal slot whose bearing is its own turned by 120–240°
+    /// (the free slot nearest the opposite point when none is).
+    public static func randomCrossing(drones n: Int, seed: UInt64 = 1, altitude: Double = 20) -> AvoidanceMission {
+        let radius = circleRadius(drones: n)
+        var rng = SeededRandom(seed: seed &* 0x9E37_79B9_7F4A_7C15 &+ 0x6A09_E667)
+        let slot = 2 * Double.pi / Double(n)
+        let starts = (0..<n).map { (Double($0) + Double.random(in: -0.2...0.2, using: &rng)) * slot }
+        let slots = (0..<n).map { (Double($0) + 0.5 + Double.random(in: -0.2...0.2, using: &rng)) * slot }
+        var free = Array(0..<n)
+        var goals = [Double](repeating: 0, count: n)
+        for k in (0..<n).shuffled(using: &rng) {
+            func turn(_ g: Int) -> Double { abs(remainder(slots[g] - starts[k] - Double.pi, 2 * Double.pi)) }
+            let allowed = free.filter { turn($0) <= Double.pi / 3 }
+            let g = allowed.randomElement(using: &rng) ?? free.min { turn($0) < turn($1) }!
+            goals[k] = slots[g]
+            free.removeAll { $0 == g }
+        }
+        var drones: [Scenario.Drone] = []
+        var events: [Scenario.Event] = []
+        for k in 0..<n {
+            let id = "x\(k + 1)"
+            drones.append(Scenario.Drone(id: id, home: Vector3(radius * cos(starts[k]), radius * sin(starts[k]), 0)))
+            events.append(Scenario.Event(time: 0, drone: id, action: .command(.takeoff(altitude: altitude))))
+            let goal = Vector3(radius * cos(goals[k]), radius * sin(goals[k]), altitude)
+            events.append(Scenario.Event(time: settleTime, drone: id, action: .command(.goto(.local(goal), speed: nil))))
+        }
+        let scenario = Scenario(name: "crossing-\(n)", origin: libraryOrigin, duration: settleTime + 2 * radius / 4 * 3 + 40,
+                                drones: drones, events: events)
         var mission = AvoidanceMission(scenario: scenario, configuration: fenced(radius + 20, ceiling: 70))
         mission.measureFrom = settleTime
         return mission

@@ -81,4 +81,17 @@ public struct AvoidanceMission: Sendable {
         self.configuration = configuration
         self.communication = communication
     }
+
+    /// Each drone's goal: the target of its last goto to a local point (nil: none), in ``Flight/Scenario/drones`` order.
+    public var goals: [Vector3?] {
+        scenario.drones.map { d in
+            scenario.events.last { e in
+                if e.drone == d.id, case .command(.goto(.local, _)) = e.action { return true }
+                return false
+            }.flatMap { e -> Vector3? in
+                if case .command(.goto(.local(let p), _)) = e.action { return p }
+                return nil
+            }
+        }
+    }
 }
