@@ -59,6 +59,47 @@ import Testing
         }
     }
 
+    @Test("forged adverts (a real drone's name and number, or its very id) never show as that drone, nor as any peer")
+    func forgedAdvertsAreListedApartAndNeverAsThePeer() async throws {
+        try await Lab.with(hosts: 3) { lab in
+            let station = try lab.startNode(host: 1, name: "station", role: "station")
+            let drone = try lab.startNode(host: 2, name: "d2")
+            var number = 0
+            try await waitUntil("the station sees d2 with its number", timeout: .seconds(15)) {
+                let peer = try station.status().peers.first { $0.name == "d2" }
+                number = peer?.uavNumber ?? 0
+                return peer?.state == "established" && number > 0
+            }
+            let real = try drone.status().node
+            // Anyone can read these from DNS-SD: the fingerprint, the name, the number, the id.
+            func forge(_ tag: String, id: String) throws {
+                _ = try lab.start(host: 3, tag: tag, ["avahi-publish", "-s", "d2", "_fleetmesh._udp", "47800",
+                                                       "v=1", "id=\(id)", "inc=00000000000000aa", "role=drone", "name=d2",
+                                                       "uav=\(number)", "fp=\(real.fingerprint)"])
+            }
+            try forge("forged-new-id", id: String(repeating: "ab", count: 16))
+            try forge("forged-same-id", id: real.id)
+            let attacker = try lab.address(3)
+            try await waitUntil("the station has seen the forged adverts", timeout: .seconds(10), poll: .milliseconds(100)) {
+                (try station.status()).unverified?.contains { $0.claimedID == String(repeating: "ab", count: 16) } == true
+            }
+            // (The same-id advert is published alongside: at most its address becomes one more candidate of d2.)
+            let s = try station.status()
+            #expect(s.peers.count == 1, "only the authenticated d2 is a peer: \(s.peers.map { "\($0.name ?? "?") \($0.address ?? "?")" })")
+            let peer = try #require(s.peers.first)
+            #expect(peer.name == "d2" && peer.uavNumber == number && peer.id == real.id)
+            #expect(peer.address?.contains(attacker) == false, "d2 shown at the attacker's address \(peer.address ?? "")")
+            let forged = try #require(s.unverified?.first { $0.claimedID == String(repeating: "ab", count: 16) })
+            #expect(forged.claimedName == nil, "a name an authenticated peer holds is withheld, found \(forged.claimedName ?? "")")
+            #expect(forged.state == "discovered" || forged.state == "handshaking")
+            // The CLI says so in words.
+            let text = try shell([try fleetmeshBinary(), "status", "--node", station.socketPath]).output
+            #expect(text.contains("UNVERIFIED ADVERTS") && text.contains("(name of an authenticated peer)"), "\(text)")
+            let rows = text.split(separator: "\n").filter { $0.contains(attacker) }
+            #expect(rows.allSatisfy { !$0.contains(" \(number) ") }, "a row at the attacker's address carries UAV \(number): \(rows)")
+        }
+    }
+
     @Test func replayedDatagramIsDropped() async throws {
         try await Lab.with(hosts: 3) { lab in
             let a = try lab.startNode(host: 1, name: "a", network: "advertise = true")

@@ -76,8 +76,8 @@ import Testing
             }
             let session = recoveries.map { ms($0.inSession) }.sorted()
             let command = recoveries.map { ms($0.commandAnswered) }.sorted()
-            print("outage \(kind): restore → in session p50 \(session[session.count / 2]) ms, max \(session.last!) ms; "
-                  + "→ command answered p50 \(command[command.count / 2]) ms, max \(command.last!) ms")
+            print("outage \(kind): restore → in session p50 \(session[session.count / 2]) ms, p99 (the max of 5) \(session.last!) ms; "
+                  + "→ command answered p50 \(command[command.count / 2]) ms, p99 \(command.last!) ms")
             #expect(try numbers(drones) == before, "UAV numbers changed across the outages")
         }
     }
@@ -99,7 +99,8 @@ import Testing
         // Both sides see the loss; one way, only the side that no longer hears does (the other still hears data).
         let deafStation = kind != .oneWay || oneWay.1 == "1"
         let deafDrone = kind != .oneWay || oneWay.1 == h
-        try await waitUntil("the loss is seen (\(kind), \(drone.name))", timeout: .seconds(5), poll: .milliseconds(20)) {
+        // (Polls are kept coarse where the time is not measured: six nodes and their daemons share two cores.)
+        try await waitUntil("the loss is seen (\(kind), \(drone.name))", timeout: .seconds(5), poll: .milliseconds(50)) {
             let a = station.peerState(drone.name)
             let b = drone.peerState("station")
             let stationSees = a != "established" && a != "suspect"
@@ -115,16 +116,25 @@ import Testing
         }
         let clock = ContinuousClock()
         let restored = clock.now
-        try await waitUntil("station and \(drone.name) back in session (\(kind), +\(extra) s)", timeout: .seconds(10), poll: .milliseconds(10)) {
+        try await waitUntil("station and \(drone.name) back in session (\(kind), +\(extra) s)", timeout: .seconds(10), poll: .milliseconds(20)) {
             station.peerState(drone.name) == "established" && drone.peerState("station") == "established"
         }
-        let inSession = clock.now - restored
+        // When each side itself saw the peer come back (its own clock, mapped onto ours), not when our poll noticed.
+        func backAt(_ node: NodeProcess, _ peer: String) throws -> ContinuousClock.Instant {
+            let before = clock.now
+            let s = try node.status()
+            let asked = before + (clock.now - before) / 2
+            let started = asked - .milliseconds(s.node.uptimeMs)
+            let since = try #require(s.peers.first { $0.name == peer }?.stateSinceMs)
+            return started + .milliseconds(since)
+        }
+        let inSession = max(try backAt(station, drone.name), try backAt(drone, "station")) - restored
         // A command the drone itself answers (accepted, or rejected for its own reason): commands flow again.
         var answered: Duration?
         var attempts: [String] = []
         try await waitUntil("\(drone.name) answers a command (\(kind), +\(extra) s)", timeout: .seconds(10), poll: .milliseconds(10)) {
             let sent = clock.now
-            let r = try ControlClient.request(ControlRequest(command: "send", uav: number, args: ["hover"], timeoutMs: 300),
+            let r = try ControlClient.request(ControlRequest(command: "send", uav: number, args: ["hover"], timeoutMs: 1000),
                                               socket: station.socketPath, timeout: .seconds(3))
             guard let report = r.command, let first = report.answers.first else {
                 attempts.append("\(ms(sent - restored)) ms: \(r.error ?? "no answer")")

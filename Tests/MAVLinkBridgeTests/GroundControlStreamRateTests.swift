@@ -9,12 +9,14 @@ import Testing
 @Suite struct GroundControlStreamRateTests {
     /// Ticks every 50 ms, each 0–45 ms late (seeded), for 20 s; the number of each stream's messages per second.
     func rates(lateBy: (Int) -> Int) -> [String: Double] {
-        var (b, _) = bridge()
+        var (b, g) = bridge()
         var counts: [String: Int] = [:]
         let start = 1000
         let seconds = 20
         for k in 0..<(seconds * 20) {
             let t = start + k * 50 + lateBy(k)
+            // The ground station's own HEARTBEAT once a second keeps it a peer (it is dropped after 10 s of silence).
+            if k % 20 == 0 { _ = b.receive(g.heartbeat(), from: "qgc", now: at(t)) }
             let out = b.tick(vehicles: [.init(uavNumber: 12, state: state(alt: 10, activity: .hovering, armed: true), isStale: false)],
                              originAltitude: 250, now: at(t))
             for (_, frame) in framesSent(out) where frame.systemID == 12 {

@@ -324,3 +324,42 @@ struct HandshakeTimerTests {
         #expect(net.endpoints[1]!.nextDeadline == net.now + .milliseconds(500))
     }
 }
+
+@Suite("Handshakes over two addresses at once")
+struct ParallelHandshakeTests {
+    /// A probes B at two addresses (IPv4 and IPv6, say); B answers both; the answers reach A in the reverse order, so
+    /// A ends up sending on the session B answered *first*. B must still decrypt it: it keeps every answer until one
+    /// is confirmed or expires, not only the latest.
+    @Test(arguments: [false, true])
+    func responsesInEitherOrderLeaveBothSidesOnOneSession(reversed: Bool) throws {
+        let key = try MeshKey(bytes: Array(repeating: 5, count: 32))
+        let idA = NodeID(high: 1, low: 0), idB = NodeID(high: 2, low: 0)
+        var a = Endpoint(key: key, localID: idA, incarnation: 1, role: .station, random: SeededGenerator(seed: 1))
+        var b = Endpoint(key: key, localID: idB, incarnation: 2, role: .drone, random: SeededGenerator(seed: 2))
+        let now = MeshInstant.after(.seconds(10))
+        let wall: UInt64 = 1_800_000_000_000_000
+        func sends(_ d: [Endpoint.Directive]) -> [[UInt8]] { d.compactMap { if case .send(let x, _) = $0 { x } else { nil } } }
+        // Two initiations from A, to B's two addresses (20 and 21); both reach B from A's address 1.
+        let i1 = sends(a.connect(to: 20, expecting: idB, renew: true, now: now, wallClockMicros: wall))
+        let i2 = sends(a.connect(to: 21, expecting: idB, renew: true, now: now, wallClockMicros: wall + 1))
+        #expect(i1.count == 1 && i2.count == 1)
+        let r1 = sends(b.receive(i1[0], from: 1, now: now))
+        let r2 = sends(b.receive(i2[0], from: 1, now: now))
+        // The responses arrive at A in either order; A installs both and keeps the last as the one it sends on.
+        let order = reversed ? [(r2[0], 21), (r1[0], 20)] : [(r1[0], 20), (r2[0], 21)]
+        var keepalives: [[UInt8]] = []
+        for (r, from) in order { keepalives += sends(a.receive(r, from: from, now: now)) }
+        #expect(keepalives.count == 2)
+        // A's data, on the session it installed last, then the keepalives late and in any order.
+        let data = sends(try a.send(Array("after the probe".utf8), to: idB, now: now))
+        let delivered = b.receive(data[0], from: 1, now: now).compactMap { d -> [UInt8]? in
+            if case .deliver(let p, _) = d { p } else { nil }
+        }
+        #expect(delivered == [Array("after the probe".utf8)], "B could not open A's data on the session A settled on")
+        for k in keepalives.reversed() { _ = b.receive(k, from: 1, now: now) }
+        // And B answers on a session A can open.
+        let back = sends(try b.send(Array("heard you".utf8), to: idA, now: now))
+        let got = a.receive(back[0], from: 20, now: now).compactMap { d -> [UInt8]? in if case .deliver(let p, _) = d { p } else { nil } }
+        #expect(got == [Array("heard you".utf8)])
+    }
+}

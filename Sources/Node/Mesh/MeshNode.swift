@@ -214,7 +214,8 @@ public actor MeshNode {
                 lastHeardMsAgo: p.lastHeard.map { Int((t - $0).wholeNanoseconds / 1_000_000) },
                 rttMs: p.rtt.map { $0.secondsDouble * 1000 }, linkQuality: p.linkQuality,
                 discoveredAtMs: core.firstSeen[p.id].map { Int($0.nanoseconds / 1_000_000) },
-                establishedAtMs: core.firstEstablished[p.id].map { Int($0.nanoseconds / 1_000_000) })
+                establishedAtMs: core.firstEstablished[p.id].map { Int($0.nanoseconds / 1_000_000) },
+                stateSinceMs: Int(p.stateSince.nanoseconds / 1_000_000))
         }
         let held = Set(peers.compactMap(\.name))
         let unverified = all.filter { !$0.isAuthenticated }.map { p in

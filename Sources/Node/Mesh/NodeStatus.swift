@@ -36,6 +36,8 @@ public struct NodeStatus: Codable, Sendable {
         /// When, after this node started, the peer was first seen and first in session.
         public var discoveredAtMs: Int?
         public var establishedAtMs: Int?
+        /// Milliseconds after this node's start when the peer entered its current state (e.g. back in session).
+        public var stateSinceMs: Int?
     }
 
     /// A DNS-SD advert of this mesh whose identity no handshake has proven yet: anyone can publish one (the mesh

@@ -74,9 +74,12 @@ extension SecureEndpoint {
         let session = Session(
             localIndex: localIndex, remoteIndex: initiation.senderIndex, sendKey: keys.responderToInitiator,
             receiveKey: keys.initiatorToResponder, createdAt: now, isInitiator: false)
-        // Held aside until the initiator uses it; a newer initiation from the same peer supersedes it.
-        if let old = unconfirmed[sender] { indexOwners[old.session.localIndex] = nil }
-        unconfirmed[sender] = UnconfirmedSession(session: session, incarnation: initiation.incarnation, role: initiation.role)
+        // Held aside until the initiator uses it. Newer initiations from the same peer are kept beside it (the
+        // initiator may confirm any of them); beyond `unconfirmedPerPeer` the oldest is dropped.
+        var list = unconfirmed[sender] ?? []
+        list.append(UnconfirmedSession(session: session, incarnation: initiation.incarnation, role: initiation.role))
+        while list.count > Self.unconfirmedPerPeer { indexOwners[list.removeFirst().session.localIndex] = nil }
+        unconfirmed[sender] = list
         indexOwners[localIndex] = .unconfirmed(sender)
         return [.send(message, to: address)]
     }

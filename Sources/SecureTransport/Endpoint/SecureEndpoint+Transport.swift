@@ -26,8 +26,12 @@ extension SecureEndpoint {
         var out: [Directive] = []
         if let slot {
             peers[id]?.noteAuthenticated(slot: slot, counter: counter, from: address, at: now)
-        } else if var u = unconfirmed.removeValue(forKey: id) {
-            // The initiator uses the session we answered: it is confirmed and becomes the one we send on.
+        } else if var list = unconfirmed[id], let k = list.firstIndex(where: { $0.session.localIndex == receiverIndex }) {
+            // The initiator uses a session we answered: it is confirmed and becomes the one we send on. Other answers
+            // to that peer stay until they expire: the initiator may have installed several (responses arriving out
+            // of order) and will send on the last one it installed, which may be confirmed after this one.
+            var u = list.remove(at: k)
+            unconfirmed[id] = list.isEmpty ? nil : list
             u.session.replay.record(counter)
             out += install(u.session, peer: id, incarnation: u.incarnation, role: u.role, address: address, now: now)
             peers[id]?.lastReceived = now
@@ -55,7 +59,7 @@ extension SecureEndpoint {
                 peer: owner, slot: slot, key: s.receiveKey, createdAt: s.createdAt,
                 counterAcceptable: s.replay.canAccept(counter))
         case .unconfirmed(let owner)?:
-            guard let u = unconfirmed[owner], u.session.localIndex == index else { return nil }
+            guard let u = unconfirmed[owner]?.first(where: { $0.session.localIndex == index }) else { return nil }
             return ReceiveTarget(
                 peer: owner, slot: nil, key: u.session.receiveKey, createdAt: u.session.createdAt,
                 counterAcceptable: u.session.replay.canAccept(counter))

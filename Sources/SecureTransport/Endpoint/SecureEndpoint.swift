@@ -22,8 +22,12 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
     var peers: [NodeID: Peer] = [:]
     /// Unanswered initiations, oldest first (an array keeps every iteration order deterministic).
     var pending: [PendingInitiation] = []
-    /// Answered handshakes waiting for the initiator's first transport message, by peer.
-    var unconfirmed: [NodeID: UnconfirmedSession] = [:]
+    /// Answered handshakes waiting for the initiator's first transport message, by peer, oldest first. Several are
+    /// kept (up to `unconfirmedPerPeer`): an initiator probing over IPv4 and IPv6 at once may confirm either answer,
+    /// and its responses can arrive in either order.
+    var unconfirmed: [NodeID: [UnconfirmedSession]] = [:]
+    /// How many answered, unconfirmed handshakes are kept per peer.
+    static var unconfirmedPerPeer: Int { 4 }
     var indexOwners: [UInt32: IndexOwner] = [:]
     /// Highest initiation timestamp accepted per peer; survives `forget` so old initiations stay refused.
     var highestTimestamps: [NodeID: UInt64] = [:]
@@ -131,9 +135,10 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
             }
         }
         // Answered handshakes never confirmed.
-        for (id, u) in unconfirmed where isExpired(u.session, now) {
-            indexOwners[u.session.localIndex] = nil
-            unconfirmed[id] = nil
+        for (id, list) in unconfirmed {
+            let (expired, kept) = (list.filter { isExpired($0.session, now) }, list.filter { !isExpired($0.session, now) })
+            for u in expired { indexOwners[u.session.localIndex] = nil }
+            unconfirmed[id] = kept.isEmpty ? nil : kept
         }
         // Sessions.
         for id in peers.keys.sorted() {
@@ -164,7 +169,7 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
 
     /// Drops every session and pending handshake with `peer`. Its initiation timestamps stay remembered.
     public mutating func forget(_ peer: NodeID) {
-        if let u = unconfirmed.removeValue(forKey: peer) { indexOwners[u.session.localIndex] = nil }
+        for u in unconfirmed.removeValue(forKey: peer) ?? [] { indexOwners[u.session.localIndex] = nil }
         guard let p = peers.removeValue(forKey: peer) else {
             removePending { $0.expected == peer }
             return
@@ -205,7 +210,7 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
     public var nextDeadline: MeshInstant? {
         var best: MeshInstant?
         func consider(_ t: MeshInstant) { if best.map({ t < $0 }) ?? true { best = t } }
-        for u in unconfirmed.values { consider(u.session.createdAt + configuration.rejectAfter) }
+        for list in unconfirmed.values { for u in list { consider(u.session.createdAt + configuration.rejectAfter) } }
         for p in pending {
             consider(p.nextRetransmitAt)
             consider(p.startedAt + configuration.handshakeAttemptTimeout)
