@@ -33,6 +33,7 @@ struct ResolutionTests {
             core.travel(x, altitude: 15, speed: 4), core.travel(x, altitude: 23, speed: 4), core.travel(x, altitude: 11, speed: 1.8),
             core.stop(x, at: core.brakingPoint(own, altitude: 19)), core.sidestep(x, to: Vector3(-5, 8, 15)),
             core.wait(x, at: core.brakingPoint(own, altitude: 15), until: now + 3.3, altitude: 19),
+            core.veer(x, via: Vector3(30, 18, 15), until: now + 4),
         ]
         for plan in plans {
             var nav = nav0
@@ -44,6 +45,28 @@ struct ResolutionTests {
             for (k, p) in truth.points.enumerated() { worst = max(worst, p.position.distance(to: Vector3(xs[k + 1], ys[k + 1], zs[k + 1]))) }
             #expect(worst < 0.35, "\(plan.maneuver): \(worst) m")
         }
+    }
+
+    @Test("a higher-ranked drone descending in place is taken to go on beyond the horizon: the way under it is not safe")
+    func descentInPlaceGoesOn() {
+        var core = AvoidanceCore()
+        // UAV 1 hovers above the own drone's spot coming down at 1.5 m/s: its 8 s prediction ends at 18 m, still descending.
+        let above = track(1, from: Vector3(0, 0, 30), velocity: Vector3(0, 0, -1.5))
+        let own = ownship(2, at: Vector3(0.5, 0, 20), goal: Vector3(0.5, 0, 20))
+        let c = core.configuration
+        let picture = LocalPicture(own: own, airspace: [above], now: 0, goal: own.goal!.position, configuration: c, tuning: core.tuning)
+        #expect(abs(picture.endClimb[0] + 1.5) < 1e-6)
+        // Ending 4 m below its last point (14 m): clear at the end of the horizon, not 4 s later.
+        core.rollout(own: own, MotionPlan(target: Vector3(0.5, 0, 14), targetVelocity: .zero, speed: 4))
+        #expect(core.tailConflicts(picture, track: 0))
+        // Ending 12 m to the side: clear.
+        core.rollout(own: own, MotionPlan(target: Vector3(12.5, 0, 14), targetVelocity: .zero, speed: 4))
+        #expect(!core.tailConflicts(picture, track: 0))
+        // The same drone climbing away: clear.
+        let away = track(1, from: Vector3(0, 0, 24), velocity: Vector3(0, 0, 1.5))
+        let up = LocalPicture(own: own, airspace: [away], now: 0, goal: own.goal!.position, configuration: c, tuning: core.tuning)
+        core.rollout(own: own, MotionPlan(target: Vector3(0.5, 0, 14), targetVelocity: .zero, speed: 4))
+        #expect(!core.tailConflicts(up, track: 0))
     }
 
     @Test("with nobody near, the mission's plan is flown unchanged")
