@@ -83,7 +83,11 @@ public final class Lab: @unchecked Sendable {
 
     /// Runs a `scripts/lab` subcommand against this lab.
     @discardableResult
-    public func lab(_ args: String...) throws -> String {
+    public func lab(_ args: String...) throws -> String { try lab(args) }
+
+    /// Runs a `scripts/lab` command (given as a list) on this lab.
+    @discardableResult
+    public func lab(_ args: [String]) throws -> String {
         let r = try shell(["bash", labScript, "--name", name] + args)
         guard r.status == 0 else { throw LabError("lab \(args.joined(separator: " ")) failed: \(r.output)") }
         return r.output

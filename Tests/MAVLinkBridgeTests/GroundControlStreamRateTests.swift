@@ -33,7 +33,7 @@ import Testing
 
     @Test("HEARTBEAT 1 Hz, GLOBAL_POSITION_INT 5 Hz, VFR_HUD 2 Hz within 2 % although every tick is up to 45 ms late")
     func documentedRatesHoldWithLateTicks() {
-        var rng = SplitMix(seed: 42)
+        var rng = Seeded(state: 42)
         let measured = rates { _ in Int(rng.next() % 46) }
         let documented = ["HEARTBEAT": 1.0, "GLOBAL_POSITION_INT": 5.0, "VFR_HUD": 2.0]
         for (stream, hz) in documented {
@@ -47,18 +47,5 @@ import Testing
         #expect(d == at(2000))
         #expect(Bridge.nextDeadline(after: at(1000), every: .milliseconds(200), now: at(1030)) == at(1200))
         #expect(Bridge.nextDeadline(after: .zero, every: .seconds(1), now: at(5500)) == at(6000))
-    }
-}
-
-/// A tiny seeded generator for the late ticks.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
