@@ -69,6 +69,21 @@ struct ResolutionTests {
         #expect(!core.tailConflicts(up, track: 0))
     }
 
+    @Test("keeping a published plan, a drone stays outside a lower-ranked drone's minima plus half the buffer within the courtesy window")
+    func publishedPlanKeepsHalfTheBuffer() {
+        var core = AvoidanceCore()
+        let own = ownship(1, at: Vector3(0, 0, 20), velocity: Vector3(4, 0, 0), goal: Vector3(200, 0, 20))
+        let c = core.configuration
+        let plan = MotionPlan(target: Vector3(200, 0, 20), targetVelocity: .zero, speed: 4)
+        // A lower-ranked drone ahead going the same way at the same speed, 5.3 m or 5.8 m ahead.
+        for (gap, conflict) in [(5.3, true), (5.8, false)] {
+            let ahead = track(2, from: Vector3(gap, 0, 20), velocity: Vector3(4, 0, 0))
+            let picture = LocalPicture(own: own, airspace: [ahead], now: 0, goal: own.goal!.position, configuration: c, tuning: core.tuning)
+            core.rollout(own: own, plan)
+            #expect(core.conflicts(picture, track: 0, hardOnly: true) == conflict, "\(gap) m ahead")
+        }
+    }
+
     @Test("with nobody near, the mission's plan is flown unchanged")
     func clearSky() {
         var core = AvoidanceCore()

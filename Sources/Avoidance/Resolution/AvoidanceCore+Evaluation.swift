@@ -112,7 +112,11 @@ extension AvoidanceCore {
         let c = tuning
         let k = picture.k
         let allowed = hardOnly ? Double.infinity : picture.allowed[t] + 0.05
-        let ph = c.planningHorizontal, pv = c.planningVertical, sh = c.horizontalSeparation, sv = c.verticalSeparation
+        let ph = c.planningHorizontal, pv = c.planningVertical
+        // Keeping a published plan toward a lower-ranked drone: its minima plus half the buffer (a drone that changes
+        // its plan in front of this one, in an emergency, gets the rest of the buffer as this one's reaction).
+        let sh = c.horizontalSeparation + (hardOnly ? 0.5 * (ph - c.horizontalSeparation) : 0)
+        let sv = c.verticalSeparation + (hardOnly ? 0.5 * (pv - c.verticalSeparation) : 0)
         guard picture.count > 0 else { return false }
         return picture.withPointers { xs, ys, zs, gh, gv in
             ox.withUnsafeBufferPointer { oxb in
