@@ -117,6 +117,30 @@ import Testing
         case .firewall: _ = try lab.lab("unblock", "1", h)
         case .oneWay: _ = try lab.lab("undrop", oneWay.0, oneWay.1)
         }
+        // From the restore on, the operator keeps asking: a command to the drone, again as soon as one goes unanswered
+        // (1 s) or is refused by the station for want of a route. The drone's own answer (accepted, or rejected for
+        // its own reason) means commands flow again. Meanwhile the sessions are watched.
+        async let commandFlows: (Duration, [String]) = {
+            var attempts: [String] = []
+            let deadline = restored + .seconds(10)
+            while clock.now < deadline {
+                let sent = clock.now
+                let r = try ControlClient.request(ControlRequest(command: "send", uav: number, args: ["hover"], timeoutMs: 1000),
+                                                  socket: station.socketPath, timeout: .seconds(3))
+                guard let report = r.command, let first = report.answers.first else {
+                    attempts.append("\(ms(sent - restored)) ms: \(r.error ?? "no answer")")
+                    continue
+                }
+                if first.answer == "rejected", let reason = first.reason,
+                   reason.contains("unknown UAV number") || reason.contains("no route") {
+                    attempts.append("\(ms(sent - restored)) ms: rejected (\(reason))")
+                    try await Task.sleep(for: .milliseconds(10))
+                    continue
+                }
+                return (sent - restored + .milliseconds(first.afterMs), attempts)
+            }
+            throw LabError("\(drone.name) answered no command within 10 s of the restore (\(kind), +\(extra) s): \(attempts)")
+        }()
         try await waitUntil("station and \(drone.name) back in session (\(kind), +\(extra) s)", timeout: .seconds(10), poll: .milliseconds(20)) {
             station.peerState(drone.name) == "established" && drone.peerState("station") == "established"
         }
@@ -130,24 +154,7 @@ import Testing
             return started + .milliseconds(since)
         }
         let inSession = max(try backAt(station, drone.name), try backAt(drone, "station")) - restored
-        // A command the drone itself answers (accepted, or rejected for its own reason): commands flow again.
-        var answered: Duration?
-        var attempts: [String] = []
-        try await waitUntil("\(drone.name) answers a command (\(kind), +\(extra) s)", timeout: .seconds(10), poll: .milliseconds(10)) {
-            let sent = clock.now
-            let r = try ControlClient.request(ControlRequest(command: "send", uav: number, args: ["hover"], timeoutMs: 1000),
-                                              socket: station.socketPath, timeout: .seconds(3))
-            guard let report = r.command, let first = report.answers.first else {
-                attempts.append("\(ms(sent - restored)) ms: \(r.error ?? "no answer")")
-                return false
-            }
-            if first.answer == "rejected", let reason = first.reason, reason.contains("unknown UAV number") || reason.contains("no route") {
-                attempts.append("\(ms(sent - restored)) ms: rejected (\(reason))")
-                return false
-            }
-            answered = sent - restored + .milliseconds(first.afterMs)
-            return true
-        }
-        return Recovery(host: drone.host, kind: kind, inSession: inSession, commandAnswered: answered!, attempts: attempts)
+        let (answered, attempts) = try await commandFlows
+        return Recovery(host: drone.host, kind: kind, inSession: inSession, commandAnswered: answered, attempts: attempts)
     }
 }

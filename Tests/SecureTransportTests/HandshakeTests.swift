@@ -327,11 +327,12 @@ struct HandshakeTimerTests {
 
 @Suite("Handshakes over two addresses at once")
 struct ParallelHandshakeTests {
-    /// A probes B at two addresses (IPv4 and IPv6, say); B answers both; the answers reach A in the reverse order, so
-    /// A ends up sending on the session B answered *first*. B must still decrypt it: it keeps every answer until one
-    /// is confirmed or expires, not only the latest.
+    /// A probes B at one address and then another (IPv4, then IPv6): the second attempt replaces the first, so
+    /// whichever order B's answers arrive in, exactly one session is installed and both sides send on it. (Two
+    /// handshakes completing at once, installed in different orders on the two sides, could leave each side sending
+    /// on a session the other had just dropped: seen in the lab as a pair that reconnected and went silent.)
     @Test(arguments: [false, true])
-    func responsesInEitherOrderLeaveBothSidesOnOneSession(reversed: Bool) throws {
+    func oneAttemptPerPeerAndBothSidesAgree(reversed: Bool) throws {
         let key = try MeshKey(bytes: Array(repeating: 5, count: 32))
         let idA = NodeID(high: 1, low: 0), idB = NodeID(high: 2, low: 0)
         var a = Endpoint(key: key, localID: idA, incarnation: 1, role: .station, random: SeededGenerator(seed: 1))
@@ -339,27 +340,50 @@ struct ParallelHandshakeTests {
         let now = MeshInstant.after(.seconds(10))
         let wall: UInt64 = 1_800_000_000_000_000
         func sends(_ d: [Endpoint.Directive]) -> [[UInt8]] { d.compactMap { if case .send(let x, _) = $0 { x } else { nil } } }
-        // Two initiations from A, to B's two addresses (20 and 21); both reach B from A's address 1.
         let i1 = sends(a.connect(to: 20, expecting: idB, renew: true, now: now, wallClockMicros: wall))
         let i2 = sends(a.connect(to: 21, expecting: idB, renew: true, now: now, wallClockMicros: wall + 1))
         #expect(i1.count == 1 && i2.count == 1)
+        #expect(a.pendingHandshakes == [21], "one attempt per peer: the second address replaces the first")
         let r1 = sends(b.receive(i1[0], from: 1, now: now))
         let r2 = sends(b.receive(i2[0], from: 1, now: now))
-        // The responses arrive at A in either order; A installs both and keeps the last as the one it sends on.
         let order = reversed ? [(r2[0], 21), (r1[0], 20)] : [(r1[0], 20), (r2[0], 21)]
         var keepalives: [[UInt8]] = []
-        for (r, from) in order { keepalives += sends(a.receive(r, from: from, now: now)) }
-        #expect(keepalives.count == 2)
-        // A's data, on the session it installed last, then the keepalives late and in any order.
+        var established = 0
+        for (r, from) in order {
+            let out = a.receive(r, from: from, now: now)
+            keepalives += sends(out)
+            established += out.filter { if case .established = $0 { true } else { false } }.count
+        }
+        #expect(keepalives.count == 1 && established == 1, "exactly one handshake completes")
+        // A's data before its keepalive (reordered): B confirms the session with it.
         let data = sends(try a.send(Array("after the probe".utf8), to: idB, now: now))
         let delivered = b.receive(data[0], from: 1, now: now).compactMap { d -> [UInt8]? in
             if case .deliver(let p, _) = d { p } else { nil }
         }
         #expect(delivered == [Array("after the probe".utf8)], "B could not open A's data on the session A settled on")
-        for k in keepalives.reversed() { _ = b.receive(k, from: 1, now: now) }
-        // And B answers on a session A can open.
+        _ = b.receive(keepalives[0], from: 1, now: now)
         let back = sends(try b.send(Array("heard you".utf8), to: idA, now: now))
-        let got = a.receive(back[0], from: 20, now: now).compactMap { d -> [UInt8]? in if case .deliver(let p, _) = d { p } else { nil } }
+        let got = a.receive(back[0], from: 21, now: now).compactMap { d -> [UInt8]? in if case .deliver(let p, _) = d { p } else { nil } }
         #expect(got == [Array("heard you".utf8)])
+    }
+
+    /// Both sides probe each other at once, each at a different address of the other: only the lower NodeID's
+    /// handshake completes.
+    @Test func simultaneousProbesAtDifferentAddressesCompleteOnce() throws {
+        let key = try MeshKey(bytes: Array(repeating: 6, count: 32))
+        let idA = NodeID(high: 1, low: 0), idB = NodeID(high: 2, low: 0)
+        var a = Endpoint(key: key, localID: idA, incarnation: 1, role: .station, random: SeededGenerator(seed: 3))
+        var b = Endpoint(key: key, localID: idB, incarnation: 2, role: .drone, random: SeededGenerator(seed: 4))
+        let now = MeshInstant.after(.seconds(10))
+        let wall: UInt64 = 1_800_000_000_000_000
+        func sends(_ d: [Endpoint.Directive]) -> [[UInt8]] { d.compactMap { if case .send(let x, _) = $0 { x } else { nil } } }
+        let fromA = sends(a.connect(to: 20, expecting: idB, renew: true, now: now, wallClockMicros: wall))  // B's IPv4
+        let fromB = sends(b.connect(to: 11, expecting: idA, renew: true, now: now, wallClockMicros: wall))  // A's IPv6
+        // Each initiation arrives from the sender's *other* address.
+        #expect(sends(a.receive(fromB[0], from: 21, now: now)).isEmpty, "the lower NodeID ignores the higher's initiation")
+        let response = sends(b.receive(fromA[0], from: 10, now: now))
+        #expect(response.count == 1 && b.pendingHandshakes.isEmpty, "the higher NodeID drops its own attempt and answers")
+        let out = a.receive(response[0], from: 20, now: now)
+        #expect(out.contains { if case .established = $0 { true } else { false } })
     }
 }

@@ -49,9 +49,12 @@ extension SecureEndpoint {
                 claimedPeer: sender, timestamp: initiation.timestamp, highestAccepted: highest))]
         }
         // Simultaneous initiations: the one from the lower NodeID wins. The winner ignores the loser's; the loser
-        // drops its own pending initiation and answers.
+        // drops its own pending initiation and answers. A pending initiation to that peer counts at any of its
+        // addresses (two nodes probing each other over IPv4 and IPv6 must still complete only one handshake: two at
+        // once, installed in different orders on the two sides, can leave each sending on a session the other has
+        // just dropped).
         let simultaneous: (PendingInitiation) -> Bool = {
-            $0.address == address && ($0.expected == nil || $0.expected == sender)
+            $0.expected == sender || ($0.expected == nil && $0.address == address)
         }
         if pending.contains(where: simultaneous) {
             if localID < sender { return [] }

@@ -57,7 +57,8 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
     ///
     /// While a handshake to `address` is pending, a call sends its next initiation now if the last one left at least
     /// `handshakeRetransmitInitial` ago (so a caller probing every 500 ms is not held back by the backoff), and does
-    /// nothing otherwise.
+    /// nothing otherwise. A handshake to another address of the same expected peer is replaced: one attempt per peer
+    /// at a time.
     ///
     /// Unanswered initiations are resent by `tick` after 250 ms, doubling up to 2 s. Each resend is a *fresh*
     /// initiation (new ephemeral key, index and timestamp), because the responder refuses a timestamp it has already
@@ -79,6 +80,9 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
            !isExpired(s, now) {
             return []
         }
+        // One handshake at a time per expected peer: trying another of its addresses replaces the attempt at the
+        // previous one (a late answer to that is refused as `unknownReceiverIndex`).
+        if let expecting { removePending { $0.expected == expecting } }
         let message = startInitiation(
             to: address, expecting: expecting, startedAt: now, now: now,
             retransmitDelay: configuration.handshakeRetransmitInitial, wallClockMicros: wallClockMicros)
