@@ -327,19 +327,26 @@ struct HandshakeTimerTests {
 
 @Suite("Handshakes over two addresses at once")
 struct ParallelHandshakeTests {
+    /// Two endpoints of one mesh: a station (the lower NodeID) and a drone.
+    static func pair(seed: UInt64) throws -> (Endpoint, Endpoint) {
+        let key = try MeshKey(bytes: Array(repeating: UInt8(seed), count: 32))
+        return (Endpoint(key: key, localID: NodeID(high: 1, low: 0), incarnation: 1, role: .station, random: SeededGenerator(seed: seed)),
+                Endpoint(key: key, localID: NodeID(high: 2, low: 0), incarnation: 2, role: .drone, random: SeededGenerator(seed: seed + 1)))
+    }
+
+    /// The datagrams a step sends.
+    func sends(_ d: [Endpoint.Directive]) -> [[UInt8]] { d.compactMap { if case .send(let x, _) = $0 { x } else { nil } } }
+
     /// A probes B at one address and then another (IPv4, then IPv6): the second attempt replaces the first, so
     /// whichever order B's answers arrive in, exactly one session is installed and both sides send on it. (Two
     /// handshakes completing at once, installed in different orders on the two sides, could leave each side sending
     /// on a session the other had just dropped: seen in the lab as a pair that reconnected and went silent.)
     @Test(arguments: [false, true])
     func oneAttemptPerPeerAndBothSidesAgree(reversed: Bool) throws {
-        let key = try MeshKey(bytes: Array(repeating: 5, count: 32))
-        let idA = NodeID(high: 1, low: 0), idB = NodeID(high: 2, low: 0)
-        var a = Endpoint(key: key, localID: idA, incarnation: 1, role: .station, random: SeededGenerator(seed: 1))
-        var b = Endpoint(key: key, localID: idB, incarnation: 2, role: .drone, random: SeededGenerator(seed: 2))
+        var (a, b) = try Self.pair(seed: 1)
+        let (idA, idB) = (a.localID, b.localID)
         let now = MeshInstant.after(.seconds(10))
         let wall: UInt64 = 1_800_000_000_000_000
-        func sends(_ d: [Endpoint.Directive]) -> [[UInt8]] { d.compactMap { if case .send(let x, _) = $0 { x } else { nil } } }
         let i1 = sends(a.connect(to: 20, expecting: idB, renew: true, now: now, wallClockMicros: wall))
         let i2 = sends(a.connect(to: 21, expecting: idB, renew: true, now: now, wallClockMicros: wall + 1))
         #expect(i1.count == 1 && i2.count == 1)
@@ -370,13 +377,10 @@ struct ParallelHandshakeTests {
     /// Both sides probe each other at once, each at a different address of the other: only the lower NodeID's
     /// handshake completes.
     @Test func simultaneousProbesAtDifferentAddressesCompleteOnce() throws {
-        let key = try MeshKey(bytes: Array(repeating: 6, count: 32))
-        let idA = NodeID(high: 1, low: 0), idB = NodeID(high: 2, low: 0)
-        var a = Endpoint(key: key, localID: idA, incarnation: 1, role: .station, random: SeededGenerator(seed: 3))
-        var b = Endpoint(key: key, localID: idB, incarnation: 2, role: .drone, random: SeededGenerator(seed: 4))
+        var (a, b) = try Self.pair(seed: 3)
+        let (idA, idB) = (a.localID, b.localID)
         let now = MeshInstant.after(.seconds(10))
         let wall: UInt64 = 1_800_000_000_000_000
-        func sends(_ d: [Endpoint.Directive]) -> [[UInt8]] { d.compactMap { if case .send(let x, _) = $0 { x } else { nil } } }
         let fromA = sends(a.connect(to: 20, expecting: idB, renew: true, now: now, wallClockMicros: wall))  // B's IPv4
         let fromB = sends(b.connect(to: 11, expecting: idA, renew: true, now: now, wallClockMicros: wall))  // A's IPv6
         // Each initiation arrives from the sender's *other* address.
