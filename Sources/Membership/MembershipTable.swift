@@ -131,11 +131,10 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
         if peers[id] == nil, let gone = forgotten.removeValue(forKey: id) {
             // A forgotten peer whose session state outlived its listing (a rekey, data on the old session).
             var revived = gone
+            revived.state = .established
             revived.stateSince = now
             peers[id] = revived
             out.append(.stateChanged(peer: id, from: nil, to: .established))
-            revived.state = .established
-            peers[id] = revived
         }
         guard var peer = peers[id] else { return out }
         peer.lastHeard = now

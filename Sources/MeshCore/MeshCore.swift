@@ -128,9 +128,6 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
         return out
     }
 
-    /// Whether `peer` has a reliable channel (a session was established with its current incarnation).
-    public func hasChannel(to peer: NodeID) -> Bool { channels[peer] != nil }
-
     // MARK: - Gluing the layers
 
     private func wallClock(_ now: MeshInstant) -> UInt64 {

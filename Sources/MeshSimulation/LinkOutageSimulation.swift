@@ -1,4 +1,3 @@
-import Foundation
 import Membership
 import MeshCore
 import MeshTypes
@@ -25,6 +24,8 @@ public struct LinkOutageSimulation {
         public var duplication: Double = 0.01
         /// Back in session with a message each way within this of the heal.
         public var bound: Duration = .seconds(1)
+        /// Print every peer-state change (replaying a failing seed).
+        public var trace = false
 
         public init(seed: UInt64) { self.seed = seed }
     }
@@ -63,12 +64,11 @@ public struct LinkOutageSimulation {
     private var ids: [NodeID] = []
     private var queue = EventQueue<Event>()
     private var now = MeshInstant(nanoseconds: 0)
-    /// Blocked directed links: from → to, until (nil: not blocked).
+    /// Blocked directed links: from → to.
     private var blocked: [Int: [Int: Bool]] = [:]
     /// Per node: the reliable probe messages it received, by sender.
     private var received: [[Int: Set<UInt32>]] = []
     private var states: [[NodeID: PeerState]] = []
-    private let trace = ProcessInfo.processInfo.environment["MESHSIM_OUTAGE_TRACE"] != nil
     private static let probeType: UInt16 = 0x7F01
     private static let telemetryType: UInt16 = 0x7F02
 
@@ -257,7 +257,7 @@ public struct LinkOutageSimulation {
                     queue.push(.datagram(to: to, from: node, bytes: bytes), at: now.nanoseconds + delay * 3)
                 }
             case .peerState(let peer, _, let from, let to):
-                if trace { print("t=\(now) n\(node) sees \(ids.firstIndex(of: peer) ?? -1): \(from.map { "\($0)" } ?? "new") → \(to)") }
+                if spec.trace { print("t=\(now) n\(node) sees \(ids.firstIndex(of: peer) ?? -1): \(from.map { "\($0)" } ?? "new") → \(to)") }
                 states[node][peer] = to
             case .message(let type, let payload, let from, _):
                 guard type == Self.probeType, payload.count == 4, let sender = ids.firstIndex(of: from) else { continue }

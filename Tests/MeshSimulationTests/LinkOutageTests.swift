@@ -20,6 +20,7 @@ struct LinkOutageTests {
         for seed in Self.seeds {
             var spec = LinkOutageSimulation.Spec(seed: seed)
             spec.nodes = seed % 3 == 0 ? 4 : 3
+            spec.trace = ProcessInfo.processInfo.environment["MESHSIM_OUTAGE_TRACE"] != nil
             let result = LinkOutageSimulation.run(spec)
             all += result.recoveries
             failures += result.failures

@@ -33,10 +33,10 @@ public actor CoordinatorShell {
     /// Commands from the ground-control endpoint, with the endpoint's ticket: their answers go to `groundControlAnswers`.
     var groundControlTickets: [CommandID: UInt64] = [:]
     nonisolated let groundControlAnswers = GroundControlAnswers()
-    private let name: String
+    let name: String
     private let stateDirectory: String
     var logger: Logger
-    private let clock = ContinuousClock()
+    let clock = ContinuousClock()
     private let started: ContinuousClock.Instant
     private var neighbours: Set<NodeID> = []
     /// Whether the DNS-SD record has been published. Until then a TXT change is held back: changing a record Avahi is
@@ -47,16 +47,16 @@ public actor CoordinatorShell {
     /// How often the vehicle's prediction goes to the core (`[coordinator] prediction_hz`).
     private let predictionInterval: Duration
     /// Target updates received from target sources and flooded.
-    private(set) var targetsFromSources = 0
+    var targetsFromSources = 0
     /// Drones: the manual-control samples obeyed.
-    private var manualStats = ManualControlStats()
+    var manualStats = ManualControlStats()
     /// Answers to commands a control request is waiting for.
-    private var answers: [CommandID: [CommandReport.Answer]] = [:]
-    private var commandSentAt: [CommandID: MeshInstant] = [:]
+    var answers: [CommandID: [CommandReport.Answer]] = [:]
+    var commandSentAt: [CommandID: MeshInstant] = [:]
     /// `send` calls waiting for a command's final answer (completed, failed or rejected).
-    private var finalAnswerWaiters: [CommandID: CheckedContinuation<Void, Never>] = [:]
+    var finalAnswerWaiters: [CommandID: CheckedContinuation<Void, Never>] = [:]
     /// Commands whose wait ended (final answer or timeout): a waiter arriving late returns at once.
-    private var finishedWaits: Set<CommandID> = []
+    var finishedWaits: Set<CommandID> = []
     private let outputContinuation: AsyncStream<CoordinatorOutput>.Continuation
     nonisolated let output: AsyncStream<CoordinatorOutput>
 
@@ -331,257 +331,4 @@ public actor CoordinatorShell {
         }
     }
 
-    /// The other drones' fresh predictions as avoidance tracks in `vehicle`'s local frame and clock.
-    func airspaceTracks(in vehicle: SimulatedVehicle, now t: MeshInstant) -> [AirspaceTrack] {
-        core.airspace(now: t).compactMap { e in
-            guard e.node != core.nodeID, let first = e.prediction.points.first, first.altitude.isFinite else { return nil }
-            return try? AirspaceTrack(uavNumber: e.uavNumber.map(Int.init) ?? 251, tiebreak: e.node.low,
-                                      avoiding: e.prediction.avoiding, step: Double(e.prediction.stepMilliseconds) / 1000,
-                                      points: e.prediction.points.map { GeodeticCoordinate(latitude: $0.latitude, longitude: $0.longitude, altitude: $0.altitude) },
-                                      age: e.age.secondsDouble, now: vehicle.time, origin: vehicle.origin)
-        }
-    }
-
-    /// The avoidance settings of `[avoidance]`, with the geofence placed on the vehicle's map.
-    static func avoidanceConfiguration(_ settings: AvoidanceSettings, origin: MapOrigin) throws -> AvoidanceConfiguration {
-        var c = AvoidanceConfiguration()
-        c.horizontalSeparation = settings.horizontalSeparation
-        c.verticalSeparation = settings.verticalSeparation
-        if !settings.geofence.isEmpty {
-            do {
-                c.geofence = try Geofence(corners: settings.geofence.map { GeodeticCoordinate(latitude: $0[0], longitude: $0[1], altitude: 0) },
-                                          origin: origin, minAltitude: settings.geofenceAltitude[0], maxAltitude: settings.geofenceAltitude[1])
-            } catch {
-                throw ConfigError(file: "configuration", field: "[avoidance] geofence", problem: "\(error)")
-            }
-        }
-        return c
-    }
-
-    /// The Geodesy origin of an announcement (its forced zone, else the standard one).
-    static func mapOrigin(_ a: MapOriginAnnouncement) -> Result<MapOrigin, GeodesyError> {
-        do {
-            let origin = try MapOrigin(latitude: a.position.latitude, longitude: a.position.longitude,
-                                       altitude: a.position.altitude, forcedZone: a.forcedZone.map(Int.init))
-            if a.forcedZone != nil, (origin.zone.hemisphere == .south) != a.southernHemisphere {
-                return .failure(.badZoneText("\(origin.zone.number)\(a.southernHemisphere ? "S" : "N")",
-                                             reason: "wrong hemisphere for latitude \(a.position.latitude)"))
-            }
-            return .success(origin)
-        } catch {
-            return .failure(error)
-        }
-    }
-
-    /// `50.07550 14.43780 alt 0 (zone 33N)`; the zone is the forced one when `zone` is nil.
-    static func describe(_ a: MapOriginAnnouncement, zone: UTMZone?) -> String {
-        let alt = a.position.altitude
-        let altText = alt == alt.rounded() ? String(Int(alt)) : String(format: "%.3f", alt)
-        let zoneText = zone.map { " (zone \($0))" }
-            ?? a.forcedZone.map { " (zone \($0)\(a.southernHemisphere ? "S" : "N"))" } ?? ""
-        return String(format: "%.5f %.5f", a.position.latitude, a.position.longitude) + " alt \(altText)" + zoneText
-    }
-
-    static func describe(_ reason: NumberChangeReason) -> String {
-        switch reason {
-        case .claimed: return "claimed"
-        case .lostClash(let to): return "lost a clash to \(to)"
-        case .exhausted: return "no free number"
-        }
-    }
-
-    static func describe(_ answer: CommandAnswer) -> String {
-        switch answer {
-        case .accepted: return "accepted"
-        case .rejected(let r): return "rejected: \(r)"
-        case .completed: return "completed"
-        case .failed(let r): return "failed: \(r)"
-        }
-    }
-
-    /// Whether no further answer follows this one.
-    static func isFinal(_ answer: CommandAnswer) -> Bool {
-        if case .accepted = answer { return false }
-        return true
-    }
-
-    static func report(_ answer: CommandAnswer, afterMs: Int) -> CommandReport.Answer {
-        switch answer {
-        case .accepted: return .init(answer: "accepted", reason: nil, afterMs: afterMs)
-        case .rejected(let r): return .init(answer: "rejected", reason: r.description, afterMs: afterMs)
-        case .completed: return .init(answer: "completed", reason: nil, afterMs: afterMs)
-        case .failed(let r): return .init(answer: "failed", reason: r, afterMs: afterMs)
-        }
-    }
-
-    // MARK: - Control socket
-
-    /// Sends `command` to the drone holding `number` and waits up to `timeout` for its final answer.
-    /// With `takeover`, the drone's control lease moves to this station even if another one holds it.
-    public func send(_ command: Command, toUAV number: UInt8, takeover: Bool = false, timeout: Duration) async -> CommandReport {
-        let t = now
-        let (id, directives) = core.sendCommand(command, toUAV: number, takeover: takeover, now: t)
-        answers[id] = []
-        commandSentAt[id] = t
-        logger.info("command \(id) \(FleetCommandParser.describe(command)) to UAV \(number)\(takeover ? " (takeover)" : "")")
-        perform(directives, now: t)
-        // Wait for the final answer or the deadline, whichever comes first.
-        let deadline = clock.now + timeout
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.waitForFinalAnswer(id) }
-            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
-            await group.next()
-            group.cancelAll()
-            self.endWait(id)
-        }
-        finishedWaits.remove(id)
-        let got = answers.removeValue(forKey: id) ?? []
-        commandSentAt[id] = nil
-        return CommandReport(uavNumber: Int(number), command: FleetCommandParser.describe(command), answers: got,
-                             timedOut: !got.contains { $0.answer != "accepted" })
-    }
-
-    private func waitForFinalAnswer(_ id: CommandID) async {
-        guard !finishedWaits.contains(id) else { return }
-        await withCheckedContinuation { finalAnswerWaiters[id] = $0 }
-    }
-
-    /// Ends the wait for `id`'s final answer (it came, or the deadline passed).
-    private func endWait(_ id: CommandID) {
-        finishedWaits.insert(id)
-        finalAnswerWaiters.removeValue(forKey: id)?.resume()
-    }
-
-    /// Floods a target to one drone or all; with `follow`, also tells each addressed drone to follow it.
-    public func target(_ location: GeoPoint, uav: UInt8?, follow: Bool, timeout: Duration) async -> TargetReport {
-        let t = now
-        let address: TargetAddress = uav.map { .uav($0) } ?? .all
-        perform(core.sendTarget(Target(address: address, location: location), now: t), now: t)
-        var report = TargetReport(address: uav.map { "UAV \($0)" } ?? "all", latitude: location.latitude,
-                                  longitude: location.longitude, altitude: location.altitude, follow: nil)
-        guard follow else { return report }
-        let numbers: [UInt8]
-        if let uav { numbers = [uav] } else {
-            numbers = Set(core.fleetPicture(now: t).compactMap { $0.uavNumber }).sorted()
-        }
-        var follows: [CommandReport] = []
-        for n in numbers { follows.append(await send(.followTarget(true), toUAV: n, timeout: timeout)) }
-        report.follow = follows
-        return report
-    }
-
-    /// Sends one manual-control sample to the drone holding `number` (unreliable, unanswered; the drone obeys it if
-    /// this station holds or, with `takeover`, takes its control lease). False if no reachable drone holds the number.
-    @discardableResult
-    public func sendManualControl(_ sample: ManualControl, toUAV number: UInt8, takeover: Bool = false) -> Bool {
-        let t = now
-        let directives = core.sendManualControl(sample, toUAV: number, takeover: takeover, now: t)
-        perform(directives, now: t)
-        return !directives.isEmpty || core.uavNumber == number
-    }
-
-    /// Streams manual control to `numbers` at `rate` samples per second for `duration`, on absolute deadlines; each
-    /// sample carries the wall-clock time it was made.
-    public func streamManualControl(_ axes: (x: Int16, y: Int16, z: Int16, r: Int16), to numbers: [UInt8], rate: Double,
-                                    duration: Duration, takeover: Bool) async -> ManualStreamReport {
-        let period = Duration.nanoseconds(Int64((1e9 / rate).rounded()))
-        let start = clock.now
-        var next = start
-        var sent = 0
-        var unreachable: Set<UInt8> = []
-        while next - start < duration {
-            unreachable = []
-            let micros = UInt64((Date().timeIntervalSince1970 * 1e6).rounded())
-            for n in numbers {
-                let sample = ManualControl(x: axes.x, y: axes.y, z: axes.z, r: axes.r, sentAtMicros: micros)
-                if !sendManualControl(sample, toUAV: n, takeover: takeover) { unreachable.insert(n) }
-            }
-            sent += 1
-            next = next.advanced(by: period)
-            try? await Task.sleep(until: next, clock: .continuous)
-        }
-        let elapsed = (clock.now - start).secondsDouble
-        return ManualStreamReport(uavs: numbers.map(Int.init), samplesPerUAV: sent,
-                                  sentRateHz: elapsed > 0 ? Double(sent) / elapsed : 0,
-                                  durationMs: Int((elapsed * 1000).rounded()), unreachable: unreachable.sorted().map(Int.init))
-    }
-
-    /// A target from a target source (loc-broadcaster): flooded to the drones it addresses, like `target`.
-    public func injectTarget(_ target: Target, source: String) {
-        let t = now
-        targetsFromSources += 1
-        perform(core.sendTarget(target, now: t), now: t)
-    }
-
-    /// The fleet picture.
-    public func vehicles() -> [VehicleReport] {
-        let t = now
-        return core.fleetPicture(now: t).map { v in
-            let s = v.state
-            let speed = (Double(s.velocityNorthCmS) * Double(s.velocityNorthCmS) + Double(s.velocityEastCmS) * Double(s.velocityEastCmS)).squareRoot() / 100
-            return VehicleReport(
-                uavNumber: v.uavNumber.map(Int.init), node: v.node.hex, name: displayName(v.node),
-                role: (v.node == core.nodeID ? core.role : core.advertisement(of: v.node)?.role ?? .drone).rawValue,
-                latitude: s.position.latitude, longitude: s.position.longitude, altitude: s.position.altitude,
-                speed: speed, heading: Double(s.headingCentidegrees) / 100, activity: "\(s.activity)", armed: s.armed,
-                batteryPercent: Int(s.batteryPercent), ageMs: Int(v.age.wholeNanoseconds / 1_000_000), stale: v.isStale,
-                linkQuality: Int(s.linkQuality), velocityNorth: Double(s.velocityNorthCmS) / 100,
-                velocityEast: Double(s.velocityEastCmS) / 100, velocityUp: -Double(s.velocityDownCmS) / 100)
-        }
-    }
-
-    /// The airspace picture (predictions).
-    public func airspace() -> [AirspaceReport] {
-        core.airspace(now: now).map { e in
-            AirspaceReport(uavNumber: e.uavNumber.map(Int.init), node: e.node.hex, name: displayName(e.node),
-                           ageMs: Int(e.age.wholeNanoseconds / 1_000_000), stepMs: Int(e.prediction.stepMilliseconds),
-                           points: e.prediction.points.map { [$0.latitude, $0.longitude, $0.altitude] })
-        }
-    }
-
-    /// The map origin this node agrees on, with its UTM offset; nil while none is known (or it cannot be projected).
-    public func origin() -> OriginReport? {
-        guard let agreed = core.agreedMapOrigin, case .success(let map) = Self.mapOrigin(agreed.announcement) else { return nil }
-        let a = agreed.announcement
-        let age = now - agreed.lastHeardAt
-        return OriginReport(latitude: a.position.latitude, longitude: a.position.longitude, altitude: a.position.altitude,
-                            zone: map.zone.description, zoneForced: a.forcedZone != nil,
-                            announcedBy: displayName(agreed.announcedBy), announcedByNode: agreed.announcedBy.hex,
-                            epoch: a.epoch, ageMs: Int(age.wholeNanoseconds / 1_000_000),
-                            utmEasting: map.easting, utmNorthing: map.northing)
-    }
-
-    /// Adds what the coordinator knows to the node's status: this node's number, each peer's number and hop count,
-    /// and the agreed map origin.
-    public func annotate(_ status: NodeStatus) -> NodeStatus {
-        core.refreshRoutes()
-        var s = status
-        s.mapOrigin = origin()
-        s.node.uavNumber = core.uavNumber.map(Int.init)
-        s.manualControl = manualStats.report
-        s.autopilot = autopilotReport()
-        for i in s.peers.indices {
-            guard let id = NodeID(hex: s.peers[i].id) else { continue }
-            if let ad = core.advertisement(of: id), let n = ad.uavNumber, ad.role == .drone { s.peers[i].uavNumber = Int(n) }
-            if let route = core.route(to: id) { s.peers[i].hops = Int(route.hops) }
-        }
-        // Nodes reached only through relays: no session of their own, listed with their hop count and next hop.
-        let direct = Set(s.peers.map(\.id))
-        for (id, route) in core.routes.sorted(by: { $0.key < $1.key }) where !direct.contains(id.hex) && id != core.nodeID {
-            let ad = core.advertisement(of: id)
-            s.peers.append(NodeStatus.Peer(
-                id: id.hex, name: ad?.name, role: ad?.role.rawValue,
-                uavNumber: ad?.role == .drone ? ad?.uavNumber.map(Int.init) : nil,
-                address: "via \(displayName(route.nextHop))", state: "relayed", hops: Int(route.hops),
-                incarnation: ad.map { String($0.incarnation, radix: 16) }, lastHeardMsAgo: nil, rttMs: nil,
-                linkQuality: nil, discoveredAtMs: nil, establishedAtMs: nil))
-        }
-        return s
-    }
-
-    private func displayName(_ node: NodeID) -> String {
-        if node == core.nodeID { return name }
-        if let n = core.advertisement(of: node)?.name, !n.isEmpty { return n }
-        return node.short
-    }
 }
