@@ -72,8 +72,10 @@ import Testing
             }
             let real = try drone.status().node
             // Anyone can read these from DNS-SD: the fingerprint, the name, the number, the id.
+            // Each under its own instance name: avahi-publish gives up on an instance-name collision with the real
+            // "d2" record, and what a forger claims is in the TXT record anyway.
             func forge(_ tag: String, id: String) throws {
-                _ = try lab.start(host: 3, tag: tag, ["avahi-publish", "-s", "d2", "_fleetmesh._udp", "47800",
+                _ = try lab.start(host: 3, tag: tag, ["avahi-publish", "-s", "d2 \(tag)", "_fleetmesh._udp", "47800",
                                                        "v=1", "id=\(id)", "inc=00000000000000aa", "role=drone", "name=d2",
                                                        "uav=\(number)", "fp=\(real.fingerprint)"])
             }
