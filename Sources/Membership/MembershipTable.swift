@@ -38,12 +38,19 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
     public mutating func onDiscovered(id: NodeID, incarnation: Incarnation?, name: String?, role: NodeRole?, uavNumber: Int?,
                                       address: Address, now: MeshInstant) -> [MembershipDirective<Address>] {
         guard id != localID else { return [] }
+        if peers[id] == nil, var gone = forgotten[id] {
+            // A forgotten peer's record is back (the link often is too): one more address to probe, and a probe at
+            // the next tick. It stays forgotten until it answers: an advert proves nothing, and its identity, session
+            // address and reliable channel must survive a forged or stale one.
+            if !gone.candidates.contains(address) { gone.candidates.append(address) }
+            gone.lastConnectAttempt = nil
+            forgotten[id] = gone
+            return []
+        }
         var out: [MembershipDirective<Address>] = []
         var peer = peers[id] ?? {
             out.append(.stateChanged(peer: id, from: nil, to: .discovered))
-            var fresh = PeerRecord<Address>(id: id, state: .discovered, now: now)
-            if let old = forgotten.removeValue(forKey: id) { fresh.candidates = old.candidates }
-            return fresh
+            return PeerRecord<Address>(id: id, state: .discovered, now: now)
         }()
         // An advert is unauthenticated (anyone can publish one with a real node's id): it names a peer only until a
         // handshake proves who it is; from then on only authenticated messages (handshake, hello) do.
@@ -68,16 +75,13 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
         return out
     }
 
-    /// Discovery saw the address go away. Not a failure signal (records outlive dead hosts); it only prunes candidates.
-    /// A forgotten peer whose last record goes is dropped for good (`closeSession`).
+    /// Discovery saw the address go away. Not a failure signal either way: records outlive dead hosts, and a live host
+    /// cut off from the link loses its records at the others (their queries go unanswered, RFC 6762 §10.5). It only
+    /// prunes candidates; the address the session last ran over stays, for a forgotten peer too, so both sides keep
+    /// probing each other and keep the same reliable channel.
     public mutating func onDiscoveryRemoved(id: NodeID, address: Address) -> [MembershipDirective<Address>] {
         if var gone = forgotten[id] {
-            gone.candidates.removeAll { $0 == address }
-            if gone.address == address { gone.address = nil }
-            if gone.candidates.isEmpty && gone.address == nil {
-                forgotten[id] = nil
-                return [.closeSession(peer: id)]
-            }
+            if gone.address != address { gone.candidates.removeAll { $0 == address } }
             forgotten[id] = gone
             return []
         }

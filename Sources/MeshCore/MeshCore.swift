@@ -196,8 +196,9 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
                 sendFrames([.heartbeat(id: heartbeatCounter, sentAtMicros: t.nanoseconds / 1000)], to: peer, now: t, into: &out)
             case .stateChanged(let peer, let from, let to):
                 out.append(.peerState(peer: peer, name: membership.peers[peer]?.name, from: from, to: to))
-                if to == .established, from == .lost || from == .suspect, var channel = channels[peer] {
-                    // Back after an outage: what waited in the reliable window goes now, not after the grown backoff.
+                if to == .established, from != .established, var channel = channels[peer], channel.inFlight > 0 {
+                    // Back after an outage (suspect, lost, or forgotten: `from` nil): what waited in the reliable
+                    // window goes now, not after the grown backoff.
                     let actions = channel.resume(now: t)
                     channels[peer] = channel
                     perform(actions, peer: peer, now: t, into: &out)

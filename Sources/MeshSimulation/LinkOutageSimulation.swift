@@ -5,7 +5,8 @@ import SecureTransport
 
 /// A deterministic simulation of whole mesh layers (`MeshCore`: secure endpoint, membership, reliable channels) of a
 /// few nodes on a virtual clock and network, with link outages of every length — both directions or one only, from
-/// a fraction of a second to longer than the forget interval and the session lifetime — drawn from a seed.
+/// a fraction of a second to longer than the forget interval and the session lifetime — drawn from a seed. During a
+/// long outage the side that stops hearing may lose the other's DNS-SD record, and resolves it again after the heal.
 ///
 /// After every heal it measures how long each pair takes to be back in session on both sides and to carry a reliable
 /// message each way, and records a failure if that exceeds the bound. `MESHSIM_OUTAGE_SEED=n` replays one seed.
@@ -56,6 +57,10 @@ public struct LinkOutageSimulation {
     private enum Event {
         case datagram(to: Int, from: Int, bytes: [UInt8])
         case tick
+        /// DNS-SD at `node` drops `peer`'s record (a host cut off from the link loses its records at the others).
+        case withdrawn(node: Int, peer: Int)
+        /// DNS-SD at `node` resolves `peer`'s record again.
+        case advertised(node: Int, peer: Int)
     }
 
     let spec: Spec
@@ -123,7 +128,16 @@ public struct LinkOutageSimulation {
                 if b >= a { b += 1 }
                 let length = drawOutageLength()
                 let start = now + .milliseconds(rng.int(in: 0...2000))
-                outages.append(Outage(a: a, b: b, oneWay: rng.chance(0.4), start: start, end: start + length))
+                let outage = Outage(a: a, b: b, oneWay: rng.chance(0.4), start: start, end: start + length)
+                outages.append(outage)
+                // The side that stops hearing may lose the other's DNS-SD record during a long outage (one side or
+                // both), and resolves it again some time after the heal.
+                for (deaf, peer) in outage.oneWay ? [(b, a)] : [(b, a), (a, b)] where length > .seconds(2) && rng.chance(0.5) {
+                    let span = Int(length / .milliseconds(1)) - 1000
+                    queue.push(.withdrawn(node: deaf, peer: peer), at: (start + .milliseconds(rng.int(in: 500...span))).nanoseconds)
+                    queue.push(.advertised(node: deaf, peer: peer),
+                               at: (outage.end + .milliseconds(rng.int(in: 0...1500))).nanoseconds)
+                }
             }
             // A pair may appear twice; its heal is when its last outage ends.
             let last = outages.map(\.end).max()!
@@ -241,6 +255,13 @@ public struct LinkOutageSimulation {
                 queue.push(.tick, at: time + 10_000_000)
             case .datagram(let to, let from, let bytes):
                 carry(cores[to].onDatagram(bytes, from: from, now: now), at: to)
+            case .withdrawn(let node, let peer):
+                if spec.trace { print("t=\(now) n\(node) loses the record of n\(peer)") }
+                carry(cores[node].onDiscoveryRemoved(id: ids[peer], address: peer, now: now), at: node)
+            case .advertised(let node, let peer):
+                if spec.trace { print("t=\(now) n\(node) resolves the record of n\(peer) again") }
+                carry(cores[node].onDiscovered(id: ids[peer], incarnation: nil, name: "n\(peer)", role: nil, uavNumber: nil,
+                                               address: peer, now: now), at: node)
             }
         }
         now = end

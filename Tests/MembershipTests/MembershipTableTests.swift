@@ -121,6 +121,31 @@ private func established(at t: Int = 0) -> Table {
         #expect(rekeyed.forgotten.isEmpty)
     }
 
+    @Test("a forgotten peer whose records are withdrawn and re-advertised keeps its session, identity and probes")
+    func aForgottenPeerOutlivesItsRecords() {
+        var table = Table(localID: me, configuration: .init(forgetAfter: .seconds(2)))
+        _ = table.onDiscovered(id: peerA, incarnation: 1, name: "a", role: .drone, uavNumber: 7, address: "A", now: ms(0))
+        _ = table.onDiscovered(id: peerA, incarnation: 1, name: "a", role: .drone, uavNumber: 7, address: "A6", now: ms(0))
+        _ = table.onEstablished(id: peerA, incarnation: 1, role: .drone, address: "A", now: ms(1))
+        for t in stride(from: 10, through: 3000, by: 10) { _ = table.onTick(now: ms(t)) }
+        #expect(table.forgotten[peerA] != nil)
+        // A host cut off from the link loses its records at the others (RFC 6762 §10.5): not a reason to drop it.
+        #expect(table.onDiscoveryRemoved(id: peerA, address: "A").isEmpty)
+        #expect(table.onDiscoveryRemoved(id: peerA, address: "A6").isEmpty)
+        var probed: [String] = []
+        for t in stride(from: 3010, through: 4500, by: 10) {
+            for case .probe(peerA, let address) in table.onTick(now: ms(t)) { probed.append(address) }
+        }
+        #expect(probed.count >= 2 && probed.allSatisfy { $0 == "A" }, "probed at the session's address: \(probed)")
+        // A (possibly forged) advert back: one more address, a probe at the next tick, nothing renamed or listed.
+        #expect(table.onDiscovered(id: peerA, incarnation: 9, name: "evil", role: .station, uavNumber: 99, address: "X",
+                                   now: ms(4505)).isEmpty)
+        #expect(table.peers[peerA] == nil)
+        #expect(table.onTick(now: ms(4510)).contains { if case .probe(peerA, _) = $0 { true } else { false } })
+        _ = table.onHeard(id: peerA, now: ms(4600))
+        #expect(table.peers[peerA]?.name == "a" && table.peers[peerA]?.uavNumber == 7 && table.peers[peerA]?.address == "A")
+    }
+
     @Test func anAdvertNeverRenamesAnAuthenticatedPeer() {
         var table = Table(localID: me)
         _ = table.onDiscovered(id: peerA, incarnation: 1, name: "d2", role: .drone, uavNumber: 12, address: "A", now: ms(0))
