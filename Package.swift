@@ -46,6 +46,9 @@ let package = Package(
         // The MAVLink bridge: an autopilot driven from the mesh (drones), the fleet shown to ground-control software (stations).
         .target(name: "MAVLinkBridge", dependencies: ["MAVLink", "Coordinator", "MeshTypes"]),
 
+        // The control socket's typed requests and answers, and a client: all a CLI, script or test needs to talk to a node.
+        .target(name: "ControlProtocol"),
+
         // I/O shells.
         .target(name: "Discovery", dependencies: [
             "CAvahi", "MeshTypes",
@@ -53,7 +56,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .target(name: "Node", dependencies: [
-            "MeshTypes", "SecureTransport", "Membership", "MeshCore", "Discovery", "Coordinator", "Flight", "Geodesy", "LocBroadcaster", "Avoidance",
+            "ControlProtocol", "MeshTypes", "SecureTransport", "Membership", "MeshCore", "Discovery", "Coordinator", "Flight", "Geodesy", "LocBroadcaster", "Avoidance",
             "MAVLink", "MAVLinkBridge",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
@@ -64,16 +67,16 @@ let package = Package(
         ]),
 
         // Drives scripts/lab and `fleetmesh run` processes: used by the lab tests, the benchmarks and the demo.
-        .target(name: "LabKit", dependencies: ["Node"]),
+        .target(name: "LabKit", dependencies: ["ControlProtocol", "Node"]),
 
         // Executables only compose.
         .executableTarget(name: "fleetmesh", dependencies: [
-            "Node", "Geodesy", "Flight", "Scenarios", "Avoidance",
+            "ControlProtocol", "Node", "Geodesy", "Flight", "Scenarios", "Avoidance",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .executableTarget(name: "fleetmesh-demo", dependencies: ["LabKit", "Node"]),
+        .executableTarget(name: "fleetmesh-demo", dependencies: ["ControlProtocol", "LabKit"]),
         .executableTarget(name: "fleetmesh-bench", dependencies: [
-            "Node", "LabKit", "SecureTransport", "Membership", "MeshTypes", "Coordinator", "MeshSimulation", "Geodesy", "Flight", "MAVLink", "Avoidance",
+            "ControlProtocol", "Node", "LabKit", "SecureTransport", "Membership", "MeshTypes", "Coordinator", "MeshSimulation", "Geodesy", "Flight", "MAVLink", "Avoidance",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -90,7 +93,8 @@ let package = Package(
         .testTarget(name: "MAVLinkTests", dependencies: ["MAVLink"], exclude: ["pymav_vectors.py"]),
         .testTarget(name: "MAVLinkBridgeTests", dependencies: ["MAVLinkBridge", "MAVLink", "Coordinator", "MeshTypes"]),
         .testTarget(name: "NodeTests", dependencies: ["Node", "MeshCore", "Coordinator", "MeshTypes", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "LabTests", dependencies: ["Node", "LabKit"], exclude: ["udp_tool.py"]),
+        .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol"]),
+        .testTarget(name: "LabTests", dependencies: ["ControlProtocol", "Node", "LabKit"], exclude: ["udp_tool.py"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import ControlProtocol
 import Foundation
 import Node
 
@@ -188,7 +189,7 @@ public final class NodeProcess: @unchecked Sendable {
 
     /// The node's status over its control socket.
     public func status() throws -> NodeStatus {
-        let r = try ControlClient.request(ControlRequest(command: "status"), socket: socketPath, timeout: .seconds(2))
+        let r = try ControlClient.request(ControlRequest.status, socket: socketPath, timeout: .seconds(2))
         guard let s = r.status else { throw LabError(r.error ?? "no status") }
         return s
     }

@@ -1,3 +1,4 @@
+import ControlProtocol
 import Coordinator
 import Discovery
 import Foundation
@@ -76,11 +77,7 @@ public struct NodeService: Service, CustomStringConvertible {
         let node = self.node
         let targetSources = self.targetSources
         let control = ControlServer(path: configuration.controlSocket, group: group, logger: logger) { request in
-            if request.command == "sources" {
-                return ControlResponse(sources: await targetSources?.report()
-                    ?? TargetSourcesReport(subscribing: false, port: nil, sources: [], rejected: [:]))
-            }
-            return await Self.handle(request, node: node, coordinator: coordinator)
+            await Self.handle(request, node: node, coordinator: coordinator, targetSources: targetSources)
         }
 
         // A part that fails (the control socket cannot be bound, Avahi cannot be reached at all, …) stops the node
@@ -175,79 +172,54 @@ public struct NodeService: Service, CustomStringConvertible {
         public var description: String { "\(part) failed: \(underlying)" }
     }
 
-    static let knownCommands = "status, peers, vehicles, airspace, send, target, origin, sources, manual"
-
-    /// One control request. Bad input gets a precise error; the node keeps running.
-    static func handle(_ request: ControlRequest, node: MeshNode, coordinator: CoordinatorShell) async -> ControlResponse {
-        switch request.command {
-        case "status", "peers":
+    /// One control request (already checked field by field when it was decoded). What only the node can check —
+    /// the drone command's words, the target's coordinates, whether an origin is known — gets a precise error here;
+    /// the node keeps running.
+    static func handle(_ request: ControlRequest, node: MeshNode, coordinator: CoordinatorShell,
+                       targetSources: TargetSourceSubscription?) async -> ControlResponse {
+        switch request {
+        case .status, .peers:
             return ControlResponse(status: await coordinator.annotate(await node.status()))
-        case "vehicles":
+        case .vehicles:
             return ControlResponse(vehicles: await coordinator.vehicles())
-        case "airspace":
+        case .airspace:
             return ControlResponse(airspace: await coordinator.airspace())
-        case "origin":
+        case .sources:
+            return ControlResponse(sources: await targetSources?.report()
+                ?? TargetSourcesReport(subscribing: false, port: nil, sources: [], rejected: [:]))
+        case .origin:
             guard let origin = await coordinator.origin() else {
                 return ControlResponse(error: "origin: no map origin known yet (a station announces one from its [mission] origin)")
             }
             return ControlResponse(origin: origin)
-        case "send":
-            guard let uav = request.uav, (1...250).contains(uav) else {
-                return ControlResponse(error: "send: \"uav\" must be a UAV number 1–250, found \(request.uav.map(String.init) ?? "none")")
-            }
+        case .send(let send):
             let command: Command
             do {
-                command = try FleetCommandParser.parse(request.args ?? [])
+                command = try FleetCommandParser.parse(send.args)
             } catch {
                 return ControlResponse(error: "send: \(error)")
             }
-            let timeoutMs = request.timeoutMs ?? 30_000
-            guard (1...600_000).contains(timeoutMs) else {
-                return ControlResponse(error: "send: \"timeoutMs\" must be 1–600000, found \(timeoutMs)")
-            }
-            return ControlResponse(command: await coordinator.send(command, toUAV: UInt8(uav), takeover: request.takeover ?? false,
-                                                                   timeout: .milliseconds(timeoutMs)))
-        case "target":
-            guard let lat = request.latitude, let lon = request.longitude, let alt = request.altitude else {
-                return ControlResponse(error: "target: \"latitude\", \"longitude\" and \"altitude\" are required")
-            }
+            return ControlResponse(command: await coordinator.send(command, toUAV: UInt8(send.uav), takeover: send.takeover,
+                                                                   timeout: .milliseconds(send.timeoutMs)))
+        case .target(let target):
             let location: GeoPoint
             do {
-                location = try FleetCommandParser.position(lat, lon, alt)
+                location = try FleetCommandParser.position(target.latitude, target.longitude, target.altitude)
             } catch {
                 return ControlResponse(error: "target: \(error)")
             }
-            let all = request.all ?? false
-            if let uav = request.uav {
-                guard !all else { return ControlResponse(error: "target: give either \"uav\" or \"all\", not both") }
-                guard (1...250).contains(uav) else { return ControlResponse(error: "target: \"uav\" must be a UAV number 1–250, found \(uav)") }
-            } else if !all {
-                return ControlResponse(error: "target: say which drones: \"uav\" (1–250) or \"all\": true")
+            let uav: UInt8? = switch target.to {
+            case .uav(let n): UInt8(n)
+            case .all: nil
             }
-            let timeoutMs = min(max(request.timeoutMs ?? 10_000, 1), 600_000)
-            return ControlResponse(target: await coordinator.target(location, uav: request.uav.map { UInt8($0) },
-                                                                    follow: request.follow ?? false, timeout: .milliseconds(timeoutMs)))
-        case "manual":
-            let numbers = request.uavs ?? request.uav.map { [$0] } ?? []
-            guard !numbers.isEmpty, numbers.count <= 250, numbers.allSatisfy({ (1...250).contains($0) }) else {
-                return ControlResponse(error: "manual: \"uavs\" must list UAV numbers 1–250, found \(numbers)")
-            }
-            let rate = request.rateHz ?? 100
-            guard rate.isFinite, (1...1000).contains(rate) else {
-                return ControlResponse(error: "manual: \"rateHz\" must be 1–1000, found \(rate)")
-            }
-            let ms = request.durationMs ?? 5000
-            guard (1...600_000).contains(ms) else { return ControlResponse(error: "manual: \"durationMs\" must be 1–600000, found \(ms)") }
-            let axes = request.axes ?? [0, 0, 0, 0]
-            guard axes.count == 4, axes.allSatisfy({ (-1000...1000).contains($0) }) else {
-                return ControlResponse(error: "manual: \"axes\" must be four numbers x, y, z, r within -1000…1000, found \(axes)")
-            }
+            return ControlResponse(target: await coordinator.target(location, uav: uav, follow: target.follow,
+                                                                    timeout: .milliseconds(target.timeoutMs)))
+        case .manual(let m):
+            let a = m.axes.map { Int16($0) }
             let report = await coordinator.streamManualControl(
-                (Int16(axes[0]), Int16(axes[1]), Int16(axes[2]), Int16(axes[3])), to: numbers.map { UInt8($0) },
-                rate: rate, duration: .milliseconds(ms), takeover: request.takeover ?? false)
+                (a[0], a[1], a[2], a[3]), to: m.uavs.map { UInt8($0) }, rate: m.rateHz, duration: .milliseconds(m.durationMs),
+                takeover: m.takeover)
             return ControlResponse(manual: report)
-        default:
-            return ControlResponse(error: "unknown command '\(request.command)' (known: \(knownCommands))")
         }
     }
 }

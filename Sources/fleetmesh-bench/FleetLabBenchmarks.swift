@@ -1,3 +1,4 @@
+import ControlProtocol
 import Foundation
 import LabKit
 import Node
@@ -28,7 +29,7 @@ enum FleetLabBenchmarks {
     }
 
     static func vehicles(_ node: NodeProcess) throws -> [VehicleReport] {
-        try ControlClient.request(ControlRequest(command: "vehicles"), socket: node.socketPath, timeout: .seconds(2)).vehicles ?? []
+        try ControlClient.request(ControlRequest.vehicles, socket: node.socketPath, timeout: .seconds(2)).vehicles ?? []
     }
 
     static func number(of drone: NodeProcess, seenBy station: NodeProcess) async throws -> Int {
@@ -42,7 +43,7 @@ enum FleetLabBenchmarks {
     }
 
     static func send(_ station: NodeProcess, _ n: Int, _ words: [String]) throws -> CommandReport {
-        let r = try ControlClient.request(ControlRequest(command: "send", uav: n, args: words, timeoutMs: 20_000),
+        let r = try ControlClient.request(ControlRequest.send(.init(uav: n, args: words, timeoutMs: 20_000)),
                                           socket: station.socketPath, timeout: .seconds(25))
         guard let c = r.command else { throw LabError(r.error ?? "no command report") }
         return c
@@ -98,11 +99,7 @@ enum FleetLabBenchmarks {
                 let up = try send(station, n, ["takeoff", "5"])
                 guard up.succeeded else { throw LabError("takeoff of UAV \(n) failed: \(up.answers)") }
             }
-            var request = ControlRequest(command: "manual")
-            request.uavs = numbers
-            request.rateHz = 100
-            request.durationMs = 5000
-            request.axes = [200, 0, 0, 0]
+            let request = ControlRequest.manual(.init(uavs: numbers, rateHz: 100, durationMs: 5000, axes: [200, 0, 0, 0]))
             let r = try ControlClient.request(request, socket: station.socketPath, timeout: .seconds(15))
             guard let sent = r.manual else { throw LabError(r.error ?? "no manual report") }
             var rates: [Double] = [], p50s: [Double] = [], p99s: [Double] = [], gaps: [Double] = [], lost: [Int] = []
@@ -144,8 +141,9 @@ enum FleetLabBenchmarks {
                         try vehicles(station).filter { !$0.stale && $0.uavNumber != nil }.count == n
                     }
                     if flying {
-                        for v in try vehicles(station) where v.uavNumber != nil {
-                            _ = try? ControlClient.request(ControlRequest(command: "send", uav: v.uavNumber, args: ["takeoff", "5"], timeoutMs: 100),
+                        for v in try vehicles(station) {
+                            guard let uav = v.uavNumber else { continue }
+                            _ = try? ControlClient.request(ControlRequest.send(.init(uav: uav, args: ["takeoff", "5"], timeoutMs: 100)),
                                                            socket: station.socketPath, timeout: .seconds(5))
                         }
                         _ = try? await waitUntil("\(n) drones airborne", timeout: .seconds(20), poll: .milliseconds(250)) {

@@ -1,3 +1,4 @@
+import ControlProtocol
 import Foundation
 import LabKit
 import Node
@@ -26,7 +27,7 @@ enum GroundControlBenchmarks {
             _ = try lab.startNode(host: 3, name: "relay", logLevel: "notice")
             let far = try lab.startNode(host: 4, name: "far", logLevel: "notice")
             func vehicles() throws -> [VehicleReport] {
-                try ControlClient.request(ControlRequest(command: "vehicles"), socket: station.socketPath, timeout: .seconds(2)).vehicles ?? []
+                try ControlClient.request(ControlRequest.vehicles, socket: station.socketPath, timeout: .seconds(2)).vehicles ?? []
             }
             var numbers: (direct: Int, far: Int) = (0, 0)
             try await waitUntil("the station sees the three drones, the far one 2 hops away", timeout: .seconds(30), poll: .milliseconds(100)) {
@@ -38,7 +39,7 @@ enum GroundControlBenchmarks {
             }
             // Hover needs an airborne drone: both take off first (not timed).
             for n in [numbers.direct, numbers.far] {
-                let r = try ControlClient.request(ControlRequest(command: "send", uav: n, args: ["takeoff", "5"], timeoutMs: 30_000),
+                let r = try ControlClient.request(ControlRequest.send(.init(uav: n, args: ["takeoff", "5"], timeoutMs: 30_000)),
                                                   socket: station.socketPath, timeout: .seconds(35))
                 guard r.command?.succeeded == true else { throw LabError("takeoff of UAV \(n) failed: \(r.command.map { "\($0.answers)" } ?? "") \(r.error ?? "")") }
             }

@@ -3,6 +3,7 @@
 // station's commands, a Python target source and a joystick stream, avoid each other crossing a circle, and a
 // MAVLink ground station (pymavlink) finds the station and lands them. After that walkthrough the mesh keeps running
 // until Ctrl-C, or for DEMO_SECONDS more seconds; then every node stops cleanly and a summary is printed.
+import ControlProtocol
 import Dispatch
 import Foundation
 import LabKit
@@ -176,8 +177,8 @@ do {
         say("  " + line)
     }
     try await Task.sleep(for: .seconds(8))
-    if let v = try ControlClient.request(ControlRequest(command: "vehicles"), socket: station).vehicles?.first(where: { $0.uavNumber == numbers[1] }),
-       let s = try ControlClient.request(ControlRequest(command: "sources"), socket: station).sources?.sources.first,
+    if let v = try ControlClient.request(ControlRequest.vehicles, socket: station).vehicles?.first(where: { $0.uavNumber == numbers[1] }),
+       let s = try ControlClient.request(ControlRequest.sources, socket: station).sources?.sources.first,
        let lat = s.lastLatitude, let lon = s.lastLongitude {
         let d = hypot((v.latitude - lat) * 111_320, (v.longitude - lon) * 111_320 * cos(lat * .pi / 180))
         say(String(format: "drone-2 following the phone's target: %.1f m from it, %@ at %.1f m/s", d, v.activity, v.speed))
@@ -334,7 +335,7 @@ enum DemoQueries {
     }
 
     nonisolated static func placedDrones(_ socket: String, numbers: [Int], home: (Double, Double)) throws -> [Placed] {
-        let vehicles = try ControlClient.request(ControlRequest(command: "vehicles"), socket: socket).vehicles ?? []
+        let vehicles = try ControlClient.request(ControlRequest.vehicles, socket: socket).vehicles ?? []
         return vehicles.compactMap { v in
             guard let n = v.uavNumber, numbers.contains(n), !v.stale else { return nil }
             let p = v.placed(relativeTo: home)
@@ -344,7 +345,7 @@ enum DemoQueries {
 
     /// Whether the node at `socket` receives targets from a target source.
     nonisolated static func receivingTargets(_ socket: String) throws -> Bool {
-        let sources = try ControlClient.request(ControlRequest(command: "sources"), socket: socket).sources?.sources ?? []
+        let sources = try ControlClient.request(ControlRequest.sources, socket: socket).sources?.sources ?? []
         return sources.contains { $0.targets > 0 }
     }
 }

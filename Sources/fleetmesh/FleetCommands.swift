@@ -1,3 +1,4 @@
+import ControlProtocol
 import ArgumentParser
 import Foundation
 import Node
@@ -38,7 +39,7 @@ struct VehiclesCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let vehicles = try target.ask(ControlRequest(command: "vehicles")).vehicles ?? []
+        let vehicles = try target.ask(ControlRequest.vehicles).vehicles ?? []
         if json { return try printJSON(vehicles) }
         guard !vehicles.isEmpty else { return print("no vehicles yet") }
         let rows = vehicles.map { v in
@@ -58,7 +59,7 @@ struct AirspaceCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let entries = try target.ask(ControlRequest(command: "airspace")).airspace ?? []
+        let entries = try target.ask(ControlRequest.airspace).airspace ?? []
         if json { return try printJSON(entries) }
         guard !entries.isEmpty else { return print("no predictions yet") }
         let rows = entries.map { e in
@@ -95,8 +96,7 @@ struct SendCommand: ParsableCommand {
     func run() throws {
         guard timeout > 0, timeout <= 600 else { throw failure("error: --timeout must be more than 0 and at most 600 seconds", code: 64) }
         let ms = Int(timeout * 1000)
-        var request = ControlRequest(command: "send", uav: uav, args: try expandWaypointFiles(command), timeoutMs: ms)
-        request.takeover = takeover
+        let request = ControlRequest.send(.init(uav: uav, args: try expandWaypointFiles(command), timeoutMs: ms, takeover: takeover))
         let response = try target.ask(request, timeout: .milliseconds(ms + 5000))
         guard let report = response.command else { throw failure("error: empty answer", code: 1) }
         if json { try printJSON(report) } else {
@@ -129,8 +129,9 @@ struct TargetCommand: ParsableCommand {
             throw failure("error: expected LAT LON ALT as three numbers, found \(position.isEmpty ? "nothing" : position.joined(separator: " "))", code: 64)
         }
         guard (uav != nil) != all else { throw failure("error: give exactly one of --uav N or --all", code: 64) }
-        let response = try target.ask(ControlRequest(command: "target", uav: uav, latitude: lat, longitude: lon, altitude: alt,
-                                                     all: all, follow: follow), timeout: .seconds(40))
+        let request = ControlRequest.target(.init(latitude: lat, longitude: lon, altitude: alt, to: uav.map { .uav($0) } ?? .all,
+                                                  follow: follow))
+        let response = try target.ask(request, timeout: .seconds(40))
         guard let report = response.target else { throw failure("error: empty answer", code: 1) }
         print("target \(report.latitude) \(report.longitude) \(report.altitude) m sent to \(report.address)")
         var ok = true
@@ -152,7 +153,7 @@ struct OriginCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        guard let o = try target.ask(ControlRequest(command: "origin")).origin else { throw failure("error: empty answer", code: 1) }
+        guard let o = try target.ask(ControlRequest.origin).origin else { throw failure("error: empty answer", code: 1) }
         if json { return try printJSON(o) }
         print(String(format: "origin     %.7f %.7f alt %.3f m", o.latitude, o.longitude, o.altitude))
         print("UTM        \(o.zone)\(o.zoneForced ? " (forced)" : "") " + String(format: "%.3f E %.3f N", o.utmEasting, o.utmNorthing))

@@ -1,3 +1,4 @@
+import ControlProtocol
 import ArgumentParser
 import Foundation
 import Node
@@ -30,12 +31,8 @@ struct ManualCommand: ParsableCommand {
 
     func run() throws {
         guard seconds > 0, seconds <= 600 else { throw failure("error: --seconds must be more than 0 and at most 600", code: 64) }
-        var request = ControlRequest(command: "manual")
-        request.uavs = uavs
-        request.rateHz = rate
-        request.durationMs = Int((seconds * 1000).rounded())
-        request.axes = [x, y, z, r]
-        request.takeover = takeover
+        let request = ControlRequest.manual(.init(uavs: uavs, rateHz: rate, durationMs: Int((seconds * 1000).rounded()),
+                                                  axes: [x, y, z, r], takeover: takeover))
         guard let report = try target.ask(request, timeout: .milliseconds(Int(seconds * 1000) + 5000)).manual else {
             throw failure("error: empty answer", code: 1)
         }

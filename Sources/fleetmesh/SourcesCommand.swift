@@ -1,3 +1,4 @@
+import ControlProtocol
 import ArgumentParser
 import Foundation
 import Node
@@ -11,7 +12,7 @@ struct SourcesCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        guard let report = try target.ask(ControlRequest(command: "sources")).sources else { throw failure("error: empty answer", code: 1) }
+        guard let report = try target.ask(ControlRequest.sources).sources else { throw failure("error: empty answer", code: 1) }
         if json { return try printJSON(report) }
         guard report.subscribing else { return print("not subscribing to target sources ([targets] subscribe = false, no sources configured)") }
         if report.sources.isEmpty { print("no target sources found yet") } else {

@@ -1,3 +1,4 @@
+import ControlProtocol
 import ArgumentParser
 import Foundation
 import Node
@@ -10,7 +11,7 @@ struct NodeOption: ParsableArguments {
     func fetchStatus() throws -> NodeStatus {
         do {
             let path = try ControlClient.socketPath(node: node)
-            let response = try ControlClient.request(ControlRequest(command: "status"), socket: path)
+            let response = try ControlClient.request(ControlRequest.status, socket: path)
             if let error = response.error { throw failure("error: \(error)", code: 1) }
             guard let status = response.status else { throw failure("error: empty answer", code: 1) }
             return status

@@ -1,3 +1,4 @@
+import ControlProtocol
 import Foundation
 import LabKit
 import Node
@@ -12,7 +13,7 @@ import Testing
     static var metresPerDegreeLon: Double { metresPerDegreeLat * cos(home.lat * .pi / 180) }
 
     func vehicles(_ node: NodeProcess) throws -> [VehicleReport] {
-        try ControlClient.request(ControlRequest(command: "vehicles"), socket: node.socketPath, timeout: .seconds(2)).vehicles ?? []
+        try ControlClient.request(ControlRequest.vehicles, socket: node.socketPath, timeout: .seconds(2)).vehicles ?? []
     }
 
     /// East, north, up of a vehicle relative to home, extrapolated over its age.
@@ -26,9 +27,9 @@ import Testing
     }
 
     func goto(_ station: NodeProcess, _ n: Int, _ p: (lat: Double, lon: Double), alt: Double) throws {
-        let r = try ControlClient.request(ControlRequest(command: "send", uav: n, args: ["goto", String(format: "%.7f", p.lat),
-                                                                                      String(format: "%.7f", p.lon), String(alt), "4"],
-                                                         timeoutMs: 100), socket: station.socketPath, timeout: .seconds(5))
+        let r = try ControlClient.request(ControlRequest.send(.init(uav: n, args: ["goto", String(format: "%.7f", p.lat),
+                                                                                    String(format: "%.7f", p.lon), String(alt), "4"],
+                                                                       timeoutMs: 100)), socket: station.socketPath, timeout: .seconds(5))
         let refused = r.command?.answers.contains { $0.answer == "rejected" } ?? true
         if refused { throw LabError("goto to UAV \(n) refused: \(String(describing: r.command ?? nil)) \(r.error ?? "")") }
     }
@@ -71,7 +72,7 @@ import Testing
             let names = drones.map(\.name)
             // Take off at once, then each to its place on a circle of 20 m radius at 10 m.
             for name in names {
-                _ = try ControlClient.request(ControlRequest(command: "send", uav: numbers[name], args: ["takeoff", "10"], timeoutMs: 100),
+                _ = try ControlClient.request(ControlRequest.send(.init(uav: numbers[name] ?? 0, args: ["takeoff", "10"], timeoutMs: 100)),
                                               socket: station.socketPath, timeout: .seconds(5))
             }
             try await waitUntil("all airborne near 10 m", timeout: .seconds(20), poll: .milliseconds(200)) {

@@ -1,3 +1,4 @@
+import ControlProtocol
 import Foundation
 import LabKit
 import Node
@@ -7,7 +8,7 @@ import Testing
 /// to a simulated drone. Serialized, like the other lab suite: the time bounds assume no other lab shares the cores.
 @Suite(.serialized) struct CoordinatorLabTests {
     func vehicles(_ node: NodeProcess) throws -> [VehicleReport] {
-        let r = try ControlClient.request(ControlRequest(command: "vehicles"), socket: node.socketPath, timeout: .seconds(2))
+        let r = try ControlClient.request(ControlRequest.vehicles, socket: node.socketPath, timeout: .seconds(2))
         guard let v = r.vehicles else { throw LabError(r.error ?? "no vehicles in the answer") }
         return v
     }
@@ -103,7 +104,7 @@ import Testing
                 guard let v = list.first(where: { $0.uavNumber == number }) else { return false }
                 return !v.stale && v.armed && v.activity == "hovering" && abs(v.altitude - 10) < 1
             }
-            let airspace = try ControlClient.request(ControlRequest(command: "airspace"), socket: station.socketPath).airspace ?? []
+            let airspace = try ControlClient.request(ControlRequest.airspace, socket: station.socketPath).airspace ?? []
             #expect(airspace.contains { $0.uavNumber == number && $0.points.count == 40 })
 
             // A number nobody holds: rejected at once, non-zero exit.

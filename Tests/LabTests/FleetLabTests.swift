@@ -1,3 +1,4 @@
+import ControlProtocol
 import Foundation
 import LabKit
 import Node
@@ -7,7 +8,7 @@ import Testing
 /// failsafe, exactly-once commands at 30 % loss on every link, and a numbering clash across a healed partition.
 @Suite(.serialized) struct FleetLabTests {
     func vehicles(_ node: NodeProcess) throws -> [VehicleReport] {
-        try ControlClient.request(ControlRequest(command: "vehicles"), socket: node.socketPath, timeout: .seconds(2)).vehicles ?? []
+        try ControlClient.request(ControlRequest.vehicles, socket: node.socketPath, timeout: .seconds(2)).vehicles ?? []
     }
 
     func send(_ station: NodeProcess, _ args: [String], timeout: Int = 15) throws -> (status: Int32, output: String) {

@@ -1,3 +1,4 @@
+import ControlProtocol
 import Foundation
 import LabKit
 import Node
@@ -11,7 +12,7 @@ import Testing
     static let gcsClient = repositoryRoot.appendingPathComponent("Tests/mavlink/gcs_client.py").path
 
     func vehicles(_ node: NodeProcess) throws -> [VehicleReport] {
-        let r = try ControlClient.request(ControlRequest(command: "vehicles"), socket: node.socketPath, timeout: .seconds(2))
+        let r = try ControlClient.request(ControlRequest.vehicles, socket: node.socketPath, timeout: .seconds(2))
         guard let v = r.vehicles else { throw LabError(r.error ?? "no vehicles in the answer") }
         return v
     }

@@ -1,3 +1,4 @@
+import ControlProtocol
 import Foundation
 import LabKit
 import Node
@@ -8,7 +9,7 @@ import Testing
 /// other lab suites: the time bounds assume no other lab shares the cores.
 @Suite(.serialized) struct MapOriginLabTests {
     func origin(_ node: NodeProcess) throws -> OriginReport? {
-        try ControlClient.request(ControlRequest(command: "origin"), socket: node.socketPath, timeout: .seconds(2)).origin
+        try ControlClient.request(ControlRequest.origin, socket: node.socketPath, timeout: .seconds(2)).origin
     }
 
     @Test func everyNodeReportsTheStationsOrigin() async throws {
@@ -66,7 +67,7 @@ import Testing
             try await waitUntil("the station answers on its control socket", timeout: .seconds(10)) {
                 (try? station.status()) != nil
             }
-            let r = try ControlClient.request(ControlRequest(command: "origin"), socket: station.socketPath, timeout: .seconds(2))
+            let r = try ControlClient.request(ControlRequest.origin, socket: station.socketPath, timeout: .seconds(2))
             #expect(r.origin == nil)
             #expect(r.error?.hasPrefix("origin: no map origin known yet") == true)
         }

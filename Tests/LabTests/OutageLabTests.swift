@@ -1,3 +1,4 @@
+import ControlProtocol
 import Foundation
 import LabKit
 import Node
@@ -125,7 +126,7 @@ import Testing
             let deadline = restored + .seconds(10)
             while clock.now < deadline {
                 let sent = clock.now
-                let r = try ControlClient.request(ControlRequest(command: "send", uav: number, args: ["hover"], timeoutMs: 1000),
+                let r = try ControlClient.request(ControlRequest.send(.init(uav: number, args: ["hover"], timeoutMs: 1000)),
                                                   socket: station.socketPath, timeout: .seconds(3))
                 guard let report = r.command, let first = report.answers.first else {
                     attempts.append("\(ms(sent - restored)) ms: \(r.error ?? "no answer")")

@@ -1,3 +1,4 @@
+import ControlProtocol
 import Foundation
 import LabKit
 import Node
@@ -9,11 +10,11 @@ import Testing
     var example: String { repositoryRoot.appendingPathComponent("Examples/loc-broadcaster/loc_broadcaster.py").path }
 
     func vehicles(_ node: NodeProcess) throws -> [VehicleReport] {
-        try ControlClient.request(ControlRequest(command: "vehicles"), socket: node.socketPath, timeout: .seconds(2)).vehicles ?? []
+        try ControlClient.request(ControlRequest.vehicles, socket: node.socketPath, timeout: .seconds(2)).vehicles ?? []
     }
 
     func sources(_ node: NodeProcess) throws -> TargetSourcesReport {
-        let r = try ControlClient.request(ControlRequest(command: "sources"), socket: node.socketPath, timeout: .seconds(2))
+        let r = try ControlClient.request(ControlRequest.sources, socket: node.socketPath, timeout: .seconds(2))
         guard let s = r.sources else { throw LabError(r.error ?? "no sources in the answer") }
         return s
     }

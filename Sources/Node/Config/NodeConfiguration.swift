@@ -1,3 +1,4 @@
+import ControlProtocol
 import Geodesy
 import Membership
 import MeshTypes
@@ -71,7 +72,7 @@ public struct NodeConfiguration: Sendable, Equatable {
     public static let serviceType = "_fleetmesh._udp"
 
     /// Where the CLI looks for control sockets, and where nodes put them by default.
-    public static var defaultRunDirectory: String { "/run/fleetmesh" }
+    public static var defaultRunDirectory: String { ControlClient.defaultRunDirectory }
 }
 
 /// A drone's home position (latitude and longitude in degrees), from `[drone] home = [lat, lon]`.

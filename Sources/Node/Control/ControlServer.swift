@@ -1,3 +1,4 @@
+import ControlProtocol
 import Foundation
 import Logging
 import NIOCore
@@ -49,6 +50,8 @@ struct ControlServer {
                 do {
                     let request = try JSONDecoder().decode(ControlRequest.self, from: Data(text))
                     response = await handle(request)
+                } catch let error as ControlRequestError {
+                    response = ControlResponse(error: error.description)
                 } catch {
                     response = ControlResponse(error: "malformed control request: expected one JSON object like {\"command\":\"status\"}")
                 }

@@ -1,3 +1,4 @@
+import ControlProtocol
 import Avoidance
 import Coordinator
 import Foundation

@@ -1,3 +1,4 @@
+import ControlProtocol
 import Coordinator
 import MeshTypes
 

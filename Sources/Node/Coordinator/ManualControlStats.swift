@@ -1,3 +1,4 @@
+import ControlProtocol
 import Foundation
 
 /// A drone's record of the manual-control samples it obeyed: how many, how regularly, and how old they were on arrival

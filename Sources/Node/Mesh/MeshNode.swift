@@ -1,3 +1,4 @@
+import ControlProtocol
 import Discovery
 import Foundation
 import Logging

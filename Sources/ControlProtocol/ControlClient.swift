@@ -1,7 +1,10 @@
 import Foundation
 
-/// Talks to a running node's control socket (used by the `fleetmesh` CLI).
+/// Talks to a running node's control socket (the `fleetmesh` CLI, the lab kit, scripts in Swift).
 public enum ControlClient {
+    /// Where nodes put their control sockets unless `[node] control_socket` says otherwise.
+    public static let defaultRunDirectory = "/run/fleetmesh"
+
     /// Sends one request and returns the decoded response.
     public static func request(_ request: ControlRequest, socket path: String, timeout: Duration = .seconds(5)) throws -> ControlResponse {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
@@ -46,7 +49,7 @@ public enum ControlClient {
     }
 
     /// Picks the control socket: `node` as a path, or as a node name under the run directory, or the only socket there.
-    public static func socketPath(node: String?, runDirectory: String = NodeConfiguration.defaultRunDirectory) throws -> String {
+    public static func socketPath(node: String?, runDirectory: String = defaultRunDirectory) throws -> String {
         if let node, node.contains("/") { return node }
         if let node { return "\(runDirectory)/\(node).sock" }
         let sockets = ((try? FileManager.default.contentsOfDirectory(atPath: runDirectory)) ?? [])

@@ -13,6 +13,26 @@ public struct TargetSourceReport: Codable, Sendable, Equatable {
     public var lastLatitude: Double?
     public var lastLongitude: Double?
     public var lastAltitude: Double?
+
+    public init(
+        name: String,
+        addresses: [String],
+        targets: Int,
+        lastTargetMsAgo: Int? = nil,
+        lastAddress: String? = nil,
+        lastLatitude: Double? = nil,
+        lastLongitude: Double? = nil,
+        lastAltitude: Double? = nil
+    ) {
+        self.name = name
+        self.addresses = addresses
+        self.targets = targets
+        self.lastTargetMsAgo = lastTargetMsAgo
+        self.lastAddress = lastAddress
+        self.lastLatitude = lastLatitude
+        self.lastLongitude = lastLongitude
+        self.lastAltitude = lastAltitude
+    }
 }
 
 /// Everything the node's target-source subscriber knows (`sources`).
@@ -24,4 +44,16 @@ public struct TargetSourcesReport: Codable, Sendable, Equatable {
     public var sources: [TargetSourceReport]
     /// Refused datagrams by reason: size, magic, version, kind, replay, authentication, body.
     public var rejected: [String: Int]
+
+    public init(
+        subscribing: Bool,
+        port: Int? = nil,
+        sources: [TargetSourceReport],
+        rejected: [String: Int]
+    ) {
+        self.subscribing = subscribing
+        self.port = port
+        self.sources = sources
+        self.rejected = rejected
+    }
 }

@@ -30,6 +30,46 @@ public struct VehicleReport: Codable, Sendable, Equatable {
     public var velocityNorth: Double?
     public var velocityEast: Double?
     public var velocityUp: Double?
+
+    public init(
+        uavNumber: Int? = nil,
+        node: String,
+        name: String,
+        role: String,
+        latitude: Double,
+        longitude: Double,
+        altitude: Double,
+        speed: Double,
+        heading: Double,
+        activity: String,
+        armed: Bool,
+        batteryPercent: Int,
+        ageMs: Int,
+        stale: Bool,
+        linkQuality: Int? = nil,
+        velocityNorth: Double? = nil,
+        velocityEast: Double? = nil,
+        velocityUp: Double? = nil
+    ) {
+        self.uavNumber = uavNumber
+        self.node = node
+        self.name = name
+        self.role = role
+        self.latitude = latitude
+        self.longitude = longitude
+        self.altitude = altitude
+        self.speed = speed
+        self.heading = heading
+        self.activity = activity
+        self.armed = armed
+        self.batteryPercent = batteryPercent
+        self.ageMs = ageMs
+        self.stale = stale
+        self.linkQuality = linkQuality
+        self.velocityNorth = velocityNorth
+        self.velocityEast = velocityEast
+        self.velocityUp = velocityUp
+    }
 }
 
 /// One drone's predicted trajectory, as `fleetmesh airspace --json` prints it.
@@ -43,6 +83,22 @@ public struct AirspaceReport: Codable, Sendable, Equatable {
     public var stepMs: Int
     /// `[latitude, longitude, altitude]` per point; point i is (i + 1) × stepMs after the prediction was made.
     public var points: [[Double]]
+
+    public init(
+        uavNumber: Int? = nil,
+        node: String,
+        name: String,
+        ageMs: Int,
+        stepMs: Int,
+        points: [[Double]]
+    ) {
+        self.uavNumber = uavNumber
+        self.node = node
+        self.name = name
+        self.ageMs = ageMs
+        self.stepMs = stepMs
+        self.points = points
+    }
 }
 
 /// The answers to one command sent with `fleetmesh send`.
@@ -55,6 +111,16 @@ public struct CommandReport: Codable, Sendable, Equatable {
         public var reason: String?
         /// Milliseconds after the command was sent.
         public var afterMs: Int
+
+        public init(
+            answer: String,
+            reason: String? = nil,
+            afterMs: Int
+        ) {
+            self.answer = answer
+            self.reason = reason
+            self.afterMs = afterMs
+        }
     }
 
     public var uavNumber: Int
@@ -68,6 +134,18 @@ public struct CommandReport: Codable, Sendable, Equatable {
     public var succeeded: Bool {
         !timedOut && answers.allSatisfy { $0.answer == "accepted" || $0.answer == "completed" } && !answers.isEmpty
     }
+
+    public init(
+        uavNumber: Int,
+        command: String,
+        answers: [Answer],
+        timedOut: Bool
+    ) {
+        self.uavNumber = uavNumber
+        self.command = command
+        self.answers = answers
+        self.timedOut = timedOut
+    }
 }
 
 /// What `fleetmesh target` did.
@@ -79,6 +157,20 @@ public struct TargetReport: Codable, Sendable, Equatable {
     public var altitude: Double
     /// With `follow`: the answers to the follow command sent to each addressed drone.
     public var follow: [CommandReport]?
+
+    public init(
+        address: String,
+        latitude: Double,
+        longitude: Double,
+        altitude: Double,
+        follow: [CommandReport]? = nil
+    ) {
+        self.address = address
+        self.latitude = latitude
+        self.longitude = longitude
+        self.altitude = altitude
+        self.follow = follow
+    }
 }
 
 /// The map origin this node agrees on, as `fleetmesh origin --json` prints it. Field names are a stable API.
@@ -103,6 +195,32 @@ public struct OriginReport: Codable, Sendable, Equatable {
     /// The origin's UTM easting and northing in `zone`, metres: the offset of the local map frame.
     public var utmEasting: Double
     public var utmNorthing: Double
+
+    public init(
+        latitude: Double,
+        longitude: Double,
+        altitude: Double,
+        zone: String,
+        zoneForced: Bool,
+        announcedBy: String,
+        announcedByNode: String,
+        epoch: UInt64,
+        ageMs: Int,
+        utmEasting: Double,
+        utmNorthing: Double
+    ) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.altitude = altitude
+        self.zone = zone
+        self.zoneForced = zoneForced
+        self.announcedBy = announcedBy
+        self.announcedByNode = announcedByNode
+        self.epoch = epoch
+        self.ageMs = ageMs
+        self.utmEasting = utmEasting
+        self.utmNorthing = utmNorthing
+    }
 }
 
 /// A drone's manual-control stream as it saw it (`manualControl` in NodeStatus). Field names are a stable API.
@@ -120,6 +238,26 @@ public struct ManualControlReport: Codable, Sendable, Equatable {
     public var gapMaxMs: Double?
     /// Milliseconds since the last sample.
     public var lastMsAgo: Int
+
+    public init(
+        received: Int,
+        rateHz: Double? = nil,
+        latencyP50Ms: Double? = nil,
+        latencyP99Ms: Double? = nil,
+        latencyMaxMs: Double? = nil,
+        gapP99Ms: Double? = nil,
+        gapMaxMs: Double? = nil,
+        lastMsAgo: Int
+    ) {
+        self.received = received
+        self.rateHz = rateHz
+        self.latencyP50Ms = latencyP50Ms
+        self.latencyP99Ms = latencyP99Ms
+        self.latencyMaxMs = latencyMaxMs
+        self.gapP99Ms = gapP99Ms
+        self.gapMaxMs = gapMaxMs
+        self.lastMsAgo = lastMsAgo
+    }
 }
 
 /// What a station sent for `manual` (`fleetmesh manual`). Field names are a stable API.
@@ -133,4 +271,18 @@ public struct ManualStreamReport: Codable, Sendable, Equatable {
     public var durationMs: Int
     /// Numbers no reachable drone holds (or that are contested) when the stream ended: nothing was sent to them.
     public var unreachable: [Int]
+
+    public init(
+        uavs: [Int],
+        samplesPerUAV: Int,
+        sentRateHz: Double,
+        durationMs: Int,
+        unreachable: [Int]
+    ) {
+        self.uavs = uavs
+        self.samplesPerUAV = samplesPerUAV
+        self.sentRateHz = sentRateHz
+        self.durationMs = durationMs
+        self.unreachable = unreachable
+    }
 }

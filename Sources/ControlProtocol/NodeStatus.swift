@@ -1,5 +1,3 @@
-import MeshTypes
-
 /// What `fleetmesh status --json` prints: this node and every peer it knows. Field names are a stable API.
 public struct NodeStatus: Codable, Sendable {
     public struct LocalNode: Codable, Sendable {
@@ -17,6 +15,32 @@ public struct NodeStatus: Codable, Sendable {
         public var avahi: String
         /// Datagrams refused since start, by reason (wrongMeshKey, replayedCounter, malformed, …).
         public var rejections: [String: Int]
+
+        public init(
+            id: String,
+            name: String,
+            publishedName: String? = nil,
+            role: String,
+            uavNumber: Int? = nil,
+            incarnation: String,
+            port: Int,
+            fingerprint: String,
+            uptimeMs: Int,
+            avahi: String,
+            rejections: [String: Int]
+        ) {
+            self.id = id
+            self.name = name
+            self.publishedName = publishedName
+            self.role = role
+            self.uavNumber = uavNumber
+            self.incarnation = incarnation
+            self.port = port
+            self.fingerprint = fingerprint
+            self.uptimeMs = uptimeMs
+            self.avahi = avahi
+            self.rejections = rejections
+        }
     }
 
     public struct Peer: Codable, Sendable {
@@ -38,6 +62,38 @@ public struct NodeStatus: Codable, Sendable {
         public var establishedAtMs: Int?
         /// Milliseconds after this node's start when the peer entered its current state (e.g. back in session).
         public var stateSinceMs: Int?
+
+        public init(
+            id: String,
+            name: String? = nil,
+            role: String? = nil,
+            uavNumber: Int? = nil,
+            address: String? = nil,
+            state: String,
+            hops: Int,
+            incarnation: String? = nil,
+            lastHeardMsAgo: Int? = nil,
+            rttMs: Double? = nil,
+            linkQuality: Double? = nil,
+            discoveredAtMs: Int? = nil,
+            establishedAtMs: Int? = nil,
+            stateSinceMs: Int? = nil
+        ) {
+            self.id = id
+            self.name = name
+            self.role = role
+            self.uavNumber = uavNumber
+            self.address = address
+            self.state = state
+            self.hops = hops
+            self.incarnation = incarnation
+            self.lastHeardMsAgo = lastHeardMsAgo
+            self.rttMs = rttMs
+            self.linkQuality = linkQuality
+            self.discoveredAtMs = discoveredAtMs
+            self.establishedAtMs = establishedAtMs
+            self.stateSinceMs = stateSinceMs
+        }
     }
 
     /// A DNS-SD advert of this mesh whose identity no handshake has proven yet: anyone can publish one (the mesh
@@ -52,6 +108,20 @@ public struct NodeStatus: Codable, Sendable {
         public var state: String
         /// Milliseconds since it was first seen.
         public var seenForMs: Int
+
+        public init(
+            claimedID: String,
+            claimedName: String? = nil,
+            address: String? = nil,
+            state: String,
+            seenForMs: Int
+        ) {
+            self.claimedID = claimedID
+            self.claimedName = claimedName
+            self.address = address
+            self.state = state
+            self.seenForMs = seenForMs
+        }
     }
 
     public var node: LocalNode
@@ -65,76 +135,20 @@ public struct NodeStatus: Codable, Sendable {
     public var manualControl: ManualControlReport?
     /// Drones flying an autopilot (`[drone] vehicle = "mavlink:…"`): the link and what the autopilot reports.
     public var autopilot: AutopilotReport?
-}
 
-/// A request to a node's control socket: one JSON object per line. Only `command` is required; the other fields
-/// belong to particular commands (`send`: uav, args, timeoutMs; `target`: latitude, longitude, altitude, uav or all,
-/// follow).
-public struct ControlRequest: Codable, Sendable {
-    public var command: String
-    /// `send`, `target`: the UAV number addressed.
-    public var uav: Int?
-    /// `send`: the drone command and its arguments, e.g. ["takeoff", "10"].
-    public var args: [String]?
-    /// `send`: how long to wait for the final answer, milliseconds (default 30000).
-    public var timeoutMs: Int?
-    /// `target`: the position, degrees and metres.
-    public var latitude: Double?
-    public var longitude: Double?
-    public var altitude: Double?
-    /// `target`: address every drone.
-    public var all: Bool?
-    /// `target`: also tell the addressed drones to follow the target.
-    public var follow: Bool?
-    /// `send`: take control of the drone even if another station holds its lease.
-    public var takeover: Bool?
-    /// `manual`: the UAV numbers to stream to, samples per second (default 100), how long (ms, default 5000), and
-    /// the axes x, y, z, r (−1000…1000; default 0 0 0 0).
-    public var uavs: [Int]?
-    public var rateHz: Double?
-    public var durationMs: Int?
-    public var axes: [Int]?
-
-    public init(command: String, uav: Int? = nil, args: [String]? = nil, timeoutMs: Int? = nil,
-                latitude: Double? = nil, longitude: Double? = nil, altitude: Double? = nil,
-                all: Bool? = nil, follow: Bool? = nil) {
-        self.command = command
-        self.uav = uav
-        self.args = args
-        self.timeoutMs = timeoutMs
-        self.latitude = latitude
-        self.longitude = longitude
-        self.altitude = altitude
-        self.all = all
-        self.follow = follow
-        self.takeover = nil
-    }
-}
-
-/// The answer: exactly one of its fields, by command (`status`, `vehicles`, `airspace`, `command`, `target`,
-/// `origin`, `sources`), or `error`.
-public struct ControlResponse: Codable, Sendable {
-    public var status: NodeStatus?
-    public var error: String?
-    public var vehicles: [VehicleReport]?
-    public var airspace: [AirspaceReport]?
-    public var command: CommandReport?
-    public var target: TargetReport?
-    public var origin: OriginReport?
-    public var sources: TargetSourcesReport?
-    public var manual: ManualStreamReport?
-
-    public init(status: NodeStatus? = nil, error: String? = nil, vehicles: [VehicleReport]? = nil,
-                airspace: [AirspaceReport]? = nil, command: CommandReport? = nil, target: TargetReport? = nil,
-                origin: OriginReport? = nil, sources: TargetSourcesReport? = nil, manual: ManualStreamReport? = nil) {
-        self.status = status
-        self.error = error
-        self.vehicles = vehicles
-        self.airspace = airspace
-        self.command = command
-        self.target = target
-        self.origin = origin
-        self.sources = sources
-        self.manual = manual
+    public init(
+        node: LocalNode,
+        peers: [Peer],
+        unverified: [UnverifiedAdvert]? = nil,
+        mapOrigin: OriginReport? = nil,
+        manualControl: ManualControlReport? = nil,
+        autopilot: AutopilotReport? = nil
+    ) {
+        self.node = node
+        self.peers = peers
+        self.unverified = unverified
+        self.mapOrigin = mapOrigin
+        self.manualControl = manualControl
+        self.autopilot = autopilot
     }
 }

@@ -23,4 +23,34 @@ public struct AutopilotReport: Codable, Sendable, Equatable {
     /// Frames written to the link, and frames dropped because it was not open (or, for udpin, the autopilot not heard).
     public var framesSent: Int
     public var framesDropped: Int
+
+    public init(
+        link: String,
+        remote: String? = nil,
+        connected: Bool,
+        silent: Bool,
+        autopilot: String? = nil,
+        systemID: Int? = nil,
+        componentID: Int? = nil,
+        mode: String? = nil,
+        armed: Bool? = nil,
+        linkQuality: Int,
+        lastHeartbeatMsAgo: Int? = nil,
+        framesSent: Int,
+        framesDropped: Int
+    ) {
+        self.link = link
+        self.remote = remote
+        self.connected = connected
+        self.silent = silent
+        self.autopilot = autopilot
+        self.systemID = systemID
+        self.componentID = componentID
+        self.mode = mode
+        self.armed = armed
+        self.linkQuality = linkQuality
+        self.lastHeartbeatMsAgo = lastHeartbeatMsAgo
+        self.framesSent = framesSent
+        self.framesDropped = framesDropped
+    }
 }

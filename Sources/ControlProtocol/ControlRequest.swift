@@ -1,0 +1,118 @@
+/// The control protocol spoken on a node's control socket (docs/PROTOCOL.md §8).
+public enum ControlProtocol {
+    /// The version this build speaks; a request may say which it expects in `"v"`.
+    public static let version = 1
+}
+
+/// A request to a node's control socket, one case per command. On the wire it is one flat JSON object whose
+/// `command` names the case, with that command's fields beside it (`{"command":"send","uav":2,"args":["hover"]}`).
+/// Decoding checks every field: an unknown field, a wrong type or a value out of range is a `ControlRequestError`
+/// naming the field.
+public enum ControlRequest: Sendable, Equatable {
+    /// This node and every peer it knows.
+    case status
+    /// The same answer as `status` (the CLI prints only the peers).
+    case peers
+    /// The fleet picture.
+    case vehicles
+    /// Every drone's latest predicted trajectory.
+    case airspace
+    /// The map origin the fleet agrees on.
+    case origin
+    /// The target sources this node subscribes to.
+    case sources
+    /// A command to one drone, answered once its final answer is in.
+    case send(Send)
+    /// A target location for one drone or all.
+    case target(TargetLocation)
+    /// A manual-control stream to some drones.
+    case manual(Manual)
+
+    /// `send`: the drone holding UAV number `uav` is told `args` (the command in words, e.g. ["takeoff", "10"]).
+    public struct Send: Sendable, Equatable {
+        /// 1–250.
+        public var uav: Int
+        public var args: [String]
+        /// How long to wait for the final answer: 1–600,000 ms.
+        public var timeoutMs: Int
+        /// Take the drone's control lease even if another station holds it.
+        public var takeover: Bool
+
+        public init(uav: Int, args: [String], timeoutMs: Int = 30_000, takeover: Bool = false) {
+            self.uav = uav
+            self.args = args
+            self.timeoutMs = timeoutMs
+            self.takeover = takeover
+        }
+    }
+
+    /// `target`: a position (degrees, metres above home) for one UAV number or for every drone.
+    public struct TargetLocation: Sendable, Equatable {
+        public enum Addressee: Sendable, Equatable {
+            case uav(Int)
+            case all
+        }
+
+        public var latitude: Double
+        public var longitude: Double
+        public var altitude: Double
+        public var to: Addressee
+        /// Also tell the addressed drones to follow the target.
+        public var follow: Bool
+        /// How long to wait for each follow command's answer, ms (clamped to 1–600,000).
+        public var timeoutMs: Int
+
+        public init(latitude: Double, longitude: Double, altitude: Double, to: Addressee, follow: Bool = false,
+                    timeoutMs: Int = 10_000) {
+            self.latitude = latitude
+            self.longitude = longitude
+            self.altitude = altitude
+            self.to = to
+            self.follow = follow
+            self.timeoutMs = timeoutMs
+        }
+    }
+
+    /// `manual`: samples of the axes x, y, z, r (−1000…1000) to `uavs` at `rateHz` (1–1000) for `durationMs`
+    /// (1–600,000).
+    public struct Manual: Sendable, Equatable {
+        public var uavs: [Int]
+        public var rateHz: Double
+        public var durationMs: Int
+        public var axes: [Int]
+        public var takeover: Bool
+
+        public init(uavs: [Int], rateHz: Double = 100, durationMs: Int = 5000, axes: [Int] = [0, 0, 0, 0],
+                    takeover: Bool = false) {
+            self.uavs = uavs
+            self.rateHz = rateHz
+            self.durationMs = durationMs
+            self.axes = axes
+            self.takeover = takeover
+        }
+    }
+
+    /// The command's name on the wire.
+    public var command: String {
+        switch self {
+        case .status: "status"
+        case .peers: "peers"
+        case .vehicles: "vehicles"
+        case .airspace: "airspace"
+        case .origin: "origin"
+        case .sources: "sources"
+        case .send: "send"
+        case .target: "target"
+        case .manual: "manual"
+        }
+    }
+
+    /// Every command, as the node lists them in its error for an unknown one.
+    public static let commands = ["status", "peers", "vehicles", "airspace", "send", "target", "origin", "sources", "manual"]
+}
+
+/// A control request that cannot be read: the message names the command and field and says what was wrong.
+public struct ControlRequestError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
