@@ -7,7 +7,6 @@ import ControlProtocol
 import Dispatch
 import Foundation
 import LabKit
-import Node
 
 let demoSeconds = ProcessInfo.processInfo.environment["DEMO_SECONDS"].flatMap(Double.init)
 let stopRequested = StopFlag()

@@ -1,0 +1,71 @@
+import Coordinator
+import Foundation
+import MAVLink
+import MeshTypes
+
+extension AutopilotSession {
+    // MARK: - Telemetry for the mesh
+
+    /// The vehicle's state for the mesh; nil until the autopilot has sent a position.
+    public var vehicleState: Coordinator.VehicleState? {
+        guard let p = telemetry.position else { return nil }
+        return Coordinator.VehicleState(
+            position: p, velocityNorthCmS: telemetry.velocityNorthCmS, velocityEastCmS: telemetry.velocityEastCmS,
+            velocityDownCmS: telemetry.velocityDownCmS,
+            headingCentidegrees: telemetry.headingCentidegrees ?? telemetry.yawCentidegrees ?? 0,
+            batteryPercent: telemetry.batteryPercent ?? 100, activity: activity, armed: telemetry.armed,
+            linkQuality: linkQuality)
+    }
+
+    /// What the vehicle is doing: the autopilot's landed state and mode, refined by the command it runs.
+    public var activity: VehicleActivity {
+        if let l = telemetry.landedState {
+            if l == .takeoff && telemetry.armed { return .takingOff }
+            if l == .landing { return .landing }
+            if l == .onGround { return .landed }
+        }
+        guard telemetry.armed, flying || intent == .takingOff else { return .landed }
+        guard let flavour = identity?.flavour else { return .hovering }
+        let mode = telemetry.customMode
+        if flavour.isMode(mode, .land) { return .landing }
+        if flavour.isMode(mode, .returnToLaunch) || (flavour != .px4 && (mode == 21 || mode == 27)) { return .returning }
+        if flavour.isMode(mode, .mission) { return .followingTrajectory }
+        if flavour == .px4, mode == AutopilotFlavour.px4CustomMode(main: 4, sub: 2) { return .takingOff }
+        switch intent {
+        case .takingOff: return .takingOff
+        case .flyingToTarget: return .flyingToTarget
+        case .following: return .following
+        default: return .hovering
+        }
+    }
+
+    /// A constant-velocity prediction: `count` points `step` apart (the mesh's airspace picture).
+    public func prediction(count: Int = 40, stepMilliseconds: UInt16 = 200) -> TrajectoryPrediction? {
+        guard let p = telemetry.position else { return nil }
+        let vn = Double(telemetry.velocityNorthCmS) / 100
+        let ve = Double(telemetry.velocityEastCmS) / 100
+        let vu = -Double(telemetry.velocityDownCmS) / 100
+        let points = (1...max(1, count)).map { i -> GeoPoint in
+            let t = Double(i) * Double(stepMilliseconds) / 1000
+            return Self.offset(p, north: vn * t, east: ve * t, up: vu * t)
+        }
+        return TrajectoryPrediction(stepMilliseconds: stepMilliseconds, points: points)
+    }
+
+    // MARK: - Geometry (metre scale, spherical earth)
+
+    static let earthRadius = 6_371_008.8
+
+    static func offset(_ p: GeoPoint, north: Double, east: Double, up: Double) -> GeoPoint {
+        let lat = p.latitude + north / earthRadius * 180 / .pi
+        let lon = p.longitude + east / (earthRadius * cos(p.latitude * .pi / 180)) * 180 / .pi
+        return GeoPoint(latitude: lat, longitude: lon, altitude: p.altitude + up)
+    }
+
+    /// Horizontal distance in metres.
+    static func distance(_ a: GeoPoint, _ b: GeoPoint) -> Double {
+        let dn = (b.latitude - a.latitude) * .pi / 180 * earthRadius
+        let de = (b.longitude - a.longitude) * .pi / 180 * earthRadius * cos((a.latitude + b.latitude) / 2 * .pi / 180)
+        return (dn * dn + de * de).squareRoot()
+    }
+}
