@@ -55,7 +55,7 @@ extension Frame {
     /// are ignored (room for later extensions).
     public static func decodeAll(_ bytes: [UInt8]) throws(WireError) -> [Frame] {
         var frames: [Frame] = []
-        var r = ByteReader(bytes, context: "frame")
+        var r = WireReader(bytes, context: "frame")
         var index = 0
         while r.remaining > 0 {
             let kindByte = try r.u8("kind of frame \(index)")
@@ -73,7 +73,7 @@ extension Frame {
     }
 
     private static func decodeBody(_ kind: Kind, _ body: [UInt8], index: Int) throws(WireError) -> Frame {
-        var r = ByteReader(body, context: "frame \(index) (\(kind))")
+        var r = WireReader(body, context: "frame \(index) (\(kind))")
         switch kind {
         case .unreliable:
             let type = try r.u16("type")

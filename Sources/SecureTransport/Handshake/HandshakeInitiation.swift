@@ -47,7 +47,7 @@ struct HandshakeInitiation: Equatable {
 
     /// Decodes the fields of a datagram whose length, type and version the caller has checked.
     static func decode(_ bytes: [UInt8]) throws(WireError) -> HandshakeInitiation {
-        var r = ByteReader(bytes, offset: 2, context: "handshake initiation")
+        var r = WireReader(bytes, offset: 2, context: "handshake initiation")
         let index = try r.u32("sender index")
         let sender = try r.nodeID("sender NodeID")
         let incarnation = try r.u64("sender incarnation")

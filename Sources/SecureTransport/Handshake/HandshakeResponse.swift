@@ -53,7 +53,7 @@ struct HandshakeResponse: Equatable {
 
     /// Decodes the fields of a datagram whose length, type and version the caller has checked.
     static func decode(_ bytes: [UInt8]) throws(WireError) -> HandshakeResponse {
-        var r = ByteReader(bytes, offset: 2, context: "handshake response")
+        var r = WireReader(bytes, offset: 2, context: "handshake response")
         let index = try r.u32("sender index")
         let receiver = try r.u32("receiver index")
         let sender = try r.nodeID("sender NodeID")

@@ -11,14 +11,6 @@ extension NodeID {
     }
 }
 
-extension ByteReader {
-    mutating func nodeID(_ field: String) throws(WireError) -> NodeID {
-        let h = try u64(field)
-        let l = try u64(field)
-        return NodeID(high: h, low: l)
-    }
-}
-
 extension NodeRole {
     /// The role's wire byte: 0 = station, 1 = drone.
     var wireValue: UInt8 {
