@@ -17,16 +17,16 @@ enum DroneEmulator {
             h.logLevel = .warning
             return h
         }
-        var services: [NodeService] = []
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         for i in 0..<n {
             var c = NodeConfiguration(name: "emu-\(i)", role: .drone, keyFile: args[2], stateDirectory: "\(args[3])/emu-\(i)",
                                       controlSocket: "\(args[3])/emu-\(i).sock", port: 0, advertise: false, discover: false,
                                       staticPeers: [args[1]])
             c.subscribeToTargetSources = false
-            services.append(try NodeService(configuration: c, logger: Logger(label: "emu-\(i)")))
+            services += try await NodeServices(configuration: c, logger: Logger(label: "emu-\(i)")).services()
         }
         FileHandle.standardError.write(Data("emulating \(n) drones for \(seconds) s\n".utf8))
-        let group = ServiceGroup(configuration: .init(services: services.map { .init(service: $0) },
+        let group = ServiceGroup(configuration: .init(services: services,
                                                       gracefulShutdownSignals: [.sigterm, .sigint],
                                                       logger: Logger(label: "emulator")))
         try await withThrowingTaskGroup(of: Void.self) { tasks in

@@ -27,17 +27,15 @@ struct RunCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "fleetmesh.\(configuration.name)")
-        let node: NodeService
+        let node: NodeServices
         do {
-            node = try NodeService(configuration: configuration, logger: logger)
+            node = try NodeServices(configuration: configuration, logger: logger)
         } catch {
             throw failure("error: \(error)", code: 78)
         }
-        let group = ServiceGroup(configuration: .init(
-            services: [.init(service: node)] + (node.groundControl.map { [.init(service: $0)] } ?? []),
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger))
         do {
+            let group = ServiceGroup(configuration: .init(
+                services: try await node.services(), gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
             try await group.run()
         } catch {
             throw failure("error: \(error)", code: 1)

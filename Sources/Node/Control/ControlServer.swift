@@ -7,7 +7,7 @@ import ServiceLifecycle
 
 /// Serves the node's control socket: a Unix socket (mode 0600, so only its owner and root can use it)
 /// speaking one JSON request line and one JSON response line per connection.
-struct ControlServer {
+struct ControlServer: Service {
     let path: String
     let group: EventLoopGroup
     let logger: Logger

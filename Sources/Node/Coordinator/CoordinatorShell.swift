@@ -29,7 +29,7 @@ public actor CoordinatorShell {
 
     var core: CoordinatorCore
     var vehicle: DroneVehicle?
-    /// Drones with `vehicle = "mavlink:…"`: the link to the autopilot (`NodeService` runs it).
+    /// Drones with `vehicle = "mavlink:…"`: the link to the autopilot (`AutopilotLinkService` runs it).
     public nonisolated let autopilotLink: AutopilotLink?
     /// Commands from the ground-control endpoint, with the endpoint's ticket: their answers go to `groundControlAnswers`.
     var groundControlTickets: [CommandID: UInt64] = [:]

@@ -6,12 +6,14 @@ import LocBroadcaster
 import Logging
 import MeshTypes
 import NIOCore
+import NIOPosix
+import ServiceLifecycle
 
 /// The node's side of the loc-broadcaster protocol (docs/PROTOCOL.md §9): browses `_loc-broadcaster._udp` (and dials
 /// the configured `[targets] sources`), subscribes to every source of this mesh from its own UDP socket, and passes
 /// each authenticated target update to the coordinator, which floods it to the drones it addresses. The protocol
 /// logic is `TargetSubscriber`; this actor owns the socket, the browser and the timer.
-public actor TargetSourceSubscription {
+public actor TargetSourceSubscription: Service {
     /// How often subscriptions are checked for renewal.
     static let tickInterval: Duration = .milliseconds(250)
 
@@ -43,9 +45,9 @@ public actor TargetSourceSubscription {
         MeshInstant(nanoseconds: UInt64(max(0, (clock.now - started).wholeNanoseconds)))
     }
 
-    /// Binds the socket and runs until cancelled.
-    public func run(group: EventLoopGroup) async throws {
-        let transport = try await UDPTransport.bind(port: 0, group: group, logger: logger)
+    /// Binds the socket and runs until cancelled or the node shuts down.
+    public func run() async throws {
+        let transport = try await UDPTransport.bind(port: 0, group: MultiThreadedEventLoopGroup.singleton, logger: logger)
         self.transport = transport
         logger.info("subscribing to target sources (\(LocBroadcasterDatagram.serviceType)) from UDP \(transport.port)")
         for text in staticSources {
@@ -57,7 +59,8 @@ public actor TargetSourceSubscription {
         }
         let discovery = browse ? AvahiDiscovery(advertisement: nil, browse: [LocBroadcasterDatagram.serviceType], logger: logger) : nil
         do {
-            try await runTasks(transport: transport, discovery: discovery)
+            try await cancelWhenGracefulShutdown { try await self.runTasks(transport: transport, discovery: discovery) }
+        } catch is CancellationError {
         } catch {
             await transport.close()
             throw error

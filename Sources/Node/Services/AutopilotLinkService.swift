@@ -1,0 +1,17 @@
+import ServiceLifecycle
+
+/// A drone's link to its autopilot as a `Service`: what arrives goes to the coordinator's vehicle; it keeps trying to
+/// open the link until the node stops.
+struct AutopilotLinkService: Service, CustomStringConvertible {
+    let link: AutopilotLink
+    let coordinator: CoordinatorShell
+
+    var description: String { "AutopilotLinkService(\(link.endpoint))" }
+
+    func run() async throws {
+        let (link, coordinator) = (self.link, self.coordinator)
+        try await cancelWhenGracefulShutdown {
+            await link.run { bytes, end in await coordinator.autopilotReceived(bytes, endOfDatagram: end) }
+        }
+    }
+}

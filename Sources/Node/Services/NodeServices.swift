@@ -1,0 +1,110 @@
+import ControlProtocol
+import Coordinator
+import Discovery
+import Foundation
+import Logging
+import MeshTypes
+import NIOPosix
+import SecureTransport
+import ServiceLifecycle
+
+/// A FleetMesh node as the `Service`s it is made of, for one `ServiceGroup`: the UDP socket, the timers, the event
+/// routing between mesh, coordinator and DNS-SD, Avahi, the autopilot link (drones flying one), the target-source
+/// subscription, the control socket and the ground-control endpoint (stations). On graceful shutdown (SIGTERM,
+/// SIGINT) the parts stop in reverse order: the ground-control endpoint and the control socket first, then Avahi
+/// withdraws the record, and last every peer is told goodbye and the socket closes. A part the node cannot run
+/// without that fails stops the node the same way, with its error.
+public struct NodeServices: CustomStringConvertible {
+    public let configuration: NodeConfiguration
+    public let node: MeshNode
+    /// The coordinator: routing, UAV numbers, fleet picture, commands, and (drones) the vehicle.
+    public let coordinator: CoordinatorShell
+    /// Subscriptions to target sources (`_loc-broadcaster._udp`), if `[targets] subscribe` is on or sources are configured.
+    public let targetSources: TargetSourceSubscription?
+    /// Stations with `[ground_control]`: the MAVLink endpoint for ground-control software.
+    public let groundControl: GroundControlService?
+    /// The one clock the node's timers run on.
+    public let clock = ContinuousClock()
+    private let logger: Logger
+
+    /// Loads the key file and state directory and builds the node's actors; errors name the file and the problem.
+    public init(configuration: NodeConfiguration, logger: Logger) throws {
+        let keyText: String
+        do {
+            keyText = try String(contentsOfFile: configuration.keyFile, encoding: .utf8)
+        } catch {
+            throw ConfigError(file: configuration.keyFile, field: "", problem:
+                "cannot read the mesh key file (\(NodeConfiguration.reason(error))); make one with `fleetmesh keygen \(configuration.keyFile)`")
+        }
+        let key: MeshKey
+        do {
+            key = try MeshKey(fileContents: keyText, path: configuration.keyFile)
+        } catch {
+            throw ConfigError(file: configuration.keyFile, field: "", problem: "\(error)")
+        }
+        let state = try NodeState.open(directory: configuration.stateDirectory)
+        self.configuration = configuration
+        self.logger = logger
+        let node = MeshNode(configuration: configuration, key: key, nodeID: state.nodeID, logger: logger)
+        self.node = node
+        let coordinator = try CoordinatorShell(configuration: configuration, nodeID: state.nodeID,
+                                               incarnation: node.incarnation, logger: logger)
+        self.coordinator = coordinator
+        let subscribe = configuration.subscribeToTargetSources
+        targetSources = subscribe || !configuration.targetSources.isEmpty
+            ? TargetSourceSubscription(node: state.nodeID, name: configuration.name, meshKey: key.bytes, fingerprint: key.fingerprint,
+                                       staticSources: configuration.targetSources, browse: subscribe && configuration.discover,
+                                       coordinator: coordinator, logger: logger)
+            : nil
+        groundControl = configuration.groundControl.map {
+            GroundControlService(configuration: $0, name: configuration.name, coordinator: coordinator, logger: logger)
+        }
+    }
+
+    public var description: String { "NodeServices(\(configuration.name))" }
+
+    /// Binds the UDP socket (an error here stops the node before anything runs) and returns the node's services in
+    /// start order, each with what its ending means for the group.
+    public func services() async throws -> [ServiceGroupConfiguration.ServiceConfiguration] {
+        let transport = try await UDPTransport.bind(port: configuration.port, group: MultiThreadedEventLoopGroup.singleton,
+                                                    logger: logger)
+        await node.attach(transport)
+        await node.setUAVNumber(coordinator.initialUAVNumber.map(Int.init))
+        let ad = await node.advertisement
+        logger.info("node \(configuration.name) (\(node.nodeID)) \(configuration.role.rawValue) listening on UDP \(transport.port), mesh \(node.fingerprint)")
+
+        let discovery = (configuration.advertise || configuration.discover) ? AvahiDiscovery(
+            advertisement: configuration.advertise
+                ? ServiceAdvertisement(name: configuration.name, type: NodeConfiguration.serviceType, port: UInt16(transport.port), txt: ad.txt)
+                : nil,
+            browse: configuration.discover ? [NodeConfiguration.serviceType] : [],
+            logger: logger) : nil
+        let (node, coordinator, targetSources) = (self.node, self.coordinator, self.targetSources)
+        let control = ControlServer(path: configuration.controlSocket, group: MultiThreadedEventLoopGroup.singleton, logger: logger) {
+            await ControlRequestHandler.handle($0, node: node, coordinator: coordinator, targetSources: targetSources)
+        }
+
+        // The socket stops last (goodbyes, then close); a part that ends on its own, or fails, takes the node down
+        // gracefully.
+        let whole: ServiceGroupConfiguration.ServiceConfiguration.TerminationBehavior = .gracefullyShutdownGroup
+        func essential(_ part: String, _ service: any Service) -> ServiceGroupConfiguration.ServiceConfiguration {
+            .init(service: EssentialService(part: part, service: service, logger: logger),
+                  successTerminationBehavior: .ignore, failureTerminationBehavior: whole)
+        }
+        func helper(_ service: any Service) -> ServiceGroupConfiguration.ServiceConfiguration {
+            .init(service: service, successTerminationBehavior: .ignore, failureTerminationBehavior: whole)
+        }
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: MeshTransportService(node: node, transport: transport),
+                  successTerminationBehavior: whole, failureTerminationBehavior: whole),
+            helper(NodeTickService(node: node, coordinator: coordinator, clock: clock)),
+            helper(NodeEventRouter(node: node, coordinator: coordinator, discovery: discovery, advertise: configuration.advertise)),
+        ]
+        if let discovery { services.append(essential("discovery", discovery)) }
+        if let link = coordinator.autopilotLink { services.append(helper(AutopilotLinkService(link: link, coordinator: coordinator))) }
+        if let targetSources { services.append(essential("target-source subscription", targetSources)) }
+        services.append(essential("control socket \(configuration.controlSocket)", control))
+        if let groundControl { services.append(helper(groundControl)) }
+        return services
+    }
+}

@@ -1,0 +1,39 @@
+import ServiceLifecycle
+
+/// The node's timers as one `Service` on one clock: the mesh actor every 10 ms (handshakes, heartbeats,
+/// retransmissions) and the coordinator every 50 ms (its core's timers and the drone's vehicle), each on absolute
+/// deadlines (a slow tick does not shift the ones after it) and each in its own task (a slow coordinator tick does not
+/// hold up failure detection). Stops on graceful shutdown.
+struct NodeTickService: Service, CustomStringConvertible {
+    let node: MeshNode
+    let coordinator: CoordinatorShell
+    let clock: ContinuousClock
+    static let meshInterval = Duration.milliseconds(10)
+
+    var description: String { "NodeTickService" }
+
+    func run() async throws {
+        let (node, coordinator, clock) = (self.node, self.coordinator, self.clock)
+        let start = clock.now
+        try await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { tasks in
+                tasks.addTask {
+                    var next = start
+                    while !Task.isCancelled {
+                        next = next.advanced(by: Self.meshInterval)
+                        try? await clock.sleep(until: next)
+                        await node.tick()
+                    }
+                }
+                tasks.addTask {
+                    var next = start
+                    while !Task.isCancelled {
+                        next = next.advanced(by: CoordinatorShell.tickInterval)
+                        try? await clock.sleep(until: next)
+                        await coordinator.tick()
+                    }
+                }
+            }
+        }
+    }
+}
