@@ -21,6 +21,8 @@ let package = Package(
 
         // Pure cores: no sockets, no clocks, no NIOPosix.
         .target(name: "MeshTypes"),
+        // The seeded random generator every simulation, benchmark and randomized test shares.
+        .target(name: "Determinism"),
         .target(name: "SecureTransport", dependencies: [
             "MeshTypes",
             .product(name: "Crypto", package: "swift-crypto"),
@@ -31,16 +33,16 @@ let package = Package(
         .target(name: "MeshCore", dependencies: ["MeshTypes", "SecureTransport", "Membership"]),
         .target(name: "Coordinator", dependencies: ["MeshTypes"]),
         .target(name: "Geodesy"),
-        .target(name: "Flight", dependencies: ["Geodesy"]),
+        .target(name: "Flight", dependencies: ["Determinism", "Geodesy"]),
         .target(name: "MAVLink", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // Target sources (`_loc-broadcaster._udp`): datagram format, subscriber and source state machines.
         .target(name: "LocBroadcaster", dependencies: [
             "Coordinator", "MeshTypes", .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // Deterministic simulation of many coordinators on a virtual clock and network.
-        .target(name: "MeshSimulation", dependencies: ["Coordinator", "MeshTypes", "MeshCore", "Membership", "SecureTransport"]),
+        .target(name: "MeshSimulation", dependencies: ["Determinism", "Coordinator", "MeshTypes", "MeshCore", "Membership", "SecureTransport"]),
         // Collision avoidance between drones from shared predictions: detection, resolution, multi-drone simulation.
-        .target(name: "Avoidance", dependencies: ["Flight", "Geodesy"]),
+        .target(name: "Avoidance", dependencies: ["Determinism", "Flight", "Geodesy"]),
         // Scenario files (TOML) for the flight simulator, with or without collision avoidance.
         .target(name: "Scenarios", dependencies: ["Flight", "Geodesy", "Avoidance", .product(name: "TOMLKit", package: "TOMLKit")]),
         // The MAVLink bridge: an autopilot driven from the mesh (drones), the fleet shown to ground-control software (stations).
@@ -76,22 +78,22 @@ let package = Package(
         ]),
         .executableTarget(name: "fleetmesh-demo", dependencies: ["ControlProtocol", "LabKit"]),
         .executableTarget(name: "fleetmesh-bench", dependencies: [
-            "ControlProtocol", "Node", "LabKit", "SecureTransport", "Membership", "MeshTypes", "Coordinator", "MeshSimulation", "Geodesy", "Flight", "MAVLink", "Avoidance",
+            "ControlProtocol", "Determinism", "Node", "LabKit", "SecureTransport", "Membership", "MeshTypes", "Coordinator", "MeshSimulation", "Geodesy", "Flight", "MAVLink", "Avoidance",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
         ]),
 
-        .testTarget(name: "SecureTransportTests", dependencies: ["SecureTransport", "MeshTypes"],
+        .testTarget(name: "SecureTransportTests", dependencies: ["Determinism", "SecureTransport", "MeshTypes"],
                     exclude: ["verify-secure-transport-vector.py"]),
         .testTarget(name: "MembershipTests", dependencies: ["Membership"]),
         .testTarget(name: "LocBroadcasterTests", dependencies: ["LocBroadcaster", "Coordinator", "MeshTypes"]),
-        .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "MeshTypes"]),
-        .testTarget(name: "MeshSimulationTests", dependencies: ["MeshSimulation", "MeshCore", "Membership", "Coordinator", "MeshTypes"]),
+        .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "Determinism", "MeshTypes"]),
+        .testTarget(name: "MeshSimulationTests", dependencies: ["Determinism", "MeshSimulation", "MeshCore", "Membership", "Coordinator", "MeshTypes"]),
         .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"], exclude: ["make-vectors.sh"], resources: [.copy("Resources")]),
-        .testTarget(name: "FlightTests", dependencies: ["Flight", "Geodesy", "Scenarios"]),
-        .testTarget(name: "AvoidanceTests", dependencies: ["Avoidance", "Flight", "Geodesy", "Scenarios"]),
-        .testTarget(name: "MAVLinkTests", dependencies: ["MAVLink"], exclude: ["pymav_vectors.py"]),
-        .testTarget(name: "MAVLinkBridgeTests", dependencies: ["MAVLinkBridge", "MAVLink", "Coordinator", "MeshTypes"]),
+        .testTarget(name: "FlightTests", dependencies: ["Determinism", "Flight", "Geodesy", "Scenarios"]),
+        .testTarget(name: "AvoidanceTests", dependencies: ["Determinism", "Avoidance", "Flight", "Geodesy", "Scenarios"]),
+        .testTarget(name: "MAVLinkTests", dependencies: ["Determinism", "MAVLink"], exclude: ["pymav_vectors.py"]),
+        .testTarget(name: "MAVLinkBridgeTests", dependencies: ["Determinism", "MAVLinkBridge", "MAVLink", "Coordinator", "MeshTypes"]),
         .testTarget(name: "NodeTests", dependencies: ["Node", "MeshCore", "Coordinator", "MeshTypes", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol"]),
         .testTarget(name: "LabTests", dependencies: ["ControlProtocol", "Node", "LabKit"], exclude: ["udp_tool.py"]),

@@ -1,3 +1,4 @@
+import Determinism
 import Membership
 import MeshCore
 import MeshTypes
@@ -64,7 +65,7 @@ public struct LinkOutageSimulation {
     }
 
     let spec: Spec
-    private var rng: SplitMix64
+    private var rng: SeededRandom
     private var cores: [MeshCore<Int>] = []
     private var ids: [NodeID] = []
     private var queue = EventQueue<Event>()
@@ -79,7 +80,7 @@ public struct LinkOutageSimulation {
 
     public init(spec: Spec) {
         self.spec = spec
-        self.rng = SplitMix64(seed: spec.seed)
+        self.rng = SeededRandom(seed: spec.seed)
     }
 
     /// Runs the spec and returns every recovery and every failure.
@@ -97,7 +98,7 @@ public struct LinkOutageSimulation {
             ids.append(id)
             cores.append(MeshCore(
                 key: key, localID: id, incarnation: rng.next(), role: i == 0 ? .station : .drone, name: "n\(i)",
-                uavNumber: i == 0 ? nil : i, membership: membership, random: SplitMix64(seed: rng.next())))
+                uavNumber: i == 0 ? nil : i, membership: membership, random: SeededRandom(seed: rng.next())))
             received.append([:])
             states.append([:])
         }

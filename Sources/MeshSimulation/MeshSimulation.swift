@@ -1,4 +1,5 @@
 import Coordinator
+import Determinism
 import MeshTypes
 
 /// Many coordinator cores in one process on a virtual clock and a virtual neighbour layer, driven by one seed.
@@ -35,7 +36,7 @@ public final class MeshSimulation {
     /// The network's behaviour (may be changed between runs).
     public var network: NetworkProfile
 
-    var rng: SplitMix64
+    var rng: SeededRandom
     let tickInterval: Duration
     let configure: @Sendable (inout CoordinatorConfiguration) -> Void
     var cores: [CoordinatorCore?]
@@ -56,7 +57,7 @@ public final class MeshSimulation {
         self.network = network
         self.tickInterval = tickInterval
         self.configure = configure
-        var rng = SplitMix64(seed: seed)
+        var rng = SeededRandom(seed: seed)
         var ids: [NodeID] = []
         for _ in nodes { ids.append(NodeID(high: rng.next(), low: rng.next())) }
         self.ids = ids

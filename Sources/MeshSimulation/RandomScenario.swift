@@ -1,4 +1,5 @@
 import Coordinator
+import Determinism
 import MeshTypes
 
 /// What one random-seed run found.
@@ -21,7 +22,7 @@ public struct ScenarioOutcome: Sendable {
 public enum RandomScenario {
     /// Runs the scenario for `seed`.
     public static func run(seed: UInt64) -> ScenarioOutcome {
-        var rng = SplitMix64(seed: seed ^ 0x5EED_CAFE_F00D_D00D)
+        var rng = SeededRandom(seed: seed ^ 0x5EED_CAFE_F00D_D00D)
         let n = rng.int(in: 3...6)
         let stations = n > 4 ? rng.int(in: 1...2) : 1
         var specs: [SimNodeSpec] = []

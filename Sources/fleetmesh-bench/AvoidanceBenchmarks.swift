@@ -1,4 +1,5 @@
 import Avoidance
+import Determinism
 import Flight
 import Foundation
 

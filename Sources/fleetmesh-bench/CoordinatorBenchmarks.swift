@@ -1,5 +1,6 @@
 import Foundation
 import Coordinator
+import Determinism
 import MeshSimulation
 import MeshTypes
 
@@ -19,7 +20,7 @@ enum CoordinatorBenchmarks {
 
     /// A random connected world of bounded depth: node i hangs off one of the first i/8 nodes, plus a few cross links.
     static func world(nodes n: Int, seed: UInt64) -> (specs: [SimNodeSpec], links: [(Int, Int)]) {
-        var rng = SplitMix64(seed: seed)
+        var rng = SeededRandom(seed: seed)
         let drones = min(n - max(1, n / 10), 240)
         let stations = n - drones
         let specs: [SimNodeSpec] = (0..<stations).map { .station("GS-\($0)") } + (0..<drones).map { .drone("D\($0)") }

@@ -1,3 +1,4 @@
+import Determinism
 import Flight
 import Foundation
 import Geodesy

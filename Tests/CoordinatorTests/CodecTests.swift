@@ -1,3 +1,4 @@
+import Determinism
 import Testing
 import MeshTypes
 @testable import Coordinator
@@ -112,7 +113,7 @@ struct CodecTests {
 
     @Test("random bytes never trap, and whatever decodes re-encodes to the same bytes")
     func fuzzRandom() {
-        var rng = TestRNG(seed: 0xF022)
+        var rng = SeededRandom(seed: 0xF022)
         let types: [UInt16] = [0x4C01, 0x5201, 0x5202, 0x5203, 0x5204, 0x5205, 0x5206, 0x5207, 0x5208, 0x5209, 0x520A, 0x520B, 0, 0xFFFF]
         var decoded = 0
         for _ in 0..<20_000 {
@@ -128,7 +129,7 @@ struct CodecTests {
 
     @Test("mutated valid encodings never trap; accepted mutants re-encode identically")
     func fuzzMutations() {
-        var rng = TestRNG(seed: 7)
+        var rng = SeededRandom(seed: 7)
         var accepted = 0
         for _ in 0..<20_000 {
             let m = sampleMessages[Int(rng.next() % UInt64(sampleMessages.count))]
@@ -144,18 +145,5 @@ struct CodecTests {
             }
         }
         #expect(accepted > 0)
-    }
-}
-
-/// SplitMix64 for tests (the simulation's lives in MeshSimulation).
-struct TestRNG: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

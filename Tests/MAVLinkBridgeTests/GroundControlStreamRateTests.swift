@@ -1,4 +1,5 @@
 import Coordinator
+import Determinism
 import MAVLink
 import MeshTypes
 import Testing
@@ -33,7 +34,7 @@ import Testing
 
     @Test("HEARTBEAT 1 Hz, GLOBAL_POSITION_INT 5 Hz, VFR_HUD 2 Hz within 2 % although every tick is up to 45 ms late")
     func documentedRatesHoldWithLateTicks() {
-        var rng = Seeded(state: 42)
+        var rng = SeededRandom(seed: 42)
         let measured = rates { _ in Int(rng.next() % 46) }
         let documented = ["HEARTBEAT": 1.0, "GLOBAL_POSITION_INT": 5.0, "VFR_HUD": 2.0]
         for (stream, hz) in documented {

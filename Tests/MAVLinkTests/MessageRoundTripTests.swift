@@ -1,3 +1,4 @@
+import Determinism
 import Foundation
 import MAVLink
 import Testing
@@ -6,7 +7,7 @@ import Testing
     @Test(arguments: MAVLinkMessage.generatedTypes.map { $0.messageName })
     func randomFieldValuesRoundTripThroughPayloadAndFrame(name: String) throws {
         let type = try #require(MAVLinkMessage.generatedTypes.first { $0.messageName == name })
-        var rng = SeededRNG(seed: UInt64(type.id) &* 31 &+ 5)
+        var rng = SeededRandom(seed: UInt64(type.id) &* 31 &+ 5)
         for i in 0..<100 {
             try roundTrip(type, payload: TestData.randomPayload(for: type, using: &rng), seq: UInt8(i))
         }

@@ -1,3 +1,4 @@
+import Determinism
 import MAVLink
 import Testing
 
@@ -26,7 +27,7 @@ import Testing
     }
 
     @Test func randomGarbageNeverCrashesAndFramesAfterItAreRecovered() {
-        var rng = SeededRNG(seed: 2024)
+        var rng = SeededRandom(seed: 2024)
         var recovered = 0, inserted = 0
         for round in 0..<2000 {
             var seq: UInt8 = 0
@@ -69,7 +70,7 @@ import Testing
     }
 
     @Test func pureRandomBytesInRandomChunksNeverTrap() {
-        var rng = SeededRNG(seed: 77)
+        var rng = SeededRandom(seed: 77)
         var parser = MAVLinkParser(configuration: .init(unknownMessages: .deliverUnverified))
         var events = 0
         for _ in 0..<3000 {
@@ -85,7 +86,7 @@ import Testing
     }
 
     @Test func singleBitFlipsAreCountedAsChecksumErrors() throws {
-        var rng = SeededRNG(seed: 5)
+        var rng = SeededRandom(seed: 5)
         var seq: UInt8 = 0
         for original in Self.validFrames(seq: &seq) {
             for _ in 0..<200 {

@@ -1,3 +1,4 @@
+import Determinism
 import Foundation
 import MAVLink
 import Testing
@@ -42,7 +43,7 @@ import Testing
     }
 
     @Test func swiftFramesParseInPymavlinkWithSameFieldsAndBytes() throws {
-        var rng = SeededRNG(seed: 99)
+        var rng = SeededRandom(seed: 99)
         var signer = MAVLinkSigning(key: TestData.key, linkID: 4)
         var lines: [[UInt8]] = []
         var messages: [any MAVLinkMessageType] = []

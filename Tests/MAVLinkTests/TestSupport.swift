@@ -1,19 +1,7 @@
+import Determinism
 import Foundation
 import MAVLink
 import Testing
-
-/// A small deterministic generator (SplitMix64) so every randomized test replays exactly.
-struct SeededRNG: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 enum TestData {
     static let key = try! MAVLinkSigningKey(bytes: (0..<32).map { UInt8($0 &* 7 &+ 3) })
@@ -21,7 +9,7 @@ enum TestData {
 
     /// A full-length payload with random values in every field: ASCII strings of random length, finite floats,
     /// any bit pattern for integers.
-    static func randomPayload(for type: any MAVLinkMessageType.Type, using rng: inout SeededRNG) -> [UInt8] {
+    static func randomPayload(for type: any MAVLinkMessageType.Type, using rng: inout SeededRandom) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: type.maxPayloadLength)
         for field in type.fields {
             let count = max(1, field.arrayLength)

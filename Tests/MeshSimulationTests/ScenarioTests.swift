@@ -1,6 +1,7 @@
 import Testing
 import MeshTypes
 import Coordinator
+import Determinism
 import MeshSimulation
 
 extension MeshSimulation {
@@ -147,7 +148,7 @@ struct ScenarioTests {
         let sim = MeshSimulation(seed: 6, nodes: [.station("GS"), .station("R1"), .station("R2"), .drone("D", persisted: 8, flying: true, telemetry: true)],
                                  links: [(0, 1), (0, 2), (1, 3), (2, 3)], network: profile)
         sim.run(for: .seconds(2))
-        var rng = SplitMix64(seed: 66)
+        var rng = SeededRandom(seed: 66)
         var ids: [CommandID] = []
         let relayLinks = [(0, 1), (0, 2), (1, 3), (2, 3)]
         for k in 0..<40 {
@@ -195,7 +196,7 @@ struct ScenarioTests {
 
     @Test("30 drones starting without numbers settle to distinct numbers within 3 s")
     func settlingBound() throws {
-        var rng = SplitMix64(seed: 7)
+        var rng = SeededRandom(seed: 7)
         var links: [(Int, Int)] = []
         for i in 1..<32 { links.append((rng.int(in: 0...(i - 1)), i)) }
         for _ in 0..<10 { links.append((rng.int(in: 0...31), rng.int(in: 0...31))) }

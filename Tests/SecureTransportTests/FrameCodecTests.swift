@@ -1,3 +1,4 @@
+import Determinism
 import MeshTypes
 import Testing
 @testable import SecureTransport
@@ -69,7 +70,7 @@ struct FrameCodecTests {
     }
 
     @Test func randomBytesNeverTrap() throws {
-        var rng = SeededGenerator(seed: 77)
+        var rng = SeededRandom(seed: 77)
         var decoded = 0
         for _ in 0..<3000 {
             var bytes = rng.bytes(Int.random(in: 0...64, using: &rng))

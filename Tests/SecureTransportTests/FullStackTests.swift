@@ -1,3 +1,4 @@
+import Determinism
 import MeshTypes
 import Testing
 @testable import SecureTransport
@@ -26,12 +27,12 @@ struct FullStackTests {
         let key = try MeshKey(bytes: Array(repeating: 3, count: 32))
         var nodes = [
             1: Node(endpoint: Endpoint(key: key, localID: NodeID(high: 1, low: 0), incarnation: 1, role: .station,
-                                       configuration: config, random: SeededGenerator(seed: 10))),
+                                       configuration: config, random: SeededRandom(seed: 10))),
             2: Node(endpoint: Endpoint(key: key, localID: NodeID(high: 2, low: 0), incarnation: 1, role: .drone,
-                                       configuration: config, random: SeededGenerator(seed: 20))),
+                                       configuration: config, random: SeededRandom(seed: 20))),
         ]
         let ids = [1: nodes[1]!.endpoint.localID, 2: nodes[2]!.endpoint.localID]
-        var rng = SeededGenerator(seed: 2024)
+        var rng = SeededRandom(seed: 2024)
         var queue = MinHeap<InFlight>(by: { ($0.arrival, $0.order) < ($1.arrival, $1.order) })
         var order = 0
         var now = MeshInstant.after(.seconds(100))

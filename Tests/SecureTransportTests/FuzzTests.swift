@@ -1,3 +1,4 @@
+import Determinism
 import MeshTypes
 import Testing
 @testable import SecureTransport
@@ -27,7 +28,7 @@ struct FuzzTests {
         }
     }
 
-    static func mutate(_ original: [UInt8], _ rng: inout SeededGenerator) -> [UInt8] {
+    static func mutate(_ original: [UInt8], _ rng: inout SeededRandom) -> [UInt8] {
         var m = original
         switch Int.random(in: 0..<7, using: &rng) {
         case 0:  // truncate
@@ -56,7 +57,7 @@ struct FuzzTests {
     @Test(arguments: [UInt64(1), 2, 3])
     func mutatedAndRandomDatagramsAreRejectedNeverDelivered(seed: UInt64) throws {
         var fixture = try Fixture()
-        var rng = SeededGenerator(seed: seed)
+        var rng = SeededRandom(seed: seed)
         for case_ in 0..<2000 {
             let sample = fixture.samples.randomElement(using: &rng)!
             let datagram = Self.mutate(sample.bytes, &rng)

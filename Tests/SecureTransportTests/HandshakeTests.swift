@@ -1,3 +1,4 @@
+import Determinism
 import MeshTypes
 import Testing
 @testable import SecureTransport
@@ -330,8 +331,8 @@ struct ParallelHandshakeTests {
     /// Two endpoints of one mesh: a station (the lower NodeID) and a drone.
     static func pair(seed: UInt64) throws -> (Endpoint, Endpoint) {
         let key = try MeshKey(bytes: Array(repeating: UInt8(seed), count: 32))
-        return (Endpoint(key: key, localID: NodeID(high: 1, low: 0), incarnation: 1, role: .station, random: SeededGenerator(seed: seed)),
-                Endpoint(key: key, localID: NodeID(high: 2, low: 0), incarnation: 2, role: .drone, random: SeededGenerator(seed: seed + 1)))
+        return (Endpoint(key: key, localID: NodeID(high: 1, low: 0), incarnation: 1, role: .station, random: SeededRandom(seed: seed)),
+                Endpoint(key: key, localID: NodeID(high: 2, low: 0), incarnation: 2, role: .drone, random: SeededRandom(seed: seed + 1)))
     }
 
     /// The datagrams a step sends.

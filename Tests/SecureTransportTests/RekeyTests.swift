@@ -1,3 +1,4 @@
+import Determinism
 import MeshTypes
 import Testing
 @testable import SecureTransport
@@ -39,7 +40,7 @@ struct RekeyTests {
         held += net.takeInFlight()
 
         // Deliver everything in a scrambled order.
-        var rng = SeededGenerator(seed: 99)
+        var rng = SeededRandom(seed: 99)
         held.shuffle(using: &rng)
         for d in held { _ = net.inject(d.bytes, from: d.from, to: d.to) }
         #expect(net.rejections(at: 1).isEmpty && net.rejections(at: 2).isEmpty)

@@ -1,3 +1,4 @@
+import Determinism
 import MeshTypes
 import Testing
 @testable import SecureTransport
@@ -17,7 +18,7 @@ struct ReliableChannelTests {
         var channels = [ReliableChannel(), ReliableChannel()]
         var packets = MinHeap<Packet>(by: { ($0.arrival, $0.order) < ($1.arrival, $1.order) })
         var now = MeshInstant.after(.seconds(10))
-        var rng: SeededGenerator
+        var rng: SeededRandom
         var loss: Double
         var duplication: Double
         var delay: ClosedRange<Int>  // milliseconds, drawn per packet: reorders whenever ranges overlap
@@ -26,7 +27,7 @@ struct ReliableChannelTests {
         var delivered: [[[UInt8]]] = [[], []]
 
         init(seed: UInt64, loss: Double, duplication: Double, delay: ClosedRange<Int>) {
-            rng = SeededGenerator(seed: seed)
+            rng = SeededRandom(seed: seed)
             self.loss = loss
             self.duplication = duplication
             self.delay = delay

@@ -1,3 +1,4 @@
+import Determinism
 import Testing
 @testable import SecureTransport
 
@@ -70,7 +71,7 @@ struct ReplayWindowTests {
     }
 
     @Test func matchesAReferenceModelOnRandomTraffic() {
-        var rng = SeededGenerator(seed: 6479)
+        var rng = SeededRandom(seed: 6479)
         var w = ReplayWindow()
         var seen = Set<UInt64>()
         var greatest: UInt64 = 0

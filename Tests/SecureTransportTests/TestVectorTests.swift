@@ -1,3 +1,4 @@
+import Determinism
 import MeshTypes
 import Testing
 @testable import SecureTransport
@@ -17,10 +18,10 @@ struct TestVectorTests {
         let key = try MeshKey(bytes: Array(0..<32))
         var a = SecureEndpoint<Int>(
             key: key, localID: NodeID(high: 0x0101_0101_0101_0101, low: 0x0202_0202_0202_0202), incarnation: 7,
-            role: .station, random: SeededGenerator(seed: 1))
+            role: .station, random: SeededRandom(seed: 1))
         var b = SecureEndpoint<Int>(
             key: key, localID: NodeID(high: 0x0303_0303_0303_0303, low: 0x0404_0404_0404_0404), incarnation: 9,
-            role: .drone, random: SeededGenerator(seed: 2))
+            role: .drone, random: SeededRandom(seed: 2))
         let t = MeshInstant.after(.seconds(1))
         let initiation = try #require(Self.sent(a.connect(to: 2, now: t, wallClockMicros: 1_800_000_000_000_000)).first)
         #expect(initiation.hexString == Self.initiation)

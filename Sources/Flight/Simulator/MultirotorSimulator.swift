@@ -1,3 +1,4 @@
+import Determinism
 import Geodesy
 
 /// The default vehicle: a simulated multirotor stepped by its caller.

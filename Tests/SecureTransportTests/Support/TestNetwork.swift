@@ -1,3 +1,4 @@
+import Determinism
 import MeshTypes
 @testable import SecureTransport
 
@@ -34,7 +35,7 @@ struct TestNetwork {
         let nodeID = id ?? NodeID(high: UInt64(address), low: 0xABCD)
         endpoints[address] = Endpoint(
             key: key, localID: nodeID, incarnation: incarnation, role: role, configuration: configuration,
-            random: SeededGenerator(seed: seed &* 7919 &+ UInt64(address)))
+            random: SeededRandom(seed: seed &* 7919 &+ UInt64(address)))
         return nodeID
     }
 

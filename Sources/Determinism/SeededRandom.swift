@@ -1,5 +1,8 @@
-/// A tiny seeded pseudo-random generator (SplitMix64): the simulation's only source of randomness.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
+import Foundation
+
+/// The one seeded random generator (SplitMix64) of every simulation, benchmark and randomized test, so each replays
+/// exactly from its seed.
+public struct SeededRandom: RandomNumberGenerator, Sendable, Hashable {
     private var state: UInt64
 
     /// A generator started from `seed`.
@@ -23,5 +26,17 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
     /// A uniform integer in `range`.
     public mutating func int(in range: ClosedRange<Int>) -> Int {
         range.lowerBound + Int(next() % UInt64(range.upperBound - range.lowerBound + 1))
+    }
+
+    /// `n` random bytes.
+    public mutating func bytes(_ n: Int) -> [UInt8] {
+        (0..<n).map { _ in UInt8.random(in: 0...255, using: &self) }
+    }
+
+    /// A standard normal sample (Box–Muller).
+    public mutating func gaussian() -> Double {
+        let u1 = Double.random(in: Double.ulpOfOne..<1, using: &self)
+        let u2 = Double.random(in: 0..<1, using: &self)
+        return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
     }
 }
