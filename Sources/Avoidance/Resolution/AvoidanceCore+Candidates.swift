@@ -43,6 +43,7 @@ extension AvoidanceCore {
         }
         let waitUntil = x.now + c.reactionTime + 0.3
         for z in altitudes(x, picture: picture, threats: threats) {
+            let first = out.count
             for f in [1.0] + c.speedFactors {
                 out.append(travel(x, altitude: z, speed: f >= 1 ? x.speed : x.speed * f))
             }
@@ -56,6 +57,9 @@ extension AvoidanceCore {
                 let until = x.now + ((climb / rate + 1.5) * 10).rounded(.up) / 10
                 out.append(wait(x, at: Vector3(brake.x, brake.y, z), until: until, altitude: z))
             }
+            // Another group's busy layer costs more than a clear one.
+            let traffic = layerTraffic(x, picture: picture, altitude: z)
+            if traffic > 0 { for i in first..<out.count { out[i].cost += traffic } }
         }
         out += sidesteps(x, picture: picture, threats: threats)
         if !threats.isEmpty { out += veers(x) }

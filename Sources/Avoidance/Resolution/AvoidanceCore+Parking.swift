@@ -33,9 +33,13 @@ extension AvoidanceCore {
             for t in 0..<picture.count where picture.higher[t] && picture.stationaryEnd[t] {
                 let j = t * k + k - 1
                 let dx = picture.xs[j] - q.x, dy = picture.ys[j] - q.y
-                let rh = c.planningHorizontal + picture.gh[j]
+                let z = picture.zs[j]
+                // The growth of an uncertain drone's volume counts only in the spot's own layer: one that ends in
+                // another layer (a neighbour still climbing to its own altitude) holds no spot beside it.
+                let sameLayer = abs(z - q.z) < c.planningVertical
+                let rh = c.planningHorizontal + (sameLayer ? picture.gh[j] : 0)
                 guard dx * dx + dy * dy < rh * rh else { continue }
-                let z = picture.zs[j], margin = c.planningVertical + picture.gv[j]
+                let margin = c.planningVertical + picture.gv[j]
                 if abs(z - q.z) < margin + 2 * c.layerSpacing { return true }
                 if z > min(own.position.z, q.z) - margin && z < max(own.position.z, q.z) + margin { return true }
             }

@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+import Flight
+@testable import Avoidance
+
+@Suite("Layers")
+struct LayerTests {
+    /// A drone that does not avoid (taking off) climbing in place at `xy` from `from` to `to` metres within 4 s, then
+    /// holding there: its prediction ends standing still.
+    func climbing(_ uav: Int, at xy: Vector3, from: Double, to: Double) -> AirspaceTrack {
+        let points = (1...40).map { i -> PredictedTrajectory.Point in
+            let t = Double(i) * 0.2
+            return .init(offset: t, position: Vector3(xy.x, xy.y, from + (to - from) * min(1, t / 4)))
+        }
+        return AirspaceTrack(uavNumber: uav, avoiding: false, prediction: PredictedTrajectory(time: 0, origin: Vector3(xy.x, xy.y, from), points: points))
+    }
+
+    @Test("a drone still climbing to another layer beside a hovering drone does not hold its spot; one ending in the same layer does")
+    func climberInAnotherLayerHoldsNoSpot() {
+        let spot = Vector3(0, 0, 16)
+        // 10 m away (neighbours on the 3-altitude circle), ending at 20 m: 4 m above, another layer.
+        var core = AvoidanceCore()
+        let d = core.decide(own: ownship(2, at: spot, goal: spot), airspace: [climbing(1, at: Vector3(10, 0, 0), from: 12, to: 20)], now: 0)
+        #expect(d.destination == spot)
+        #expect(!d.parked)
+        // Ending in the drone's own layer, its uncertain volume (growing to 6 m) still holds the spot.
+        var same = AvoidanceCore()
+        let e = same.decide(own: ownship(2, at: spot, goal: spot), airspace: [climbing(1, at: Vector3(10, 0, 0), from: 8, to: 16)], now: 0)
+        #expect(e.parked)
+        #expect(e.destination != spot)
+    }
+
+    @Test("changing altitude to pass a higher-ranked drone, a drone takes the clear layer, not the one lower-ranked drones fly level in")
+    func clearLayerBeforeBusyOne() {
+        let own = ownship(2, at: Vector3(0, 0, 20), velocity: Vector3(4, 0, 0), goal: Vector3(200, 0, 20))
+        let blocker = track(1, from: Vector3(20, 0, 20))
+        // Descending is cheaper than climbing: with nobody below, the drone goes under.
+        var alone = AvoidanceCore()
+        guard case .altitude(let under) = alone.decide(own: own, airspace: [blocker], now: 0).maneuver else {
+            Issue.record("expected an altitude change")
+            return
+        }
+        #expect(under < 20)
+        // A lower-ranked drone flying level at 16 m toward it: the layer below is busy, so it goes over.
+        var core = AvoidanceCore()
+        let traffic = track(5, from: Vector3(60, 0, 16), velocity: Vector3(-4, 0, 0))
+        guard case .altitude(let z) = core.decide(own: own, airspace: [blocker, traffic], now: 0).maneuver else {
+            Issue.record("expected an altitude change")
+            return
+        }
+        #expect(z > 20)
+    }
+}
