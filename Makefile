@@ -4,7 +4,7 @@ SWIFT ?= swift
 # measured on a machine busy with the simulation seeds.
 LAB_SUITES := MeshLabTests|OutageLabTests|CoordinatorLabTests|MapOriginLabTests|TargetSourceLabTests|FleetLabTests|AvoidanceLabTests|MAVLinkLabTests|DemoLabTests
 
-.PHONY: all setup build test unit-test lab-test demo bench soak clean
+.PHONY: all setup build test unit-test lab-test demo bench soak format format-check clean
 
 all: build
 
@@ -37,6 +37,16 @@ bench: setup
 soak: build
 	MESHSIM_SEEDS=$${MESHSIM_SEEDS:-20000} MESHSIM_OUTAGE_SEEDS=$${MESHSIM_OUTAGE_SEEDS:-200} $(SWIFT) test --filter MeshSimulationTests
 	AVOIDANCE_SEEDS=$${AVOIDANCE_SEEDS:-20000} $(SWIFT) test --filter AvoidanceTests
+
+# swift format (ships with the toolchain), configured by .swift-format. CI runs format-check before the tests.
+# Sources/MAVLink/Generated is left as Tools/mavgen writes it (a test compares the two byte for byte).
+FORMAT_PATHS = Package.swift $(shell find Sources Tests -name '*.swift' -not -path 'Sources/MAVLink/Generated/*' | sort)
+
+format:
+	@$(SWIFT) format format --in-place --parallel $(FORMAT_PATHS)
+
+format-check:
+	@$(SWIFT) format lint --strict --parallel $(FORMAT_PATHS) || { echo "format-check: run 'make format' (configuration in .swift-format)" >&2; exit 1; }
 
 clean:
 	-bash scripts/lab down

@@ -23,11 +23,13 @@ let package = Package(
         .target(name: "MeshTypes"),
         // The seeded random generator every simulation, benchmark and randomized test shares.
         .target(name: "Determinism"),
-        .target(name: "SecureTransport", dependencies: [
-            "MeshTypes",
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "NIOCore", package: "swift-nio"),
-        ]),
+        .target(
+            name: "SecureTransport",
+            dependencies: [
+                "MeshTypes",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]),
         .target(name: "Membership", dependencies: ["MeshTypes"]),
         // The mesh layer of a node, pure: secure endpoint + membership + reliable channels and the rules between them.
         .target(name: "MeshCore", dependencies: ["MeshTypes", "SecureTransport", "Membership"]),
@@ -36,15 +38,21 @@ let package = Package(
         .target(name: "Flight", dependencies: ["Determinism", "Geodesy"]),
         .target(name: "MAVLink", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // Target sources (`_loc-broadcaster._udp`): datagram format, subscriber and source state machines.
-        .target(name: "LocBroadcaster", dependencies: [
-            "Coordinator", "MeshTypes", .product(name: "Crypto", package: "swift-crypto"),
-        ]),
+        .target(
+            name: "LocBroadcaster",
+            dependencies: [
+                "Coordinator", "MeshTypes", .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         // Deterministic simulation of many coordinators on a virtual clock and network.
-        .target(name: "MeshSimulation", dependencies: ["Determinism", "Coordinator", "MeshTypes", "MeshCore", "Membership", "SecureTransport"]),
+        .target(
+            name: "MeshSimulation",
+            dependencies: ["Determinism", "Coordinator", "MeshTypes", "MeshCore", "Membership", "SecureTransport"]),
         // Collision avoidance between drones from shared predictions: detection, resolution, multi-drone simulation.
         .target(name: "Avoidance", dependencies: ["Determinism", "Flight", "Geodesy"]),
         // Scenario files (TOML) for the flight simulator, with or without collision avoidance.
-        .target(name: "Scenarios", dependencies: ["Flight", "Geodesy", "Avoidance", .product(name: "TOMLKit", package: "TOMLKit")]),
+        .target(
+            name: "Scenarios",
+            dependencies: ["Flight", "Geodesy", "Avoidance", .product(name: "TOMLKit", package: "TOMLKit")]),
         // The MAVLink bridge: an autopilot driven from the mesh (drones), the fleet shown to ground-control software (stations).
         .target(name: "MAVLinkBridge", dependencies: ["MAVLink", "Coordinator", "MeshTypes"]),
 
@@ -52,49 +60,71 @@ let package = Package(
         .target(name: "ControlProtocol"),
 
         // I/O shells.
-        .target(name: "Discovery", dependencies: [
-            "CAvahi", "MeshTypes",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ]),
-        .target(name: "Node", dependencies: [
-            "ControlProtocol", "MeshTypes", "SecureTransport", "Membership", "MeshCore", "Discovery", "Coordinator", "Flight", "Geodesy", "LocBroadcaster", "Avoidance",
-            "MAVLink", "MAVLinkBridge",
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "TOMLKit", package: "TOMLKit"),
-        ]),
+        .target(
+            name: "Discovery",
+            dependencies: [
+                "CAvahi", "MeshTypes",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
+        .target(
+            name: "Node",
+            dependencies: [
+                "ControlProtocol", "MeshTypes", "SecureTransport", "Membership", "MeshCore", "Discovery", "Coordinator",
+                "Flight", "Geodesy", "LocBroadcaster", "Avoidance",
+                "MAVLink", "MAVLinkBridge",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ]),
 
         // Drives scripts/lab and `fleetmesh run` processes: used by the lab tests, the benchmarks and the demo.
         .target(name: "LabKit", dependencies: ["ControlProtocol", "Node"]),
 
         // Executables only compose.
-        .executableTarget(name: "fleetmesh", dependencies: [
-            "ControlProtocol", "Node", "Geodesy", "Flight", "Scenarios", "Avoidance",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        .executableTarget(
+            name: "fleetmesh",
+            dependencies: [
+                "ControlProtocol", "Node", "Geodesy", "Flight", "Scenarios", "Avoidance",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         .executableTarget(name: "fleetmesh-demo", dependencies: ["ControlProtocol", "LabKit"]),
-        .executableTarget(name: "fleetmesh-bench", dependencies: [
-            "ControlProtocol", "Determinism", "Node", "LabKit", "SecureTransport", "Membership", "MeshTypes", "Coordinator", "MeshSimulation", "Geodesy", "Flight", "MAVLink", "Avoidance",
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .executableTarget(
+            name: "fleetmesh-bench",
+            dependencies: [
+                "ControlProtocol", "Determinism", "Node", "LabKit", "SecureTransport", "Membership", "MeshTypes",
+                "Coordinator", "MeshSimulation", "Geodesy", "Flight", "MAVLink", "Avoidance",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
 
-        .testTarget(name: "SecureTransportTests", dependencies: ["Determinism", "SecureTransport", "MeshTypes"],
-                    exclude: ["verify-secure-transport-vector.py"]),
+        .testTarget(
+            name: "SecureTransportTests", dependencies: ["Determinism", "SecureTransport", "MeshTypes"],
+            exclude: ["verify-secure-transport-vector.py"]),
         .testTarget(name: "MembershipTests", dependencies: ["Membership"]),
         .testTarget(name: "LocBroadcasterTests", dependencies: ["LocBroadcaster", "Coordinator", "MeshTypes"]),
         .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "Determinism", "MeshTypes"]),
-        .testTarget(name: "MeshSimulationTests", dependencies: ["Determinism", "MeshSimulation", "MeshCore", "Membership", "Coordinator", "MeshTypes"]),
-        .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"], exclude: ["make-vectors.sh"], resources: [.copy("Resources")]),
+        .testTarget(
+            name: "MeshSimulationTests",
+            dependencies: ["Determinism", "MeshSimulation", "MeshCore", "Membership", "Coordinator", "MeshTypes"]),
+        .testTarget(
+            name: "GeodesyTests", dependencies: ["Geodesy"], exclude: ["make-vectors.sh"],
+            resources: [.copy("Resources")]),
         .testTarget(name: "FlightTests", dependencies: ["Determinism", "Flight", "Geodesy", "Scenarios"]),
-        .testTarget(name: "AvoidanceTests", dependencies: ["Determinism", "Avoidance", "Flight", "Geodesy", "Scenarios"]),
+        .testTarget(
+            name: "AvoidanceTests", dependencies: ["Determinism", "Avoidance", "Flight", "Geodesy", "Scenarios"]),
         .testTarget(name: "MAVLinkTests", dependencies: ["Determinism", "MAVLink"], exclude: ["pymav_vectors.py"]),
-        .testTarget(name: "MAVLinkBridgeTests", dependencies: ["Determinism", "MAVLinkBridge", "MAVLink", "Coordinator", "MeshTypes"]),
-        .testTarget(name: "NodeTests", dependencies: ["Node", "MeshCore", "Coordinator", "MeshTypes", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(
+            name: "MAVLinkBridgeTests",
+            dependencies: ["Determinism", "MAVLinkBridge", "MAVLink", "Coordinator", "MeshTypes"]),
+        .testTarget(
+            name: "NodeTests",
+            dependencies: [
+                "Node", "MeshCore", "Coordinator", "MeshTypes", .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol"]),
         .testTarget(name: "LabTests", dependencies: ["ControlProtocol", "Node", "LabKit"], exclude: ["udp_tool.py"]),
     ],

@@ -6,7 +6,9 @@ public enum ControlClient {
     public static let defaultRunDirectory = "/run/fleetmesh"
 
     /// Sends one request and returns the decoded response.
-    public static func request(_ request: ControlRequest, socket path: String, timeout: Duration = .seconds(5)) throws -> ControlResponse {
+    public static func request(_ request: ControlRequest, socket path: String, timeout: Duration = .seconds(5)) throws
+        -> ControlResponse
+    {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ControlClientError(path: path, problem: String(cString: strerror(errno))) }
         defer { close(fd) }
@@ -23,7 +25,9 @@ public enum ControlClient {
             raw[bytes.count] = 0
         }
         let connected = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard connected == 0 else {
             let reason = String(cString: strerror(errno))
@@ -56,10 +60,14 @@ public enum ControlClient {
             .filter { $0.hasSuffix(".sock") }.sorted()
         switch sockets.count {
         case 1: return "\(runDirectory)/\(sockets[0])"
-        case 0: throw ControlClientError(path: runDirectory, problem: "no running node found (no *.sock here); start one with `fleetmesh run --config FILE`")
+        case 0:
+            throw ControlClientError(
+                path: runDirectory,
+                problem: "no running node found (no *.sock here); start one with `fleetmesh run --config FILE`")
         default:
             let names = sockets.map { String($0.dropLast(5)) }.joined(separator: ", ")
-            throw ControlClientError(path: runDirectory, problem: "several nodes run here (\(names)); choose one with --node NAME")
+            throw ControlClientError(
+                path: runDirectory, problem: "several nodes run here (\(names)); choose one with --node NAME")
         }
     }
 }

@@ -24,12 +24,16 @@ extension ControlRequest: Codable {
             throw ControlRequestError("unknown command '\(command)' (known: \(known))")
         }
         let fields = Fields(container: container, command: command)
-        if let v = try fields.value("v", Int.self, "an integer (the control protocol version)"), v != ControlProtocol.version {
+        if let v = try fields.value("v", Int.self, "an integer (the control protocol version)"),
+            v != ControlProtocol.version
+        {
             throw ControlRequestError(
-                #"\#(command): "v": this node speaks control protocol version \#(ControlProtocol.version), found \#(v)"#)
+                #"\#(command): "v": this node speaks control protocol version \#(ControlProtocol.version), found \#(v)"#
+            )
         }
         let allowed = Self.fields[command] ?? []
-        for key in container.allKeys.map(\.stringValue).sorted() where key != "command" && key != "v" && !allowed.contains(key) {
+        for key in container.allKeys.map(\.stringValue).sorted()
+        where key != "command" && key != "v" && !allowed.contains(key) {
             let takes = allowed.isEmpty ? "takes no fields" : "takes " + allowed.joined(separator: ", ")
             throw ControlRequestError(#"\#(command): unknown field "\#(key)" (\#(command) \#(takes))"#)
         }
@@ -85,9 +89,12 @@ extension ControlRequest.Send {
             throw f.error(#""uav" must be a UAV number 1–250, found \#(uav.map(String.init) ?? "none")"#)
         }
         let timeoutMs = try f.value("timeoutMs", Int.self, "an integer number of milliseconds") ?? 30_000
-        guard (1...600_000).contains(timeoutMs) else { throw f.error(#""timeoutMs" must be 1–600000, found \#(timeoutMs)"#) }
-        self.init(uav: uav, args: try f.value("args", [String].self, "an array of strings (the command as words)") ?? [],
-                  timeoutMs: timeoutMs, takeover: try f.value("takeover", Bool.self, "true or false") ?? false)
+        guard (1...600_000).contains(timeoutMs) else {
+            throw f.error(#""timeoutMs" must be 1–600000, found \#(timeoutMs)"#)
+        }
+        self.init(
+            uav: uav, args: try f.value("args", [String].self, "an array of strings (the command as words)") ?? [],
+            timeoutMs: timeoutMs, takeover: try f.value("takeover", Bool.self, "true or false") ?? false)
     }
 }
 
@@ -111,9 +118,10 @@ extension ControlRequest.TargetLocation {
             to = .all
         }
         let timeoutMs = try f.value("timeoutMs", Int.self, "an integer number of milliseconds") ?? 10_000
-        self.init(latitude: lat, longitude: lon, altitude: alt, to: to,
-                  follow: try f.value("follow", Bool.self, "true or false") ?? false,
-                  timeoutMs: min(max(timeoutMs, 1), 600_000))
+        self.init(
+            latitude: lat, longitude: lon, altitude: alt, to: to,
+            follow: try f.value("follow", Bool.self, "true or false") ?? false,
+            timeoutMs: min(max(timeoutMs, 1), 600_000))
     }
 }
 
@@ -126,15 +134,18 @@ extension ControlRequest.Manual {
             throw f.error(#""uavs" must list UAV numbers 1–250, found \#(numbers)"#)
         }
         let rate = try f.value("rateHz", Double.self, "a number of samples per second") ?? 100
-        guard rate.isFinite, (1...1000).contains(rate) else { throw f.error(#""rateHz" must be 1–1000, found \#(rate)"#) }
+        guard rate.isFinite, (1...1000).contains(rate) else {
+            throw f.error(#""rateHz" must be 1–1000, found \#(rate)"#)
+        }
         let ms = try f.value("durationMs", Int.self, "an integer number of milliseconds") ?? 5000
         guard (1...600_000).contains(ms) else { throw f.error(#""durationMs" must be 1–600000, found \#(ms)"#) }
         let axes = try f.value("axes", [Int].self, "four integers x, y, z, r") ?? [0, 0, 0, 0]
         guard axes.count == 4, axes.allSatisfy({ (-1000...1000).contains($0) }) else {
             throw f.error(#""axes" must be four numbers x, y, z, r within -1000…1000, found \#(axes)"#)
         }
-        self.init(uavs: numbers, rateHz: rate, durationMs: ms, axes: axes,
-                  takeover: try f.value("takeover", Bool.self, "true or false") ?? false)
+        self.init(
+            uavs: numbers, rateHz: rate, durationMs: ms, axes: axes,
+            takeover: try f.value("takeover", Bool.self, "true or false") ?? false)
     }
 }
 

@@ -62,8 +62,10 @@ public enum ControlRequest: Sendable, Equatable {
         /// How long to wait for each follow command's answer, ms (clamped to 1–600,000).
         public var timeoutMs: Int
 
-        public init(latitude: Double, longitude: Double, altitude: Double, to: Addressee, follow: Bool = false,
-                    timeoutMs: Int = 10_000) {
+        public init(
+            latitude: Double, longitude: Double, altitude: Double, to: Addressee, follow: Bool = false,
+            timeoutMs: Int = 10_000
+        ) {
             self.latitude = latitude
             self.longitude = longitude
             self.altitude = altitude
@@ -82,8 +84,10 @@ public enum ControlRequest: Sendable, Equatable {
         public var axes: [Int]
         public var takeover: Bool
 
-        public init(uavs: [Int], rateHz: Double = 100, durationMs: Int = 5000, axes: [Int] = [0, 0, 0, 0],
-                    takeover: Bool = false) {
+        public init(
+            uavs: [Int], rateHz: Double = 100, durationMs: Int = 5000, axes: [Int] = [0, 0, 0, 0],
+            takeover: Bool = false
+        ) {
             self.uavs = uavs
             self.rateHz = rateHz
             self.durationMs = durationMs
@@ -108,7 +112,9 @@ public enum ControlRequest: Sendable, Equatable {
     }
 
     /// Every command, as the node lists them in its error for an unknown one.
-    public static let commands = ["status", "peers", "vehicles", "airspace", "send", "target", "origin", "sources", "manual"]
+    public static let commands = [
+        "status", "peers", "vehicles", "airspace", "send", "target", "origin", "sources", "manual",
+    ]
 }
 
 /// A control request that cannot be read: the message names the command and field and says what was wrong.

@@ -11,9 +11,11 @@ public struct ControlResponse: Codable, Sendable {
     public var sources: TargetSourcesReport?
     public var manual: ManualStreamReport?
 
-    public init(status: NodeStatus? = nil, error: String? = nil, vehicles: [VehicleReport]? = nil,
-                airspace: [AirspaceReport]? = nil, command: CommandReport? = nil, target: TargetReport? = nil,
-                origin: OriginReport? = nil, sources: TargetSourcesReport? = nil, manual: ManualStreamReport? = nil) {
+    public init(
+        status: NodeStatus? = nil, error: String? = nil, vehicles: [VehicleReport]? = nil,
+        airspace: [AirspaceReport]? = nil, command: CommandReport? = nil, target: TargetReport? = nil,
+        origin: OriginReport? = nil, sources: TargetSourcesReport? = nil, manual: ManualStreamReport? = nil
+    ) {
         self.status = status
         self.error = error
         self.vehicles = vehicles

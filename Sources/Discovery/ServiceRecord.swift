@@ -35,7 +35,10 @@ public struct ServiceRecord: Sendable, Equatable {
     /// Published by this very process.
     public var isOwn: Bool
 
-    public init(key: ServiceKey, hostName: String, address: String, port: UInt16, txt: [String: String], isLocal: Bool, isOwn: Bool) {
+    public init(
+        key: ServiceKey, hostName: String, address: String, port: UInt16, txt: [String: String], isLocal: Bool,
+        isOwn: Bool
+    ) {
         self.key = key
         self.hostName = hostName
         self.address = address

@@ -27,18 +27,22 @@ public enum GeodesyError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .latitudeOutOfRange(let v): return "latitude \(v) is outside -90…90 degrees"
-        case .latitudeOutsideUTM(let v): return "latitude \(v) is outside the UTM domain (-80…84 degrees); force a zone to project it anyway"
+        case .latitudeOutsideUTM(let v):
+            return "latitude \(v) is outside the UTM domain (-80…84 degrees); force a zone to project it anyway"
         case .longitudeNotFinite(let v): return "longitude \(v) is not a finite number"
         case .altitudeNotFinite(let v): return "altitude \(v) is not a finite number"
         case .zoneOutOfRange(let z): return "UTM zone \(z) is outside 1…60"
         case .badZoneText(let t, let reason): return "bad UTM zone '\(t)': \(reason)"
         case .tooFarFromZone(let lon, let zone, let maxDegrees):
             return "longitude \(lon) is more than \(maxDegrees) degrees from the central meridian of zone \(zone)"
-        case .gridCoordinateOutOfRange(let e, let n): return "easting \(e) / northing \(n) is not a finite grid position"
+        case .gridCoordinateOutOfRange(let e, let n):
+            return "easting \(e) / northing \(n) is not a finite grid position"
         case .eastingOutOfRange(let e, let r):
-            return "easting \(e) m is outside the UTM range \(formatFixed(r.lowerBound, 0))…\(formatFixed(r.upperBound, 0)) m"
+            return
+                "easting \(e) m is outside the UTM range \(formatFixed(r.lowerBound, 0))…\(formatFixed(r.upperBound, 0)) m"
         case .northingOutOfRange(let n, let h, let r):
-            return "northing \(n) m is outside the UTM range for hemisphere \(h.rawValue) (\(formatFixed(r.lowerBound, 0))…\(formatFixed(r.upperBound, 0)) m)"
+            return
+                "northing \(n) m is outside the UTM range for hemisphere \(h.rawValue) (\(formatFixed(r.lowerBound, 0))…\(formatFixed(r.upperBound, 0)) m)"
         case .geodesicDidNotConverge: return "geodesic inverse did not converge (points nearly antipodal)"
         }
     }

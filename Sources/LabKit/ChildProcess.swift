@@ -25,7 +25,8 @@ public final class ChildProcess: @unchecked Sendable {
         // A process group of its own, so a signal reaches the whole tree it starts.
         // Default signal handling and an empty mask: a caller that ignores or blocks SIGINT/SIGTERM (the demo
         // does, to stop its nodes in order) must not pass that on, or its children could not be stopped.
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         posix_spawnattr_setpgroup(&attributes, 0)
         var defaults = sigset_t()
         sigemptyset(&defaults)
@@ -37,7 +38,9 @@ public final class ChildProcess: @unchecked Sendable {
         sigemptyset(&mask)
         posix_spawnattr_setsigmask(&attributes, &mask)
 
-        let env = (environment.map { ProcessInfo.processInfo.environment.merging($0) { $1 } } ?? ProcessInfo.processInfo.environment)
+        let env =
+            (environment.map { ProcessInfo.processInfo.environment.merging($0) { $1 } }
+            ?? ProcessInfo.processInfo.environment)
             .map { "\($0.key)=\($0.value)" }
         var pid: pid_t = 0
         let argv = arguments.map { strdup($0) } + [nil]
@@ -98,7 +101,8 @@ public final class ChildProcess: @unchecked Sendable {
 
 /// Runs a command to completion and returns its exit status and combined stdout and stderr.
 @discardableResult
-public func shell(_ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, output: String) {
+public func shell(_ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, output: String)
+{
     var fds: [Int32] = [0, 0]
     // Close-on-exec (set by ChildProcess): only the dup'ed stdout/stderr reach the child.
     guard pipe(&fds) == 0 else { throw LabError("pipe: \(String(cString: strerror(errno)))") }
@@ -106,7 +110,8 @@ public func shell(_ arguments: [String], environment: [String: String]? = nil) t
     do {
         child = try ChildProcess(arguments, outputFD: fds[1], environment: environment)
     } catch {
-        close(fds[0]); close(fds[1])
+        close(fds[0])
+        close(fds[1])
         throw error
     }
     close(fds[1])

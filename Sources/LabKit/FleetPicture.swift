@@ -14,8 +14,10 @@ extension VehicleReport {
     public func placed(relativeTo home: (Double, Double)) -> (east: Double, north: Double, up: Double) {
         let age = Double(ageMs) / 1000
         let metresPerDegree = 111_320.0
-        return ((longitude - home.1) * metresPerDegree * cos(home.0 * .pi / 180) + (velocityEast ?? 0) * age,
-                (latitude - home.0) * metresPerDegree + (velocityNorth ?? 0) * age,
-                altitude + (velocityUp ?? 0) * age)
+        return (
+            (longitude - home.1) * metresPerDegree * cos(home.0 * .pi / 180) + (velocityEast ?? 0) * age,
+            (latitude - home.0) * metresPerDegree + (velocityNorth ?? 0) * age,
+            altitude + (velocityUp ?? 0) * age
+        )
     }
 }

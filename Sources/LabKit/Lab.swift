@@ -3,7 +3,8 @@ import Foundation
 import Node
 
 /// The repository root, found from this file's path (Sources/LabKit/Lab.swift).
-public let repositoryRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+public let repositoryRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
 
 /// The lab script.
 public var labScript: String { repositoryRoot.appendingPathComponent("scripts/lab").path }
@@ -30,8 +31,10 @@ public struct LabError: Error, CustomStringConvertible {
 
 /// Waits until `condition` holds, polling every `poll`; fails with `what` after `timeout`.
 @discardableResult
-public func waitUntil(_ what: String, timeout: Duration, poll: Duration = .milliseconds(20),
-               _ condition: () throws -> Bool) async throws -> Duration {
+public func waitUntil(
+    _ what: String, timeout: Duration, poll: Duration = .milliseconds(20),
+    _ condition: () throws -> Bool
+) async throws -> Duration {
     let clock = ContinuousClock()
     let start = clock.now
     while true {
@@ -64,7 +67,9 @@ public final class Lab: @unchecked Sendable {
         guard keygen.status == 0 else { throw LabError("keygen failed: \(keygen.output)") }
         let up = try shell(["bash", labScript, "--name", self.name, "up", String(hosts)])
         guard up.status == 0 else {
-            throw LabError("the lab could not be built (is this root with iproute2, iptables, dbus and avahi-daemon installed? run `make setup`):\n\(up.output)")
+            throw LabError(
+                "the lab could not be built (is this root with iproute2, iptables, dbus and avahi-daemon installed? run `make setup`):\n\(up.output)"
+            )
         }
     }
 
@@ -105,8 +110,10 @@ public final class Lab: @unchecked Sendable {
 
     /// Writes a config and starts `fleetmesh run` on `host`.
     @discardableResult
-    public func startNode(host: Int, name: String, role: String = "drone", key: String? = nil, extra: String = "",
-                          network: String = "", logLevel: String = "debug") throws -> NodeProcess {
+    public func startNode(
+        host: Int, name: String, role: String = "drone", key: String? = nil, extra: String = "",
+        network: String = "", logLevel: String = "debug"
+    ) throws -> NodeProcess {
         // Files are keyed by host and name, so two nodes may share a name (the collision test) on different hosts.
         let tag = "h\(host)-\(name.replacingOccurrences(of: " ", with: "_"))"
         let config = directory.appendingPathComponent("\(tag).toml").path
@@ -162,7 +169,12 @@ public final class Lab: @unchecked Sendable {
 final class LockedCounter: @unchecked Sendable {
     private var value = 0
     private let lock = NSLock()
-    func next() -> Int { lock.lock(); defer { lock.unlock() }; value += 1; return value }
+    func next() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        value += 1
+        return value
+    }
 }
 
 /// A `fleetmesh run` process on a lab host.
@@ -183,8 +195,11 @@ public final class NodeProcess: @unchecked Sendable {
         let fd = open(logPath, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw LabError("cannot create \(logPath)") }
         defer { close(fd) }
-        process = try ChildProcess(["bash", labScript, "--name", lab.name, "exec", String(host),
-                                    try fleetmeshBinary(), "run", "--config", config], outputFD: fd)
+        process = try ChildProcess(
+            [
+                "bash", labScript, "--name", lab.name, "exec", String(host),
+                try fleetmeshBinary(), "run", "--config", config,
+            ], outputFD: fd)
     }
 
     /// The node's status over its control socket.

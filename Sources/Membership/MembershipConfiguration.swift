@@ -14,9 +14,11 @@ public struct MembershipConfiguration: Sendable, Equatable {
     /// How many forgotten (lost longer than `forgetAfter`) peers are still probed at their last addresses.
     public var forgottenLimit: Int
 
-    public init(heartbeatInterval: Duration = .milliseconds(50), suspectAfter: Duration = .milliseconds(250),
-                lostAfter: Duration = .milliseconds(750), reconnectInterval: Duration = .milliseconds(500),
-                forgetAfter: Duration = .seconds(600), forgottenLimit: Int = 64) {
+    public init(
+        heartbeatInterval: Duration = .milliseconds(50), suspectAfter: Duration = .milliseconds(250),
+        lostAfter: Duration = .milliseconds(750), reconnectInterval: Duration = .milliseconds(500),
+        forgetAfter: Duration = .seconds(600), forgottenLimit: Int = 64
+    ) {
         self.heartbeatInterval = heartbeatInterval
         self.suspectAfter = suspectAfter
         self.lostAfter = lostAfter

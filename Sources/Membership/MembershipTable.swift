@@ -35,8 +35,10 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
     // MARK: - Events
 
     /// Discovery resolved a peer (or updated its record). Starts connecting if there is no live session.
-    public mutating func onDiscovered(id: NodeID, incarnation: Incarnation?, name: String?, role: NodeRole?, uavNumber: Int?,
-                                      address: Address, now: MeshInstant) -> [MembershipDirective<Address>] {
+    public mutating func onDiscovered(
+        id: NodeID, incarnation: Incarnation?, name: String?, role: NodeRole?, uavNumber: Int?,
+        address: Address, now: MeshInstant
+    ) -> [MembershipDirective<Address>] {
         guard id != localID else { return [] }
         if peers[id] == nil, var gone = forgotten[id] {
             // A forgotten peer's record is back (the link often is too): one more address to probe, and a probe at
@@ -48,10 +50,12 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
             return []
         }
         var out: [MembershipDirective<Address>] = []
-        var peer = peers[id] ?? {
-            out.append(.stateChanged(peer: id, from: nil, to: .discovered))
-            return PeerRecord<Address>(id: id, state: .discovered, now: now)
-        }()
+        var peer =
+            peers[id]
+            ?? {
+                out.append(.stateChanged(peer: id, from: nil, to: .discovered))
+                return PeerRecord<Address>(id: id, state: .discovered, now: now)
+            }()
         // An advert is unauthenticated (anyone can publish one with a real node's id): it names a peer only until a
         // handshake proves who it is; from then on only authenticated messages (handshake, hello) do.
         if !peer.isAuthenticated {
@@ -63,7 +67,10 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
         let restarted = incarnation != nil && peer.incarnation != nil && incarnation != peer.incarnation
         switch peer.state {
         case .discovered, .lost, .left:
-            if peer.state == .left, !restarted, incarnation == peer.incarnation { peers[id] = peer; return out }
+            if peer.state == .left, !restarted, incarnation == peer.incarnation {
+                peers[id] = peer
+                return out
+            }
             out += connect(&peer, to: address, now: now)
         case .handshaking:
             break
@@ -92,19 +99,22 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
     }
 
     /// The secure endpoint established a session (new or rekeyed after loss, or with a new incarnation).
-    public mutating func onEstablished(id: NodeID, incarnation: Incarnation, role: NodeRole, address: Address,
-                                       now: MeshInstant) -> [MembershipDirective<Address>] {
+    public mutating func onEstablished(
+        id: NodeID, incarnation: Incarnation, role: NodeRole, address: Address,
+        now: MeshInstant
+    ) -> [MembershipDirective<Address>] {
         guard id != localID else { return [] }
         var out: [MembershipDirective<Address>] = []
         let old: PeerState? = peers[id]?.state
-        var peer = peers[id] ?? forgotten[id].map { gone in
-            var revived = PeerRecord<Address>(id: id, state: .discovered, now: now)
-            revived.name = gone.name
-            revived.uavNumber = gone.uavNumber
-            revived.candidates = gone.candidates
-            revived.incarnation = gone.incarnation
-            return revived
-        } ?? PeerRecord(id: id, state: .discovered, now: now)
+        var peer =
+            peers[id] ?? forgotten[id].map { gone in
+                var revived = PeerRecord<Address>(id: id, state: .discovered, now: now)
+                revived.name = gone.name
+                revived.uavNumber = gone.uavNumber
+                revived.candidates = gone.candidates
+                revived.incarnation = gone.incarnation
+                return revived
+            } ?? PeerRecord(id: id, state: .discovered, now: now)
         forgotten[id] = nil
         if let previous = peer.incarnation, previous != incarnation {
             peer.rtt = nil
@@ -130,7 +140,9 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
 
     /// An authenticated datagram arrived from the peer (data, keepalive, a completed handshake or rekey). Whatever
     /// state the peer was in, it is `established` again.
-    public mutating func onHeard(id: NodeID, address: Address? = nil, now: MeshInstant) -> [MembershipDirective<Address>] {
+    public mutating func onHeard(id: NodeID, address: Address? = nil, now: MeshInstant) -> [MembershipDirective<
+        Address
+    >] {
         var out: [MembershipDirective<Address>] = []
         if peers[id] == nil, let gone = forgotten.removeValue(forKey: id) {
             // A forgotten peer whose session state outlived its listing (a rekey, data on the old session).
@@ -216,7 +228,8 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
                     continue
                 }
                 if peer.lastConnectAttempt.map({ now - $0 >= configuration.reconnectInterval }) ?? true,
-                   let address = peer.nextCandidate() {
+                    let address = peer.nextCandidate()
+                {
                     if peer.state == .lost {
                         peer.lastConnectAttempt = now
                         peer.attempted(address)
@@ -235,8 +248,9 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
         }
         for id in forgotten.keys.sorted() {
             guard var gone = forgotten[id],
-                  gone.lastConnectAttempt.map({ now - $0 >= configuration.reconnectInterval }) ?? true,
-                  let address = gone.nextCandidate() else { continue }
+                gone.lastConnectAttempt.map({ now - $0 >= configuration.reconnectInterval }) ?? true,
+                let address = gone.nextCandidate()
+            else { continue }
             gone.lastConnectAttempt = now
             gone.attempted(address)
             forgotten[id] = gone
@@ -260,14 +274,17 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
         forgotten[peer.id] = gone
         var out: [MembershipDirective<Address>] = []
         while forgotten.count > configuration.forgottenLimit,
-              let oldest = forgotten.values.min(by: { ($0.stateSince, $0.id) < ($1.stateSince, $1.id) }) {
+            let oldest = forgotten.values.min(by: { ($0.stateSince, $0.id) < ($1.stateSince, $1.id) })
+        {
             forgotten[oldest.id] = nil
             out.append(.closeSession(peer: oldest.id))
         }
         return out
     }
 
-    private func connect(_ peer: inout PeerRecord<Address>, to address: Address, now: MeshInstant) -> [MembershipDirective<Address>] {
+    private func connect(_ peer: inout PeerRecord<Address>, to address: Address, now: MeshInstant)
+        -> [MembershipDirective<Address>]
+    {
         peer.lastConnectAttempt = now
         peer.attempted(address)
         var out: [MembershipDirective<Address>] = [.connect(expecting: peer.id, address: address)]

@@ -83,8 +83,10 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
         guard id != localID else { return [] }
         if firstSeen[id] == nil { firstSeen[id] = now }
         var out: [Directive] = []
-        apply(membership.onDiscovered(id: id, incarnation: incarnation, name: name, role: role, uavNumber: uavNumber,
-                                      address: address, now: now), now: now, into: &out)
+        apply(
+            membership.onDiscovered(
+                id: id, incarnation: incarnation, name: name, role: role, uavNumber: uavNumber,
+                address: address, now: now), now: now, into: &out)
         return out
     }
 
@@ -97,7 +99,9 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
 
     /// Sends a message on the peer's reliable-ordered channel. Without a channel (no session yet) it is dropped with a
     /// note; a full window is refused with a note.
-    public mutating func sendReliable(_ type: UInt16, _ payload: [UInt8], to peer: NodeID, now: MeshInstant) -> [Directive] {
+    public mutating func sendReliable(_ type: UInt16, _ payload: [UInt8], to peer: NodeID, now: MeshInstant)
+        -> [Directive]
+    {
         guard var channel = channels[peer] else { return [] }
         var out: [Directive] = []
         do {
@@ -111,7 +115,9 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
     }
 
     /// Sends a message without delivery guarantee (telemetry, control streams).
-    public mutating func sendUnreliable(_ type: UInt16, _ payload: [UInt8], to peer: NodeID, now: MeshInstant) -> [Directive] {
+    public mutating func sendUnreliable(_ type: UInt16, _ payload: [UInt8], to peer: NodeID, now: MeshInstant)
+        -> [Directive]
+    {
         var out: [Directive] = []
         sendFrames([.unreliable(type: type, payload: payload)], to: peer, now: now, into: &out)
         return out
@@ -134,7 +140,9 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
         UInt64(max(0, Int64(now.nanoseconds / 1000) + wallOffsetMicros))
     }
 
-    private mutating func apply(_ directives: [SecureEndpoint<Address>.Directive], now t: MeshInstant, into out: inout [Directive]) {
+    private mutating func apply(
+        _ directives: [SecureEndpoint<Address>.Directive], now t: MeshInstant, into out: inout [Directive]
+    ) {
         for d in directives {
             switch d {
             case .send(let bytes, let to):
@@ -146,7 +154,8 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
                 // sessions expired) only membership did. The reliable channel lives as long as both incarnations: it
                 // survives rekeys, expired sessions and outages of any length (what waited in it is sent on when the
                 // peer is back), and starts over only with a restarted peer, on both sides at once.
-                let known = info.previousIncarnation ?? membership.peers[info.id]?.incarnation
+                let known =
+                    info.previousIncarnation ?? membership.peers[info.id]?.incarnation
                     ?? membership.forgotten[info.id]?.incarnation
                 if let known, known != info.incarnation {
                     out.append(.note(.info, "peer \(info.id) restarted (incarnation \(info.incarnation)); new session"))
@@ -154,11 +163,14 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
                 }
                 let fresh = channels[info.id] == nil
                 if fresh { channels[info.id] = ReliableChannel() }
-                apply(membership.onEstablished(id: info.id, incarnation: info.incarnation, role: info.role,
-                                               address: info.address, now: t), now: t, into: &out)
+                apply(
+                    membership.onEstablished(
+                        id: info.id, incarnation: info.incarnation, role: info.role,
+                        address: info.address, now: t), now: t, into: &out)
                 if fresh {
-                    out += sendReliable(NodeMessageType.hello, HelloMessage(name: name, uavNumber: uavNumber).encode(),
-                                        to: info.id, now: t)
+                    out += sendReliable(
+                        NodeMessageType.hello, HelloMessage(name: name, uavNumber: uavNumber).encode(),
+                        to: info.id, now: t)
                 }
             case .deliver(let plaintext, let from):
                 apply(membership.onHeard(id: from, now: t), now: t, into: &out)
@@ -176,24 +188,35 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
                 if log { rejectionLogged[address] = t }
                 out.append(.rejected(address, reason, log: log))
             case .handshakeAbandoned(let address, let expected):
-                out.append(.note(.debug, "handshake to \(address) (\(expected.map(\.short) ?? "unknown")) unanswered; giving up for now"))
+                out.append(
+                    .note(
+                        .debug,
+                        "handshake to \(address) (\(expected.map(\.short) ?? "unknown")) unanswered; giving up for now")
+                )
             case .expired(let id):
                 out.append(.note(.debug, "every session with \(id) expired"))
             }
         }
     }
 
-    private mutating func apply(_ directives: [MembershipDirective<Address>], now t: MeshInstant, into out: inout [Directive]) {
+    private mutating func apply(
+        _ directives: [MembershipDirective<Address>], now t: MeshInstant, into out: inout [Directive]
+    ) {
         for d in directives {
             switch d {
             case .connect(let expecting, let address):
-                apply(endpoint.connect(to: address, expecting: expecting, now: t, wallClockMicros: wallClock(t)), now: t, into: &out)
+                apply(
+                    endpoint.connect(to: address, expecting: expecting, now: t, wallClockMicros: wallClock(t)), now: t,
+                    into: &out)
             case .probe(let peer, let address):
-                apply(endpoint.connect(to: address, expecting: peer, renew: true, now: t, wallClockMicros: wallClock(t)),
-                      now: t, into: &out)
+                apply(
+                    endpoint.connect(to: address, expecting: peer, renew: true, now: t, wallClockMicros: wallClock(t)),
+                    now: t, into: &out)
             case .sendHeartbeat(let peer):
                 heartbeatCounter &+= 1
-                sendFrames([.heartbeat(id: heartbeatCounter, sentAtMicros: t.nanoseconds / 1000)], to: peer, now: t, into: &out)
+                sendFrames(
+                    [.heartbeat(id: heartbeatCounter, sentAtMicros: t.nanoseconds / 1000)], to: peer, now: t, into: &out
+                )
             case .stateChanged(let peer, let from, let to):
                 out.append(.peerState(peer: peer, name: membership.peers[peer]?.name, from: from, to: to))
                 if to == .established, from != .established, var channel = channels[peer], channel.inFlight > 0 {
@@ -210,7 +233,9 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
         }
     }
 
-    private mutating func deliver(_ plaintext: [UInt8], from peer: NodeID, now t: MeshInstant, into out: inout [Directive]) {
+    private mutating func deliver(
+        _ plaintext: [UInt8], from peer: NodeID, now t: MeshInstant, into out: inout [Directive]
+    ) {
         let frames: [Frame]
         do {
             frames = try Frame.decodeAll(plaintext)
@@ -246,18 +271,23 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
         if !replies.isEmpty { sendFrames(replies, to: peer, now: t, into: &out) }
     }
 
-    private mutating func perform(_ actions: [ReliableChannel.Action], peer: NodeID, now t: MeshInstant, into out: inout [Directive]) {
+    private mutating func perform(
+        _ actions: [ReliableChannel.Action], peer: NodeID, now t: MeshInstant, into out: inout [Directive]
+    ) {
         var frames: [Frame] = []
         for action in actions {
             switch action {
             case .transmit(let frame): frames.append(frame)
-            case .deliver(let type, let payload): handleMessage(type: type, payload: payload, from: peer, reliable: true, into: &out)
+            case .deliver(let type, let payload):
+                handleMessage(type: type, payload: payload, from: peer, reliable: true, into: &out)
             }
         }
         if !frames.isEmpty { sendFrames(frames, to: peer, now: t, into: &out) }
     }
 
-    private mutating func handleMessage(type: UInt16, payload: [UInt8], from peer: NodeID, reliable: Bool, into out: inout [Directive]) {
+    private mutating func handleMessage(
+        type: UInt16, payload: [UInt8], from peer: NodeID, reliable: Bool, into out: inout [Directive]
+    ) {
         switch type {
         case NodeMessageType.hello:
             do {
@@ -272,7 +302,9 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
     }
 
     /// Packs frames into as few datagrams as fit (`datagramBudget` bytes of plaintext) and seals them for `peer`.
-    private mutating func sendFrames(_ frames: [Frame], to peer: NodeID, now t: MeshInstant, into out: inout [Directive]) {
+    private mutating func sendFrames(
+        _ frames: [Frame], to peer: NodeID, now t: MeshInstant, into out: inout [Directive]
+    ) {
         var batch: [Frame] = []
         var size = 0
         func flush(_ out: inout [Directive]) {

@@ -24,7 +24,9 @@ public struct HelloMessage: Equatable, Sendable {
 
     public init(decoding bytes: [UInt8]) throws(WireError) {
         guard let n = bytes.first else { throw .truncated("hello: no name length") }
-        guard bytes.count == 1 + Int(n) + 1 else { throw WireError("hello: \(bytes.count) bytes, expected \(2 + Int(n))") }
+        guard bytes.count == 1 + Int(n) + 1 else {
+            throw WireError("hello: \(bytes.count) bytes, expected \(2 + Int(n))")
+        }
         name = String(decoding: bytes[1..<(1 + Int(n))], as: UTF8.self)
         let uav = Int(bytes[1 + Int(n)])
         uavNumber = uav == 0 ? nil : uav

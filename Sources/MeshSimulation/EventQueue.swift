@@ -20,7 +20,13 @@ struct EventQueue<Item> {
     mutating func push(_ item: Item, at time: UInt64) {
         counter += 1
         let slot: Int
-        if let s = free.popLast() { slot = s; slab[s] = item } else { slot = slab.count; slab.append(item) }
+        if let s = free.popLast() {
+            slot = s
+            slab[s] = item
+        } else {
+            slot = slab.count
+            slab.append(item)
+        }
         heap.append(Entry(time: time, order: counter, slot: slot))
         var i = heap.count - 1
         while i > 0 {

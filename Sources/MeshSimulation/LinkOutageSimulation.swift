@@ -96,9 +96,10 @@ public struct LinkOutageSimulation {
         for i in 0..<spec.nodes {
             let id = NodeID(high: UInt64(i + 1), low: rng.next())
             ids.append(id)
-            cores.append(MeshCore(
-                key: key, localID: id, incarnation: rng.next(), role: i == 0 ? .station : .drone, name: "n\(i)",
-                uavNumber: i == 0 ? nil : i, membership: membership, random: SeededRandom(seed: rng.next())))
+            cores.append(
+                MeshCore(
+                    key: key, localID: id, incarnation: rng.next(), role: i == 0 ? .station : .drone, name: "n\(i)",
+                    uavNumber: i == 0 ? nil : i, membership: membership, random: SeededRandom(seed: rng.next())))
             received.append([:])
             states.append([:])
         }
@@ -106,8 +107,9 @@ public struct LinkOutageSimulation {
         // Every node discovers every other (DNS-SD's part), then the mesh forms.
         for i in 0..<spec.nodes {
             for j in 0..<spec.nodes where i != j {
-                let out = cores[i].onDiscovered(id: ids[j], incarnation: nil, name: "n\(j)", role: nil, uavNumber: nil,
-                                                address: j, now: now)
+                let out = cores[i].onDiscovered(
+                    id: ids[j], incarnation: nil, name: "n\(j)", role: nil, uavNumber: nil,
+                    address: j, now: now)
                 carry(out, at: i)
             }
         }
@@ -120,7 +122,13 @@ public struct LinkOutageSimulation {
         var probe: UInt32 = 0
         for episode in 0..<spec.episodes {
             // 1–3 outages, overlapping, on random pairs, some one way.
-            struct Outage { var a: Int; var b: Int; var oneWay: Bool; var start: MeshInstant; var end: MeshInstant }
+            struct Outage {
+                var a: Int
+                var b: Int
+                var oneWay: Bool
+                var start: MeshInstant
+                var end: MeshInstant
+            }
             var outages: [Outage] = []
             let count = rng.int(in: 1...min(3, spec.nodes * (spec.nodes - 1) / 2))
             for _ in 0..<count {
@@ -133,11 +141,15 @@ public struct LinkOutageSimulation {
                 outages.append(outage)
                 // The side that stops hearing may lose the other's DNS-SD record during a long outage (one side or
                 // both), and resolves it again some time after the heal.
-                for (deaf, peer) in outage.oneWay ? [(b, a)] : [(b, a), (a, b)] where length > .seconds(2) && rng.chance(0.5) {
+                for (deaf, peer) in outage.oneWay ? [(b, a)] : [(b, a), (a, b)]
+                where length > .seconds(2) && rng.chance(0.5) {
                     let span = Int(length / .milliseconds(1)) - 1000
-                    queue.push(.withdrawn(node: deaf, peer: peer), at: (start + .milliseconds(rng.int(in: 500...span))).nanoseconds)
-                    queue.push(.advertised(node: deaf, peer: peer),
-                               at: (outage.end + .milliseconds(rng.int(in: 0...1500))).nanoseconds)
+                    queue.push(
+                        .withdrawn(node: deaf, peer: peer),
+                        at: (start + .milliseconds(rng.int(in: 500...span))).nanoseconds)
+                    queue.push(
+                        .advertised(node: deaf, peer: peer),
+                        at: (outage.end + .milliseconds(rng.int(in: 0...1500))).nanoseconds)
                 }
             }
             // A pair may appear twice; its heal is when its last outage ends.
@@ -192,7 +204,9 @@ public struct LinkOutageSimulation {
                 step += 1
                 advance(to: now + .milliseconds(10))
                 for (k, (a, b, _)) in pairs.enumerated() {
-                    if recoveries[k].inSession == nil, states[a][ids[b]] == .established, states[b][ids[a]] == .established {
+                    if recoveries[k].inSession == nil, states[a][ids[b]] == .established,
+                        states[b][ids[a]] == .established
+                    {
                         recoveries[k].inSession = now - healed
                     }
                     let ab = received[b][a]?.contains { $0 >= firstTag } == true
@@ -201,10 +215,13 @@ public struct LinkOutageSimulation {
                 }
             }
             for r in recoveries {
-                let onTime = (r.messagesFlowing.map { $0 <= spec.bound } ?? false) && (r.inSession.map { $0 <= spec.bound } ?? false)
+                let onTime =
+                    (r.messagesFlowing.map { $0 <= spec.bound } ?? false)
+                    && (r.inSession.map { $0 <= spec.bound } ?? false)
                 if !onTime {
                     let (a, b) = r.pair
-                    let seen = "n\(a) sees n\(b) \(states[a][ids[b]].map { "\($0)" } ?? "nothing"), n\(b) sees n\(a) "
+                    let seen =
+                        "n\(a) sees n\(b) \(states[a][ids[b]].map { "\($0)" } ?? "nothing"), n\(b) sees n\(a) "
                         + "\(states[b][ids[a]].map { "\($0)" } ?? "nothing")"
                     result.failures.append("seed \(spec.seed) episode \(episode): \(r); \(seen)")
                 }
@@ -261,8 +278,10 @@ public struct LinkOutageSimulation {
                 carry(cores[node].onDiscoveryRemoved(id: ids[peer], address: peer, now: now), at: node)
             case .advertised(let node, let peer):
                 if spec.trace { print("t=\(now) n\(node) resolves the record of n\(peer) again") }
-                carry(cores[node].onDiscovered(id: ids[peer], incarnation: nil, name: "n\(peer)", role: nil, uavNumber: nil,
-                                               address: peer, now: now), at: node)
+                carry(
+                    cores[node].onDiscovered(
+                        id: ids[peer], incarnation: nil, name: "n\(peer)", role: nil, uavNumber: nil,
+                        address: peer, now: now), at: node)
             }
         }
         now = end
@@ -279,10 +298,16 @@ public struct LinkOutageSimulation {
                     queue.push(.datagram(to: to, from: node, bytes: bytes), at: now.nanoseconds + delay * 3)
                 }
             case .peerState(let peer, _, let from, let to):
-                if spec.trace { print("t=\(now) n\(node) sees \(ids.firstIndex(of: peer) ?? -1): \(from.map { "\($0)" } ?? "new") → \(to)") }
+                if spec.trace {
+                    print(
+                        "t=\(now) n\(node) sees \(ids.firstIndex(of: peer) ?? -1): \(from.map { "\($0)" } ?? "new") → \(to)"
+                    )
+                }
                 states[node][peer] = to
             case .message(let type, let payload, let from, _):
-                guard type == Self.probeType, payload.count == 4, let sender = ids.firstIndex(of: from) else { continue }
+                guard type == Self.probeType, payload.count == 4, let sender = ids.firstIndex(of: from) else {
+                    continue
+                }
                 let v = payload.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
                 received[node][sender, default: []].insert(v)
             case .rejected, .note:

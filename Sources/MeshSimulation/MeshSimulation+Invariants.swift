@@ -14,7 +14,10 @@ extension MeshSimulation {
             for u in frontier {
                 for l in linksOf[u] where links[l].usable {
                     let v = links[l].other(u)
-                    if dist[v] == nil { dist[v] = d; next.append(v) }
+                    if dist[v] == nil {
+                        dist[v] = d
+                        next.append(v)
+                    }
                 }
             }
             frontier = next
@@ -59,22 +62,35 @@ extension MeshSimulation {
                     if route != nil { out.append("node \(a) has a route to unreachable node \(b)") }
                     continue
                 }
-                guard let route else { out.append("node \(a) has no route to node \(b) at \(d) hops"); continue }
-                if Int(route.hops) != d { out.append("node \(a) routes to \(b) in \(route.hops) hops, true distance \(d)") }
+                guard let route else {
+                    out.append("node \(a) has no route to node \(b) at \(d) hops")
+                    continue
+                }
+                if Int(route.hops) != d {
+                    out.append("node \(a) routes to \(b) in \(route.hops) hops, true distance \(d)")
+                }
                 var visited: Set<Int> = [a]
                 var at = a
                 var hops = 0
                 while at != b {
                     guard let r = cores[at]?.route(to: ids[b]), let next = indexOf[r.nextHop] else {
-                        out.append("path \(a)→\(b) dead-ends at \(at)"); break
+                        out.append("path \(a)→\(b) dead-ends at \(at)")
+                        break
                     }
                     guard let l = linkIndex(at, next), links[l].usable else {
-                        out.append("path \(a)→\(b): \(at) forwards to \(next) over a link that is down"); break
+                        out.append("path \(a)→\(b): \(at) forwards to \(next) over a link that is down")
+                        break
                     }
-                    guard visited.insert(next).inserted else { out.append("routing loop on path \(a)→\(b) at \(next)"); break }
+                    guard visited.insert(next).inserted else {
+                        out.append("routing loop on path \(a)→\(b) at \(next)")
+                        break
+                    }
                     at = next
                     hops += 1
-                    if hops > limit { out.append("path \(a)→\(b) exceeds the hop limit"); break }
+                    if hops > limit {
+                        out.append("path \(a)→\(b) exceeds the hop limit")
+                        break
+                    }
                 }
             }
         }
@@ -88,14 +104,18 @@ extension MeshSimulation {
         var out: [String] = []
         for i in specs.indices {
             guard let holder = cores[i]?.leaseHolder else { continue }
-            if let h = indexOf[holder], specs[h].role != .station { out.append("drone \(i) leased to non-station \(h)") }
+            if let h = indexOf[holder], specs[h].role != .station {
+                out.append("drone \(i) leased to non-station \(h)")
+            }
         }
         for s in specs.indices {
             guard let controlled = cores[s]?.controlledDrones else { continue }
             for node in controlled.keys.sorted() {
                 guard let d = indexOf[node], let drone = cores[d] else { continue }
                 if drone.leaseHolder != ids[s] {
-                    out.append("station \(s) believes it controls drone \(d), whose lease is held by \(drone.leaseHolder.map { String(describing: indexOf[$0]!) } ?? "nobody")")
+                    out.append(
+                        "station \(s) believes it controls drone \(d), whose lease is held by \(drone.leaseHolder.map { String(describing: indexOf[$0]!) } ?? "nobody")"
+                    )
                 }
             }
         }
@@ -115,13 +135,16 @@ extension MeshSimulation {
                 guard let b = cores[j] else { continue }
                 let (x, y) = (a.agreedMapOrigin, b.agreedMapOrigin)
                 if x?.announcedBy != y?.announcedBy || x?.announcement != y?.announcement {
-                    out.append("nodes \(i) and \(j) are connected but agree on different map origins: "
-                               + "\(x.map { "\($0.announcedBy.short) epoch \($0.announcement.epoch)" } ?? "none") vs "
-                               + "\(y.map { "\($0.announcedBy.short) epoch \($0.announcement.epoch)" } ?? "none")")
+                    out.append(
+                        "nodes \(i) and \(j) are connected but agree on different map origins: "
+                            + "\(x.map { "\($0.announcedBy.short) epoch \($0.announcement.epoch)" } ?? "none") vs "
+                            + "\(y.map { "\($0.announcedBy.short) epoch \($0.announcement.epoch)" } ?? "none")")
                 }
                 for (k, c) in [(i, a), (j, b)] where c.ownMapOrigin != nil {
                     let other = k == i ? b : a
-                    if other.agreedMapOrigin == nil { out.append("node \(k == i ? j : i) is connected to station \(k) but has no map origin") }
+                    if other.agreedMapOrigin == nil {
+                        out.append("node \(k == i ? j : i) is connected to station \(k) but has no map origin")
+                    }
                 }
             }
         }

@@ -36,9 +36,11 @@ extension MeshSimulation {
         let epoch = links[l].epoch
         for end in [links[l].a, links[l].b] where cores[end] != nil {
             if usable {
-                schedule(.sessionUp(end, link: l, epoch: epoch), after: network.sessionSetupDelay + jitter(network.jitter))
+                schedule(
+                    .sessionUp(end, link: l, epoch: epoch), after: network.sessionSetupDelay + jitter(network.jitter))
             } else {
-                schedule(.sessionDown(end, link: l, epoch: epoch), after: network.detectionDelay + jitter(network.jitter))
+                schedule(
+                    .sessionDown(end, link: l, epoch: epoch), after: network.detectionDelay + jitter(network.jitter))
             }
         }
     }
@@ -102,9 +104,11 @@ extension MeshSimulation {
         case .reliable:
             var t = (now + delay).nanoseconds
             if from == links[l].a {
-                t = max(t, links[l].lastReliable.0); links[l].lastReliable.0 = t
+                t = max(t, links[l].lastReliable.0)
+                links[l].lastReliable.0 = t
             } else {
-                t = max(t, links[l].lastReliable.1); links[l].lastReliable.1 = t
+                t = max(t, links[l].lastReliable.1)
+                links[l].lastReliable.1 = t
             }
             queue.push(event, at: t)
         case .unreliable:

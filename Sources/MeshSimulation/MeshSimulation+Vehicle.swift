@@ -24,7 +24,9 @@ extension MeshSimulation {
         }
         if verdict == .accepted {
             vehicles[i].executions[id, default: 0] += 1
-            if vehicles[i].executions[id]! > 1 { violate("drone \(i) executed \(id) \(vehicles[i].executions[id]!) times") }
+            if vehicles[i].executions[id]! > 1 {
+                violate("drone \(i) executed \(id) \(vehicles[i].executions[id]!) times")
+            }
             pendingCommands[id] = command
             schedule(.vehicleCompletion(i, generation: generations[i], id, .completed), after: .milliseconds(300))
         }

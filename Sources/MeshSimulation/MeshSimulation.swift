@@ -49,9 +49,11 @@ public final class MeshSimulation {
     var queue = EventQueue<SimEvent>()
 
     /// Builds a world: `links` are index pairs; all links start up and all nodes alive at time zero.
-    public init(seed: UInt64, nodes: [SimNodeSpec], links linkPairs: [(Int, Int)], network: NetworkProfile = NetworkProfile(),
-                tickInterval: Duration = .milliseconds(100),
-                configure: @escaping @Sendable (inout CoordinatorConfiguration) -> Void = { _ in }) {
+    public init(
+        seed: UInt64, nodes: [SimNodeSpec], links linkPairs: [(Int, Int)], network: NetworkProfile = NetworkProfile(),
+        tickInterval: Duration = .milliseconds(100),
+        configure: @escaping @Sendable (inout CoordinatorConfiguration) -> Void = { _ in }
+    ) {
         self.seed = seed
         self.specs = nodes
         self.network = network
@@ -65,7 +67,11 @@ public final class MeshSimulation {
         self.cores = Array(repeating: nil, count: nodes.count)
         self.generations = Array(repeating: 0, count: nodes.count)
         self.persisted = nodes.map(\.persistedUAVNumber)
-        self.vehicles = nodes.map { var v = SimVehicle(); v.flying = $0.startsFlying; return v }
+        self.vehicles = nodes.map {
+            var v = SimVehicle()
+            v.flying = $0.startsFlying
+            return v
+        }
         self.linksOf = Array(repeating: [], count: nodes.count)
         for (i, id) in ids.enumerated() { indexOf[id] = i }
         for (a, b) in linkPairs where a != b && !links.contains(where: { $0.connects(a, b) }) {
@@ -179,11 +185,13 @@ public final class MeshSimulation {
     // MARK: Node lifecycle
 
     func start(_ i: Int) {
-        var config = CoordinatorConfiguration(nodeID: ids[i], role: specs[i].role, name: specs[i].name,
-                                              pinnedUAVNumber: specs[i].pinnedUAVNumber)
+        var config = CoordinatorConfiguration(
+            nodeID: ids[i], role: specs[i].role, name: specs[i].name,
+            pinnedUAVNumber: specs[i].pinnedUAVNumber)
         configure(&config)
         generations[i] += 1
-        var core = CoordinatorCore(configuration: config, incarnation: rng.next(), persistedUAVNumber: persisted[i], now: now)
+        var core = CoordinatorCore(
+            configuration: config, incarnation: rng.next(), persistedUAVNumber: persisted[i], now: now)
         if vehicles[i].flying { _ = core.onFlyingChanged(true, now: now) }
         cores[i] = core
         schedule(.tick(i, generations[i]), after: jitter(tickInterval))
@@ -230,7 +238,8 @@ public final class MeshSimulation {
 
     /// Node `i` sends a command; returns its id (answers accumulate in `answers`).
     @discardableResult
-    public func sendCommand(from i: Int, _ command: Command, toUAV number: UInt8, takeover: Bool = false) -> CommandID? {
+    public func sendCommand(from i: Int, _ command: Command, toUAV number: UInt8, takeover: Bool = false) -> CommandID?
+    {
         guard var core = cores[i] else { return nil }
         let (id, directives) = core.sendCommand(command, toUAV: number, takeover: takeover, now: now)
         cores[i] = core
@@ -260,11 +269,14 @@ public final class MeshSimulation {
 
     func feedVehicleState(_ i: Int) {
         let v = vehicles[i]
-        let state = VehicleState(position: GeoPoint(latitude: 47.0 + Double(i) * 1e-4, longitude: 8.0, altitude: v.flying ? 20 : 0),
-                                 batteryPercent: v.batteryPercent, activity: v.flying ? .hovering : .landed, armed: v.flying)
-        let prediction = TrajectoryPrediction(points: (0..<40).map { k in
-            GeoPoint(latitude: 47.0 + Double(i) * 1e-4 + Double(k) * 1e-6, longitude: 8.0, altitude: v.flying ? 20 : 0)
-        })
+        let state = VehicleState(
+            position: GeoPoint(latitude: 47.0 + Double(i) * 1e-4, longitude: 8.0, altitude: v.flying ? 20 : 0),
+            batteryPercent: v.batteryPercent, activity: v.flying ? .hovering : .landed, armed: v.flying)
+        let prediction = TrajectoryPrediction(
+            points: (0..<40).map { k in
+                GeoPoint(
+                    latitude: 47.0 + Double(i) * 1e-4 + Double(k) * 1e-6, longitude: 8.0, altitude: v.flying ? 20 : 0)
+            })
         apply(i) { core in
             _ = core.onLocalVehicleState(state, now: now)
             return core.onLocalPrediction(prediction, now: now)

@@ -39,12 +39,15 @@ public enum RandomScenario {
             let a = rng.int(in: 0...(n - 1)), b = rng.int(in: 0...(n - 1))
             if a != b { links.append((a, b)) }
         }
-        var profile = NetworkProfile(latency: .milliseconds(Int64(rng.int(in: 2...15))),
-                                     jitter: .milliseconds(Int64(rng.int(in: 0...10))),
-                                     unreliableLoss: rng.unit() * 0.3, duplication: rng.unit() * 0.05)
+        var profile = NetworkProfile(
+            latency: .milliseconds(Int64(rng.int(in: 2...15))),
+            jitter: .milliseconds(Int64(rng.int(in: 0...10))),
+            unreliableLoss: rng.unit() * 0.3, duplication: rng.unit() * 0.05)
         profile.encodeOnWire = seed % 4 == 0
         // Short leases, so expiry and renewal happen within the run.
-        let sim = MeshSimulation(seed: seed, nodes: specs, links: links, network: profile, tickInterval: .milliseconds(100)) {
+        let sim = MeshSimulation(
+            seed: seed, nodes: specs, links: links, network: profile, tickInterval: .milliseconds(100)
+        ) {
             $0.leaseDuration = .seconds(6)
         }
         sim.recordsDirectives = false
@@ -57,19 +60,28 @@ public enum RandomScenario {
             if rng.chance(0.2), let (a, b) = all.randomElement(using: &rng) { sim.cut(a, b) }
             if rng.chance(0.10), let (a, b) = sim.cutLinks.randomElement(using: &rng) { sim.restore(a, b) }
             if rng.chance(0.06) { sim.crash(rng.int(in: 0...(n - 1))) }
-            if rng.chance(0.15), let dead = (0..<n).filter({ !sim.isAlive($0) }).randomElement(using: &rng) { sim.restart(dead) }
+            if rng.chance(0.15), let dead = (0..<n).filter({ !sim.isAlive($0) }).randomElement(using: &rng) {
+                sim.restart(dead)
+            }
             if rng.chance(0.6) {
                 let station = rng.int(in: 0...(stations - 1))
                 let drone = droneIndices.randomElement(using: &rng)!
                 if let number = sim.core(drone)?.uavNumber ?? sim.persistedNumber(drone) {
-                    let commands: [Command] = [.takeoff(altitudeMillimetres: 10_000), .land, .hover,
-                                               .goto(GeoPoint(latitude: 47, longitude: 8, altitude: 30), speedCmS: 500)]
-                    if sim.sendCommand(from: station, commands.randomElement(using: &rng)!, toUAV: number,
-                                       takeover: rng.chance(0.3)) != nil { sent += 1 }
+                    let commands: [Command] = [
+                        .takeoff(altitudeMillimetres: 10_000), .land, .hover,
+                        .goto(GeoPoint(latitude: 47, longitude: 8, altitude: 30), speedCmS: 500),
+                    ]
+                    if sim.sendCommand(
+                        from: station, commands.randomElement(using: &rng)!, toUAV: number,
+                        takeover: rng.chance(0.3)) != nil
+                    {
+                        sent += 1
+                    }
                 }
             }
             if rng.chance(0.1), let number = sim.core(droneIndices.randomElement(using: &rng)!)?.uavNumber {
-                sim.sendManualControl(from: rng.int(in: 0...(stations - 1)), ManualControl(x: 0, y: 0, z: 500, r: 0), toUAV: number)
+                sim.sendManualControl(
+                    from: rng.int(in: 0...(stations - 1)), ManualControl(x: 0, y: 0, z: 500, r: 0), toUAV: number)
             }
             sim.run(for: .milliseconds(250))
         }
@@ -85,7 +97,8 @@ public enum RandomScenario {
             violations.append("seed=\(seed): acknowledged command \(id) executed \(sim.executionCount(id)) times")
         }
         let executed = sim.answers.keys.filter { sim.executionCount($0) > 0 }.count
-        return ScenarioOutcome(seed: seed, violations: violations, commandsSent: sent, commandsAcknowledged: acked.count,
-                               commandsExecuted: executed, messagesDelivered: sim.deliveredMessages)
+        return ScenarioOutcome(
+            seed: seed, violations: violations, commandsSent: sent, commandsAcknowledged: acked.count,
+            commandsExecuted: executed, messagesDelivered: sim.deliveredMessages)
     }
 }

@@ -17,8 +17,10 @@ public struct SimNodeSpec: Sendable {
     public var publishesTelemetry: Bool
 
     /// A node from its fields.
-    public init(role: NodeRole, name: String, pinnedUAVNumber: UInt8? = nil, persistedUAVNumber: UInt8? = nil,
-                startsFlying: Bool = false, publishesTelemetry: Bool = false) {
+    public init(
+        role: NodeRole, name: String, pinnedUAVNumber: UInt8? = nil, persistedUAVNumber: UInt8? = nil,
+        startsFlying: Bool = false, publishesTelemetry: Bool = false
+    ) {
         self.role = role
         self.name = name
         self.pinnedUAVNumber = pinnedUAVNumber
@@ -31,10 +33,13 @@ public struct SimNodeSpec: Sendable {
     public static func station(_ name: String) -> SimNodeSpec { SimNodeSpec(role: .station, name: name) }
 
     /// A drone.
-    public static func drone(_ name: String, pinned: UInt8? = nil, persisted: UInt8? = nil, flying: Bool = false,
-                             telemetry: Bool = false) -> SimNodeSpec {
-        SimNodeSpec(role: .drone, name: name, pinnedUAVNumber: pinned, persistedUAVNumber: persisted,
-                    startsFlying: flying, publishesTelemetry: telemetry)
+    public static func drone(
+        _ name: String, pinned: UInt8? = nil, persisted: UInt8? = nil, flying: Bool = false,
+        telemetry: Bool = false
+    ) -> SimNodeSpec {
+        SimNodeSpec(
+            role: .drone, name: name, pinnedUAVNumber: pinned, persistedUAVNumber: persisted,
+            startsFlying: flying, publishesTelemetry: telemetry)
     }
 }
 
@@ -56,8 +61,10 @@ public struct NetworkProfile: Sendable {
     public var encodeOnWire: Bool = true
 
     /// A profile with defaults.
-    public init(latency: Duration = .milliseconds(5), jitter: Duration = .milliseconds(3), unreliableLoss: Double = 0,
-                duplication: Double = 0, encodeOnWire: Bool = true) {
+    public init(
+        latency: Duration = .milliseconds(5), jitter: Duration = .milliseconds(3), unreliableLoss: Double = 0,
+        duplication: Double = 0, encodeOnWire: Bool = true
+    ) {
         self.latency = latency
         self.jitter = jitter
         self.unreliableLoss = unreliableLoss

@@ -17,7 +17,8 @@ public struct NodeID: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     /// Parses 32 hexadecimal digits.
     public init?(hex: some StringProtocol) {
-        guard hex.count == 32, let h = UInt64(hex.prefix(16), radix: 16), let l = UInt64(hex.suffix(16), radix: 16) else {
+        guard hex.count == 32, let h = UInt64(hex.prefix(16), radix: 16), let l = UInt64(hex.suffix(16), radix: 16)
+        else {
             return nil
         }
         self.init(high: h, low: l)

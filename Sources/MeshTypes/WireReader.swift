@@ -45,8 +45,12 @@ public struct WireReader {
         try take(8, field).reduce(0) { $0 << 8 | UInt64($1) }
     }
 
-    @inlinable public mutating func i16(_ field: String) throws(WireError) -> Int16 { Int16(bitPattern: try u16(field)) }
-    @inlinable public mutating func i32(_ field: String) throws(WireError) -> Int32 { Int32(bitPattern: try u32(field)) }
+    @inlinable public mutating func i16(_ field: String) throws(WireError) -> Int16 {
+        Int16(bitPattern: try u16(field))
+    }
+    @inlinable public mutating func i32(_ field: String) throws(WireError) -> Int32 {
+        Int32(bitPattern: try u32(field))
+    }
 
     /// 0 or 1.
     @inlinable

@@ -13,10 +13,14 @@ public struct WireWriter {
         storage.append(UInt8(truncatingIfNeeded: v))
     }
     @inlinable public mutating func u32(_ v: UInt32) {
-        for shift in stride(from: 24, through: 0, by: -8) { storage.append(UInt8(truncatingIfNeeded: v >> UInt32(shift))) }
+        for shift in stride(from: 24, through: 0, by: -8) {
+            storage.append(UInt8(truncatingIfNeeded: v >> UInt32(shift)))
+        }
     }
     @inlinable public mutating func u64(_ v: UInt64) {
-        for shift in stride(from: 56, through: 0, by: -8) { storage.append(UInt8(truncatingIfNeeded: v >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            storage.append(UInt8(truncatingIfNeeded: v >> UInt64(shift)))
+        }
     }
     @inlinable public mutating func i16(_ v: Int16) { u16(UInt16(bitPattern: v)) }
     @inlinable public mutating func i32(_ v: Int32) { u32(UInt32(bitPattern: v)) }

@@ -29,23 +29,32 @@ extension ScenarioLoader {
         }
         let root = TOMLFields(table: table, path: "", file: file)
         guard let a = try root.subtable("avoidance") else { return nil }
-        try a.rejectUnknownKeys(["horizontal_separation", "vertical_separation", "horizontal_buffer", "vertical_buffer", "reaction_time",
-                                 "layer_spacing", "parking_spacing", "decision_interval", "measure_from", "compare_solo", "predictions",
-                                 "geofence", "communication"])
+        try a.rejectUnknownKeys([
+            "horizontal_separation", "vertical_separation", "horizontal_buffer", "vertical_buffer", "reaction_time",
+            "layer_spacing", "parking_spacing", "decision_interval", "measure_from", "compare_solo", "predictions",
+            "geofence", "communication",
+        ])
         var c = AvoidanceConfiguration()
         c.horizontalSeparation = try positive(a, "horizontal_separation", c.horizontalSeparation)
         c.verticalSeparation = try positive(a, "vertical_separation", c.verticalSeparation)
         c.horizontalBuffer = try a.number("horizontal_buffer", default: c.horizontalBuffer)
         c.verticalBuffer = try a.number("vertical_buffer", default: c.verticalBuffer)
-        guard c.horizontalBuffer >= 0, c.verticalBuffer >= 0 else { throw a.error("horizontal_buffer", "buffers must be ≥ 0") }
+        guard c.horizontalBuffer >= 0, c.verticalBuffer >= 0 else {
+            throw a.error("horizontal_buffer", "buffers must be ≥ 0")
+        }
         c.reactionTime = try positive(a, "reaction_time", c.reactionTime)
         c.layerSpacing = try positive(a, "layer_spacing", c.layerSpacing)
         guard c.layerSpacing > c.verticalSeparation + c.verticalBuffer else {
-            throw a.error("layer_spacing", "must exceed vertical_separation plus vertical_buffer (\(c.verticalSeparation + c.verticalBuffer) m)")
+            throw a.error(
+                "layer_spacing",
+                "must exceed vertical_separation plus vertical_buffer (\(c.verticalSeparation + c.verticalBuffer) m)")
         }
         c.parkingSpacing = try positive(a, "parking_spacing", c.parkingSpacing)
         guard c.parkingSpacing > c.horizontalSeparation + c.horizontalBuffer else {
-            throw a.error("parking_spacing", "must exceed horizontal_separation plus horizontal_buffer (\(c.horizontalSeparation + c.horizontalBuffer) m)")
+            throw a.error(
+                "parking_spacing",
+                "must exceed horizontal_separation plus horizontal_buffer (\(c.horizontalSeparation + c.horizontalBuffer) m)"
+            )
         }
         if let g = try a.subtable("geofence") { c.geofence = try geofence(g, origin: scenario.origin) }
 
@@ -67,7 +76,9 @@ extension ScenarioLoader {
                 guard (1...250).contains(n) else { throw t.error("uav", "must be 1…250, found \(n)") }
                 d.uavNumber = n
             }
-            guard numbers.insert(d.uavNumber).inserted else { throw t.error("uav", "UAV number \(d.uavNumber) is used twice") }
+            guard numbers.insert(d.uavNumber).inserted else {
+                throw t.error("uav", "UAV number \(d.uavNumber) is used twice")
+            }
             d.avoids = try t.bool("avoids", default: true)
             d.lostLinkAt = try t.number("lost_link_at")
             if let s = try t.number("start_altitude") {
@@ -95,18 +106,29 @@ extension ScenarioLoader {
         let low = try t.requiredNumber("min_altitude"), high = try t.requiredNumber("max_altitude")
         do {
             if let raw = t.table["corners"] {
-                guard t.table["polygon"] == nil else { throw t.error("corners", "give either polygon ([east, north]) or corners ([latitude, longitude]), not both") }
-                guard let array = raw.array else { throw t.error("corners", "expected an array of [latitude, longitude] pairs") }
+                guard t.table["polygon"] == nil else {
+                    throw t.error(
+                        "corners", "give either polygon ([east, north]) or corners ([latitude, longitude]), not both")
+                }
+                guard let array = raw.array else {
+                    throw t.error("corners", "expected an array of [latitude, longitude] pairs")
+                }
                 var corners: [GeodeticCoordinate] = []
                 for i in 0..<array.count {
-                    guard let pair = array[i].array else { throw t.error("corners[\(i)]", "expected [latitude, longitude]") }
+                    guard let pair = array[i].array else {
+                        throw t.error("corners[\(i)]", "expected [latitude, longitude]")
+                    }
                     let v = try t.vector(pair, key: "corners[\(i)]", allowTwo: true)
-                    guard (-90...90).contains(v.x) else { throw t.error("corners[\(i)]", "latitude \(v.x) is outside -90…90") }
+                    guard (-90...90).contains(v.x) else {
+                        throw t.error("corners[\(i)]", "latitude \(v.x) is outside -90…90")
+                    }
                     corners.append(GeodeticCoordinate(latitude: v.x, longitude: v.y))
                 }
                 return try Geofence(corners: corners, origin: origin, minAltitude: low, maxAltitude: high)
             }
-            guard let raw = t.table["polygon"], let array = raw.array else { throw t.error("polygon", "missing (an array of [east, north] corners)") }
+            guard let raw = t.table["polygon"], let array = raw.array else {
+                throw t.error("polygon", "missing (an array of [east, north] corners)")
+            }
             var polygon: [Vector3] = []
             for i in 0..<array.count {
                 guard let pair = array[i].array else { throw t.error("polygon[\(i)]", "expected [east, north]") }
@@ -127,7 +149,9 @@ extension ScenarioLoader {
         var m = CommunicationModel()
         m.publishInterval = try positive(t, "publish_interval", m.publishInterval)
         if let l = try t.vector("latency") {
-            guard l.x >= 0, l.y >= l.x, l.z == 0 else { throw t.error("latency", "expected [shortest, longest] seconds, 0 ≤ shortest ≤ longest") }
+            guard l.x >= 0, l.y >= l.x, l.z == 0 else {
+                throw t.error("latency", "expected [shortest, longest] seconds, 0 ≤ shortest ≤ longest")
+            }
             m.minimumLatency = l.x
             m.maximumLatency = l.y
         }
@@ -137,7 +161,9 @@ extension ScenarioLoader {
             throw t.error(k, "must be 0…1, found \(v)")
         }
         if let d = try t.vector("late_delay") {
-            guard d.x >= 0, d.y >= d.x, d.z == 0 else { throw t.error("late_delay", "expected [shortest, longest] seconds") }
+            guard d.x >= 0, d.y >= d.x, d.z == 0 else {
+                throw t.error("late_delay", "expected [shortest, longest] seconds")
+            }
             m.lateDelay = d.x...d.y
         }
         if let seed = try t.integer("seed") {

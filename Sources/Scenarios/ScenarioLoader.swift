@@ -19,21 +19,32 @@ public enum ScenarioLoader {
     public static func parse(_ text: String, file: String? = nil) throws(ScenarioError) -> Scenario {
         let table: TOMLTable
         do { table = try TOMLTable(string: text) } catch let e as TOMLParseError {
-            throw ScenarioError(file: file, key: "(syntax)", problem: "\(e.description) at line \(e.source.begin.line), column \(e.source.begin.column)")
+            throw ScenarioError(
+                file: file, key: "(syntax)",
+                problem: "\(e.description) at line \(e.source.begin.line), column \(e.source.begin.column)")
         } catch {
             throw ScenarioError(file: file, key: "(syntax)", problem: "\(error)")
         }
         let root = TOMLFields(table: table, path: "", file: file)
-        try root.rejectUnknownKeys(["name", "duration", "step", "progress_interval", "origin", "drones", "targets", "events", "avoidance"])
-        guard let originTable = try root.subtable("origin") else { throw root.error("origin", "missing [origin] table") }
+        try root.rejectUnknownKeys([
+            "name", "duration", "step", "progress_interval", "origin", "drones", "targets", "events", "avoidance",
+        ])
+        guard let originTable = try root.subtable("origin") else {
+            throw root.error("origin", "missing [origin] table")
+        }
         let origin = try parseOrigin(originTable)
         let drones = try root.tables("drones").map { (t) throws(ScenarioError) -> Scenario.Drone in try parseDrone(t) }
-        let targets = try root.tables("targets").map { (t) throws(ScenarioError) -> Scenario.Target in try parseTarget(t) }
-        let events = try root.tables("events").map { (t) throws(ScenarioError) -> Scenario.Event in try parseEvent(t, origin: origin) }
-        let scenario = Scenario(name: try root.string("name") ?? "scenario", origin: origin,
-                                duration: try root.requiredNumber("duration"), step: try root.number("step", default: 0.02),
-                                progressInterval: try root.number("progress_interval", default: 10),
-                                drones: drones, targets: targets, events: events)
+        let targets = try root.tables("targets").map { (t) throws(ScenarioError) -> Scenario.Target in
+            try parseTarget(t)
+        }
+        let events = try root.tables("events").map { (t) throws(ScenarioError) -> Scenario.Event in
+            try parseEvent(t, origin: origin)
+        }
+        let scenario = Scenario(
+            name: try root.string("name") ?? "scenario", origin: origin,
+            duration: try root.requiredNumber("duration"), step: try root.number("step", default: 0.02),
+            progressInterval: try root.number("progress_interval", default: 10),
+            drones: drones, targets: targets, events: events)
         do { _ = try ScenarioRunner(scenario: scenario) } catch {
             var e = error
             e.file = file
@@ -57,8 +68,11 @@ public enum ScenarioLoader {
     }
 
     static func parseDrone(_ t: TOMLFields) throws(ScenarioError) -> Scenario.Drone {
-        try t.rejectUnknownKeys(Set(["id", "home", "heading", "battery", "max_speed", "gps_noise", "wind", "gust", "seed",
-                                     "return_altitude", "low_battery", "takeoff_min_battery"]).union(avoidanceDroneKeys))
+        try t.rejectUnknownKeys(
+            Set([
+                "id", "home", "heading", "battery", "max_speed", "gps_noise", "wind", "gust", "seed",
+                "return_altitude", "low_battery", "takeoff_min_battery",
+            ]).union(avoidanceDroneKeys))
         let id = try t.requiredString("id")
         var sim = SimulatorConfiguration()
         var nav = NavigatorConfiguration()
@@ -82,23 +96,30 @@ public enum ScenarioLoader {
         sim.returnAltitude = rtl
         nav.returnAltitude = rtl
         let low = try t.number("low_battery", default: 20)
-        guard low > sim.criticalBatteryPercent && low < 100 else { throw t.error("low_battery", "must be between \(sim.criticalBatteryPercent) and 100 %") }
+        guard low > sim.criticalBatteryPercent && low < 100 else {
+            throw t.error("low_battery", "must be between \(sim.criticalBatteryPercent) and 100 %")
+        }
         sim.lowBatteryPercent = low
         nav.lowBatteryPercent = low
         nav.takeoffMinimumBattery = try t.number("takeoff_min_battery", default: nav.takeoffMinimumBattery)
         let battery = try t.number("battery", default: 100)
         guard (0...100).contains(battery) else { throw t.error("battery", "must be 0…100 %, found \(battery)") }
-        return Scenario.Drone(id: id, home: try t.vector("home") ?? .zero, heading: try t.number("heading", default: 0),
-                              batteryPercent: battery, simulator: sim, navigator: nav)
+        return Scenario.Drone(
+            id: id, home: try t.vector("home") ?? .zero, heading: try t.number("heading", default: 0),
+            batteryPercent: battery, simulator: sim, navigator: nav)
     }
 
     static func parseTarget(_ t: TOMLFields) throws(ScenarioError) -> Scenario.Target {
         try t.rejectUnknownKeys(["id", "path", "speed", "loop", "start"])
         let id = try t.requiredString("id")
-        guard let path = try t.points("path"), !path.isEmpty else { throw t.error("path", "missing (at least one [east, north, up] point)") }
+        guard let path = try t.points("path"), !path.isEmpty else {
+            throw t.error("path", "missing (at least one [east, north, up] point)")
+        }
         let speed = try t.number("speed", default: 0)
         guard speed >= 0 && speed <= 30 else { throw t.error("speed", "must be 0…30 m/s, found \(speed)") }
-        return Scenario.Target(id: id, path: path, speed: speed, loop: try t.bool("loop", default: false), startTime: try t.number("start", default: 0))
+        return Scenario.Target(
+            id: id, path: path, speed: speed, loop: try t.bool("loop", default: false),
+            startTime: try t.number("start", default: 0))
     }
 
     static func parseEvent(_ t: TOMLFields, origin: MapOrigin) throws(ScenarioError) -> Scenario.Event {
@@ -122,21 +143,29 @@ public enum ScenarioLoader {
             try t.rejectUnknownKeys(common)
             action = .command(.returnHome)
         case "goto":
-            try t.rejectUnknownKeys(common.union(["east", "north", "up", "latitude", "longitude", "altitude", "speed"]))
+            try t.rejectUnknownKeys(
+                common.union(["east", "north", "up", "latitude", "longitude", "altitude", "speed"]))
             let location: Location
             if t.has("latitude") || t.has("longitude") {
-                guard !t.has("east") && !t.has("north") else { throw t.error("east", "give either east/north/up or latitude/longitude/altitude, not both") }
+                guard !t.has("east") && !t.has("north") else {
+                    throw t.error("east", "give either east/north/up or latitude/longitude/altitude, not both")
+                }
                 let lat = try t.requiredNumber("latitude")
                 guard (-90...90).contains(lat) else { throw t.error("latitude", "\(lat) is outside -90…90") }
-                location = .geodetic(GeodeticCoordinate(latitude: lat, longitude: try t.requiredNumber("longitude"),
-                                                        altitude: try t.requiredNumber("altitude")))
+                location = .geodetic(
+                    GeodeticCoordinate(
+                        latitude: lat, longitude: try t.requiredNumber("longitude"),
+                        altitude: try t.requiredNumber("altitude")))
             } else {
-                location = .local(Vector3(try t.requiredNumber("east"), try t.requiredNumber("north"), try t.requiredNumber("up")))
+                location = .local(
+                    Vector3(try t.requiredNumber("east"), try t.requiredNumber("north"), try t.requiredNumber("up")))
             }
             action = .command(.goto(location, speed: try t.number("speed")))
         case "follow":
             try t.rejectUnknownKeys(common.union(["target", "offset"]))
-            action = .follow(target: try t.requiredString("target"), offset: try t.vector("offset", allowTwo: false) ?? Vector3(0, 0, 10))
+            action = .follow(
+                target: try t.requiredString("target"),
+                offset: try t.vector("offset", allowTwo: false) ?? Vector3(0, 0, 10))
         case "trajectory":
             try t.rejectUnknownKeys(common.union(["waypoints", "max_speed", "max_acceleration", "max_yaw_rate"]))
             guard let waypoints = try t.points("waypoints"), waypoints.count >= 2 else {
@@ -146,12 +175,17 @@ public enum ScenarioLoader {
             limits.maxSpeed = try t.number("max_speed", default: limits.maxSpeed)
             limits.maxAcceleration = try t.number("max_acceleration", default: limits.maxAcceleration)
             limits.maxYawRate = try t.number("max_yaw_rate", default: limits.maxYawRate)
-            for (k, v) in [("max_speed", limits.maxSpeed), ("max_acceleration", limits.maxAcceleration), ("max_yaw_rate", limits.maxYawRate)] where !(v > 0) {
+            for (k, v) in [
+                ("max_speed", limits.maxSpeed), ("max_acceleration", limits.maxAcceleration),
+                ("max_yaw_rate", limits.maxYawRate),
+            ] where !(v > 0) {
                 throw t.error(k, "must be positive, found \(v)")
             }
             action = .trajectory(waypoints: waypoints, limits: limits)
         default:
-            throw t.error("action", "unknown action '\(actionName)' (expected takeoff, land, hold, goto, follow, trajectory, return-home)")
+            throw t.error(
+                "action",
+                "unknown action '\(actionName)' (expected takeoff, land, hold, goto, follow, trajectory, return-home)")
         }
         return Scenario.Event(time: time, drone: drone, action: action)
     }

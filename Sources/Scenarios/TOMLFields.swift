@@ -25,7 +25,10 @@ struct TOMLFields {
 
     func number(_ name: String) throws(ScenarioError) -> Double? {
         guard let v = table[name] else { return nil }
-        if let d = v.double { guard d.isFinite else { throw error(name, "must be a finite number") }; return d }
+        if let d = v.double {
+            guard d.isFinite else { throw error(name, "must be a finite number") }
+            return d
+        }
         if let i = v.int { return Double(i) }
         throw error(name, "expected a number, found \(v.type)")
     }
@@ -65,19 +68,28 @@ struct TOMLFields {
     /// A vector written `[east, north]` or `[east, north, up]`.
     func vector(_ name: String, allowTwo: Bool = true) throws(ScenarioError) -> Vector3? {
         guard let v = table[name] else { return nil }
-        guard let array = v.array else { throw error(name, "expected an array [east, north\(allowTwo ? "" : ", up")\(allowTwo ? "[, up]" : "")]") }
+        guard let array = v.array else {
+            throw error(name, "expected an array [east, north\(allowTwo ? "" : ", up")\(allowTwo ? "[, up]" : "")]")
+        }
         return try vector(array, key: name, allowTwo: allowTwo)
     }
 
     func vector(_ array: TOMLArray, key name: String, allowTwo: Bool) throws(ScenarioError) -> Vector3 {
         let count = array.count
         guard count == 3 || (allowTwo && count == 2) else {
-            throw error(name, "expected \(allowTwo ? "2 or 3" : "3") numbers [east, north\(allowTwo ? "[, up]" : ", up")], found \(count)")
+            throw error(
+                name,
+                "expected \(allowTwo ? "2 or 3" : "3") numbers [east, north\(allowTwo ? "[, up]" : ", up")], found \(count)"
+            )
         }
         var values: [Double] = []
         for i in 0..<count {
             let item = array[i]
-            if let d = item.double, d.isFinite { values.append(d) } else if let n = item.int { values.append(Double(n)) } else {
+            if let d = item.double, d.isFinite {
+                values.append(d)
+            } else if let n = item.int {
+                values.append(Double(n))
+            } else {
                 throw error("\(name)[\(i)]", "expected a number, found \(item.type)")
             }
         }

@@ -14,9 +14,12 @@ import Foundation
 enum AvoidanceBenchmarks {
     static func run(_ out: BenchOutput) async throws {
         let env = ProcessInfo.processInfo.environment
-        let parts = Set((env["FLEETMESH_BENCH_AVOIDANCE"] ?? "detection,resolution,scenarios,orca").split(separator: ",").map(String.init))
+        let parts = Set(
+            (env["FLEETMESH_BENCH_AVOIDANCE"] ?? "detection,resolution,scenarios,orca").split(separator: ",").map(
+                String.init))
         if parts.contains("detection") {
-            out.heading("Avoidance: conflict detection per cycle (40 × 0.2 s predictions, 10 % not avoiding, 10 % stale)")
+            out.heading(
+                "Avoidance: conflict detection per cycle (40 × 0.2 s predictions, 10 % not avoiding, 10 % stale)")
             for n in [100, 1000] { detection(out, vehicles: n) }
         }
         if parts.contains("resolution") {
@@ -25,15 +28,20 @@ enum AvoidanceBenchmarks {
             crowded(out)
         }
         if parts.contains("scenarios") {
-            out.heading("Avoidance: scenarios (5 m / 2.9 m minima, 5 Hz predictions, 20–100 ms latency; time vs flying alone)")
-            let wanted = env["FLEETMESH_BENCH_AVOIDANCE_SCENARIOS"].map { Set($0.split(separator: ",").map(String.init)) }
+            out.heading(
+                "Avoidance: scenarios (5 m / 2.9 m minima, 5 Hz predictions, 20–100 ms latency; time vs flying alone)")
+            let wanted = env["FLEETMESH_BENCH_AVOIDANCE_SCENARIOS"].map {
+                Set($0.split(separator: ",").map(String.init))
+            }
             for mission in scenarios() where wanted == nil || wanted!.contains(mission.scenario.name) {
                 scenario(out, mission)
             }
         }
         if parts.contains("soak") { await soak(out) }
         if parts.contains("orca") {
-            let wanted = env["FLEETMESH_BENCH_AVOIDANCE_SCENARIOS"].map { Set($0.split(separator: ",").map(String.init)) }
+            let wanted = env["FLEETMESH_BENCH_AVOIDANCE_SCENARIOS"].map {
+                Set($0.split(separator: ",").map(String.init))
+            }
             let seeds = (env["FLEETMESH_BENCH_ORCA_SEEDS"] ?? "1,2,3").split(separator: ",").compactMap { UInt64($0) }
             try OrcaComparison.run(out, seeds: seeds, only: wanted)
         }
@@ -55,7 +63,12 @@ enum AvoidanceBenchmarks {
             let outcomes = await withTaskGroup(of: [RandomMission.Outcome].self) { group in
                 for lane in 0..<lanes {
                     let mine = stride(from: lane, to: seeds.count, by: lanes).map { seeds[$0] }
-                    group.addTask { mine.map { RandomMission(seed: $0, kind: kind, predictionSource: $0 % 25 == 0 ? .navigator : .model).run() } }
+                    group.addTask {
+                        mine.map {
+                            RandomMission(seed: $0, kind: kind, predictionSource: $0 % 25 == 0 ? .navigator : .model)
+                                .run()
+                        }
+                    }
                 }
                 var all: [RandomMission.Outcome] = []
                 for await part in group { all += part }
@@ -63,9 +76,13 @@ enum AvoidanceBenchmarks {
             }
             let failing = outcomes.filter { !$0.violations.isEmpty }.sorted { $0.seed < $1.seed }
             let losses = outcomes.reduce(0) { $0 + $1.report.violations }
-            out.line("\(kind.rawValue) seeds \(from)…\(from + UInt64(count) - 1)",
-                     "\(failing.count) failing, \(losses) losses of separation, wall \(String(format: "%.0f", (clock.now - start).seconds)) s")
-            for f in failing.prefix(10) { out.line("  seed \(f.seed) (\(f.drones) drones)", f.violations.prefix(3).joined(separator: "; ")) }
+            out.line(
+                "\(kind.rawValue) seeds \(from)…\(from + UInt64(count) - 1)",
+                "\(failing.count) failing, \(losses) losses of separation, wall \(String(format: "%.0f", (clock.now - start).seconds)) s"
+            )
+            for f in failing.prefix(10) {
+                out.line("  seed \(f.seed) (\(f.drones) drones)", f.violations.prefix(3).joined(separator: "; "))
+            }
         }
     }
 
@@ -79,7 +96,9 @@ enum AvoidanceBenchmarks {
         var rng = SeededRandom(seed: seed)
         let side = (Double(n) / 400).squareRoot() * 1000
         return (0..<n).map { k in
-            let start = Vector3(Double.random(in: 0...side, using: &rng), Double.random(in: 0...side, using: &rng), Double.random(in: 10...60, using: &rng))
+            let start = Vector3(
+                Double.random(in: 0...side, using: &rng), Double.random(in: 0...side, using: &rng),
+                Double.random(in: 10...60, using: &rng))
             let speed = Double.random(in: 0...4, using: &rng)
             var heading = Double.random(in: 0...(2 * .pi), using: &rng)
             let turn = Double.random(in: -0.2...0.2, using: &rng)
@@ -92,8 +111,9 @@ enum AvoidanceBenchmarks {
                 points.append(.init(offset: Double(i) * 0.2, position: p))
             }
             let age = k % 10 == 3 ? Double.random(in: 1...2.5, using: &rng) : Double.random(in: 0...0.4, using: &rng)
-            return AirspaceTrack(uavNumber: k + 1, avoiding: k % 10 != 7,
-                                 prediction: PredictedTrajectory(time: now - age, origin: start, points: points))
+            return AirspaceTrack(
+                uavNumber: k + 1, avoiding: k % 10 != 7,
+                prediction: PredictedTrajectory(time: now - age, origin: start, points: points))
         }
     }
 
@@ -123,7 +143,9 @@ enum AvoidanceBenchmarks {
         out.latency("\(n) vehicles: all pairs (reference)", pairs)
         out.ratio("\(n) vehicles: all pairs / broad phase (p50)", pairs.p50 / broad.p50, against: "broad phase")
         out.ratio("\(n) vehicles: all pairs / broad phase (p99)", pairs.p99 / broad.p99, against: "broad phase")
-        out.line("\(n) vehicles: conflicting pairs per cycle", String(format: "%.1f (same set from both: %@)", Double(found) / Double(rounds), agree ? "yes" : "NO"))
+        out.line(
+            "\(n) vehicles: conflicting pairs per cycle",
+            String(format: "%.1f (same set from both: %@)", Double(found) / Double(rounds), agree ? "yes" : "NO"))
     }
 
     static func resolution(_ out: BenchOutput, vehicles n: Int) {
@@ -139,8 +161,9 @@ enum AvoidanceBenchmarks {
             for (k, t) in tracks.enumerated() {
                 let p = t.prediction
                 let v = (p.points[1].position - p.points[0].position) / 0.2
-                let own = AvoidanceOwnship(uavNumber: t.uavNumber, position: p.origin, velocity: v,
-                                           goal: .init(position: p.points[p.points.count - 1].position + v * 30, speed: 4))
+                let own = AvoidanceOwnship(
+                    uavNumber: t.uavNumber, position: p.origin, velocity: v,
+                    goal: .init(position: p.points[p.points.count - 1].position + v * 30, speed: 4))
                 let start = clock.now
                 let d = cores[k].decide(own: own, airspace: tracks, now: now)
                 perDrone.add(clock.now - start)
@@ -177,12 +200,17 @@ enum AvoidanceBenchmarks {
         let r = sim.run()
         let wall = (clock.now - start).seconds
         func f(_ v: Double?, _ d: Int = 2) -> String { v.map { String(format: "%.\(d)f", $0) } ?? "-" }
-        out.line(r.name, "min sep \(f(r.minimumSeparation)) m  violations \(r.violations) (\(f(r.violationSeconds, 1)) s)  "
-                 + "arrival \(f(r.arrivalTime, 1)) s / alone \(f(r.soloArrivalTime, 1)) s = \(f(r.timeRatio))×  "
-                 + "extra distance \(f(r.extraDistance.map { $0 * 100 }, 1)) %  unsafe decisions \(r.unsafeDecisions)/\(r.decisions)  "
-                 + "wall \(f(wall, 1)) s")
+        out.line(
+            r.name,
+            "min sep \(f(r.minimumSeparation)) m  violations \(r.violations) (\(f(r.violationSeconds, 1)) s)  "
+                + "arrival \(f(r.arrivalTime, 1)) s / alone \(f(r.soloArrivalTime, 1)) s = \(f(r.timeRatio))×  "
+                + "extra distance \(f(r.extraDistance.map { $0 * 100 }, 1)) %  unsafe decisions \(r.unsafeDecisions)/\(r.decisions)  "
+                + "wall \(f(wall, 1)) s")
         if r.nonAvoidingViolations > 0 || mission.drones.contains(where: { !$0.avoids || $0.lostLinkAt != nil }) {
-            out.line("  with non-avoiding drones", "min sep \(f(r.minimumSeparationToNonAvoiding)) m  violations \(r.nonAvoidingViolations) (\(f(r.nonAvoidingViolationSeconds, 1)) s)")
+            out.line(
+                "  with non-avoiding drones",
+                "min sep \(f(r.minimumSeparationToNonAvoiding)) m  violations \(r.nonAvoidingViolations) (\(f(r.nonAvoidingViolationSeconds, 1)) s)"
+            )
         }
         if r.fenceExits > 0 || !r.unarrived.isEmpty {
             out.line("  problems", "fence exits \(r.fenceExits), not arrived: \(r.unarrived.joined(separator: ", "))")
@@ -232,12 +260,15 @@ enum OrcaComparison {
     static func row(_ mission: AvoidanceMission, seed: UInt64) -> Row {
         let starts = mission.scenario.drones.map(\.home)
         let goals = mission.goals.map { $0! }
-        let straight = zip(starts, goals).map { ($0 - $1).horizontalLength }.max()! / mission.configuration.limits.maxHorizontalSpeed
+        let straight =
+            zip(starts, goals).map { ($0 - $1).horizontalLength }.max()!
+            / mission.configuration.limits.maxHorizontalSpeed
         return Row(mission: mission, straight: straight, starts: starts, goals: goals, seed: seed)
     }
 
     static var script: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("Tools/orca-bench.py").path
     }
 
@@ -251,8 +282,10 @@ enum OrcaComparison {
             var mine: [(String, [Int])] = []
             for (z, members) in byAltitude.sorted(by: { $0.key < $1.key }) {
                 let name = "\(r)@\(z)"
-                runs.append(["name": name, "starts": members.map { [row.starts[$0].x, row.starts[$0].y] },
-                             "goals": members.map { [row.goals[$0].x, row.goals[$0].y] }])
+                runs.append([
+                    "name": name, "starts": members.map { [row.starts[$0].x, row.starts[$0].y] },
+                    "goals": members.map { [row.goals[$0].x, row.goals[$0].y] },
+                ])
                 mine.append((name, members))
             }
             layers.append(mine)
@@ -270,19 +303,28 @@ enum OrcaComparison {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0, let json = try JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let results = json["runs"] as? [[String: Any]] else {
-            throw BenchError("Tools/orca-bench.py failed (status \(process.terminationStatus)); pyrvo installed? (make setup)")
+            let results = json["runs"] as? [[String: Any]]
+        else {
+            throw BenchError(
+                "Tools/orca-bench.py failed (status \(process.terminationStatus)); pyrvo installed? (make setup)")
         }
         let byName = Dictionary(uniqueKeysWithValues: results.map { ($0["name"] as! String, $0) })
         let out = zip(rows, layers).map { row, mine -> OrcaResult in
-            var result = OrcaResult(makespan: 0, arrivals: [Double?](repeating: nil, count: row.goals.count), minimumSeparation: nil,
-                                    losses: 0, parked: true)
+            var result = OrcaResult(
+                makespan: 0, arrivals: [Double?](repeating: nil, count: row.goals.count), minimumSeparation: nil,
+                losses: 0, parked: true)
             for (name, members) in mine {
                 let r = byName[name]!
                 let arrivals = (r["arrivals"] as! [Any]).map { $0 as? Double }
                 for (k, i) in members.enumerated() { result.arrivals[i] = arrivals[k] }
-                if let m = r["makespan"] as? Double, let so = result.makespan { result.makespan = max(so, m) } else { result.makespan = nil }
-                if let s = r["min_separation"] as? Double { result.minimumSeparation = min(result.minimumSeparation ?? .infinity, s) }
+                if let m = r["makespan"] as? Double, let so = result.makespan {
+                    result.makespan = max(so, m)
+                } else {
+                    result.makespan = nil
+                }
+                if let s = r["min_separation"] as? Double {
+                    result.minimumSeparation = min(result.minimumSeparation ?? .infinity, s)
+                }
                 result.losses += r["losses"] as! Int
                 result.parked = result.parked && (r["parked"] as! Bool)
             }
@@ -292,12 +334,19 @@ enum OrcaComparison {
     }
 
     static func run(_ out: BenchOutput, seeds: [UInt64], only: Set<String>?) throws {
-        let rows = missions(seeds: seeds).filter { only == nil || only!.contains($0.0.scenario.name) }.map { row($0, seed: $1) }
+        let rows = missions(seeds: seeds).filter { only == nil || only!.contains($0.0.scenario.name) }.map {
+            row($0, seed: $1)
+        }
         guard !rows.isEmpty else { return }
         let (version, orca) = try orca(rows)
-        out.heading("Avoidance: FleetMesh vs ORCA (pyrvo \(version), live) on ORCA's circle (R = max(30, N·5/π) m, ±0.3 m start noise) and random crossings")
-        out.line("  columns", "makespan s, ×2R/v (straight-line time of the longest leg), ×solo (slowest drone alone, FleetMesh's flight model), "
-                 + "worst drone ×its own solo, closest approach m (horizontal while < 2.9 m apart vertically), losses of separation, drones at their own goal")
+        out.heading(
+            "Avoidance: FleetMesh vs ORCA (pyrvo \(version), live) on ORCA's circle (R = max(30, N·5/π) m, ±0.3 m start noise) and random crossings"
+        )
+        out.line(
+            "  columns",
+            "makespan s, ×2R/v (straight-line time of the longest leg), ×solo (slowest drone alone, FleetMesh's flight model), "
+                + "worst drone ×its own solo, closest approach m (horizontal while < 2.9 m apart vertically), losses of separation, drones at their own goal"
+        )
         func f(_ v: Double?, _ d: Int = 2) -> String { v.map { String(format: "%.\(d)f", $0) } ?? "-" }
         var worstMargin = -Double.infinity
         for (row, o) in zip(rows, orca) {
@@ -313,19 +362,32 @@ enum OrcaComparison {
                 }
                 return w
             }
-            let atGoal = zip(r.drones, row.goals).filter { d, g in !d.parked && d.arrival != nil && (d.finalPosition - g).length <= 1 }.count
+            let atGoal = zip(r.drones, row.goals).filter { d, g in
+                !d.parked && d.arrival != nil && (d.finalPosition - g).length <= 1
+            }.count
             let n = row.goals.count
             let fleet = r.arrivalTime.map { $0 / row.straight }, anchor = o.makespan.map { $0 / row.straight }
-            out.line("\(r.name), noise seed \(row.seed)", String(format: "longest leg %.1f m, straight-line time %.1f s", row.straight * 4, row.straight))
-            out.line("  FleetMesh", "\(f(r.arrivalTime, 1)) s  \(f(fleet))×  \(f(slowestSolo.flatMap { s in r.arrivalTime.map { $0 / s } }))× solo  "
-                     + "worst \(f(worst(r.drones.map(\.arrival))))×  closest \(f(r.minimumSeparation)) m  losses \(r.violations)  at goal \(atGoal)/\(n)")
-            out.line("  ORCA", "\(f(o.makespan, 1)) s  \(f(anchor))×  \(f(slowestSolo.flatMap { s in o.makespan.map { $0 / s } }))× solo  "
-                     + "worst \(f(worst(o.arrivals)))×  closest \(f(o.minimumSeparation)) m  losses \(o.losses)  at goal \(o.arrivals.compactMap { $0 }.count)/\(n)")
+            out.line(
+                "\(r.name), noise seed \(row.seed)",
+                String(format: "longest leg %.1f m, straight-line time %.1f s", row.straight * 4, row.straight))
+            out.line(
+                "  FleetMesh",
+                "\(f(r.arrivalTime, 1)) s  \(f(fleet))×  \(f(slowestSolo.flatMap { s in r.arrivalTime.map { $0 / s } }))× solo  "
+                    + "worst \(f(worst(r.drones.map(\.arrival))))×  closest \(f(r.minimumSeparation)) m  losses \(r.violations)  at goal \(atGoal)/\(n)"
+            )
+            out.line(
+                "  ORCA",
+                "\(f(o.makespan, 1)) s  \(f(anchor))×  \(f(slowestSolo.flatMap { s in o.makespan.map { $0 / s } }))× solo  "
+                    + "worst \(f(worst(o.arrivals)))×  closest \(f(o.minimumSeparation)) m  losses \(o.losses)  at goal \(o.arrivals.compactMap { $0 }.count)/\(n)"
+            )
             if let a = fleet, let b = anchor {
-                out.line("  FleetMesh / ORCA", String(format: "%.2f (%@)", a / b, a < b ? "FleetMesh faster" : "ORCA faster"))
+                out.line(
+                    "  FleetMesh / ORCA", String(format: "%.2f (%@)", a / b, a < b ? "FleetMesh faster" : "ORCA faster")
+                )
                 worstMargin = max(worstMargin, a / b)
             } else {
-                out.line("  FleetMesh / ORCA", fleet == nil ? "FleetMesh did not finish" : "ORCA did not finish (deadlock)")
+                out.line(
+                    "  FleetMesh / ORCA", fleet == nil ? "FleetMesh did not finish" : "ORCA did not finish (deadlock)")
                 if fleet == nil { worstMargin = .infinity }
             }
         }

@@ -38,9 +38,12 @@ struct BenchOutput {
 
     /// A latency figure: p50/p95/p99 of the samples.
     func latency(_ name: String, _ s: Samples, unit: LatencyUnit = .milliseconds) {
-        print(pad(name) + String(format: "p50 %9.3f %@  p95 %9.3f %@  p99 %9.3f %@  (n=%d)",
-                                 unit.scale(s.p50), unit.label, unit.scale(s.p95), unit.label,
-                                 unit.scale(s.p99), unit.label, s.count))
+        print(
+            pad(name)
+                + String(
+                    format: "p50 %9.3f %@  p95 %9.3f %@  p99 %9.3f %@  (n=%d)",
+                    unit.scale(s.p50), unit.label, unit.scale(s.p95), unit.label,
+                    unit.scale(s.p99), unit.label, s.count))
     }
 
     /// A throughput figure: operations per second.

@@ -1,6 +1,6 @@
-import Foundation
 import Coordinator
 import Determinism
+import Foundation
 import MeshSimulation
 import MeshTypes
 
@@ -36,14 +36,19 @@ enum CoordinatorBenchmarks {
         let (specs, links) = world(nodes: n, seed: UInt64(n))
         let clock = ContinuousClock()
         let start = clock.now
-        let sim = MeshSimulation(seed: UInt64(n), nodes: specs, links: links, network: NetworkProfile(encodeOnWire: false))
+        let sim = MeshSimulation(
+            seed: UInt64(n), nodes: specs, links: links, network: NetworkProfile(encodeOnWire: false))
         sim.recordsDirectives = false
         let settled = sim.runUntilNumbersSettle(step: .milliseconds(50), limit: .seconds(60))
         let wall = clock.now - start
         let drones = specs.filter { $0.role == .drone }.count
         let label = "settle \(n) nodes (\(drones) drones)"
         if let settled {
-            out.line(label, String(format: "%7.2f s virtual  %8.2f s wall  (%d messages)", settled.seconds, wall.seconds, sim.deliveredMessages))
+            out.line(
+                label,
+                String(
+                    format: "%7.2f s virtual  %8.2f s wall  (%d messages)", settled.seconds, wall.seconds,
+                    sim.deliveredMessages))
         } else {
             out.line(label, "did not settle within 60 s virtual")
         }
@@ -59,7 +64,8 @@ enum CoordinatorBenchmarks {
         links.append((2, 2 + half))
         var samples = Samples()
         for seed in 1...5 {
-            let sim = MeshSimulation(seed: UInt64(seed), nodes: specs, links: links, network: NetworkProfile(encodeOnWire: false))
+            let sim = MeshSimulation(
+                seed: UInt64(seed), nodes: specs, links: links, network: NetworkProfile(encodeOnWire: false))
             sim.recordsDirectives = false
             sim.partition([[0] + (2..<(2 + half)).map { $0 }, [1] + ((2 + half)..<(2 + drones)).map { $0 }])
             sim.run(for: .seconds(2))
@@ -72,7 +78,10 @@ enum CoordinatorBenchmarks {
     static func roundTrip(_ out: BenchOutput) {
         for (label, specs, links) in [
             ("direct GS—D", [SimNodeSpec.station("GS"), .drone("D", persisted: 1, flying: true)], [(0, 1)]),
-            ("one relay GS—R—D", [SimNodeSpec.station("GS"), .station("R"), .drone("D", persisted: 1, flying: true)], [(0, 1), (1, 2)]),
+            (
+                "one relay GS—R—D",
+                [SimNodeSpec.station("GS"), .station("R"), .drone("D", persisted: 1, flying: true)], [(0, 1), (1, 2)]
+            ),
         ] {
             let sim = MeshSimulation(seed: 9, nodes: specs, links: links)
             sim.recordsDirectives = false
@@ -94,16 +103,20 @@ enum CoordinatorBenchmarks {
     static func throughputFigures(_ out: BenchOutput) {
         let me = NodeID(high: 0, low: 1)
         let neighbours = (2...4).map { NodeID(high: 0, low: UInt64($0)) }
-        var core = CoordinatorCore(configuration: CoordinatorConfiguration(nodeID: me, role: .station, name: "GS"),
-                                   incarnation: 1, persistedUAVNumber: nil, now: MeshInstant(nanoseconds: 0))
+        var core = CoordinatorCore(
+            configuration: CoordinatorConfiguration(nodeID: me, role: .station, name: "GS"),
+            incarnation: 1, persistedUAVNumber: nil, now: MeshInstant(nanoseconds: 0))
         for n in neighbours { _ = core.onNeighbourUp(n, now: MeshInstant(nanoseconds: 0)) }
         let origins = (0..<50).map { NodeID(high: 9, low: UInt64($0)) }
-        let state = VehicleState(position: GeoPoint(latitude: 47, longitude: 8, altitude: 20), activity: .hovering, armed: true)
+        let state = VehicleState(
+            position: GeoPoint(latitude: 47, longitude: 8, altitude: 20), activity: .hovering, armed: true)
         var seq: UInt64 = 0
         var t: UInt64 = 0
         func next() -> CoordinatorMessage {
             seq += 1
-            let env = Envelope(origin: origins[Int(seq % 50)], originIncarnation: 1, sequence: seq / 50 + 1, destination: .broadcast, ttl: 8)
+            let env = Envelope(
+                origin: origins[Int(seq % 50)], originIncarnation: 1, sequence: seq / 50 + 1, destination: .broadcast,
+                ttl: 8)
             return .routed(env, .telemetry(uavNumber: UInt8(seq % 50 + 1), state: state))
         }
         let valueRate = throughput(seconds: 0.5) {
@@ -133,8 +146,12 @@ enum CoordinatorBenchmarks {
         out.rate("telemetry decode only (baseline)", perSecond: decodeRate)
         out.ratio("full pipeline cost vs decode only", decodeRate / bytesRate, against: "decode only")
         let dupRate = throughput(seconds: 0.5) {
-            blackHole(core.onMessage(.routed(Envelope(origin: origins[0], originIncarnation: 1, sequence: 1, destination: .broadcast, ttl: 8),
-                                             .telemetry(uavNumber: 1, state: state)), from: neighbours[0], now: MeshInstant(nanoseconds: t)))
+            blackHole(
+                core.onMessage(
+                    .routed(
+                        Envelope(
+                            origin: origins[0], originIncarnation: 1, sequence: 1, destination: .broadcast, ttl: 8),
+                        .telemetry(uavNumber: 1, state: state)), from: neighbours[0], now: MeshInstant(nanoseconds: t)))
         }
         out.rate("duplicate telemetry dropped", perSecond: dupRate)
     }

@@ -9,7 +9,8 @@ import ServiceLifecycle
 enum DroneEmulator {
     static func run(_ args: [String]) async throws {
         guard args.count == 5, let n = Int(args[0]), n > 0, let seconds = Double(args[4]) else {
-            FileHandle.standardError.write(Data("usage: fleetmesh-bench emulate-drones N STATION_HOST:PORT KEY_FILE DIR SECONDS\n".utf8))
+            FileHandle.standardError.write(
+                Data("usage: fleetmesh-bench emulate-drones N STATION_HOST:PORT KEY_FILE DIR SECONDS\n".utf8))
             exit(64)
         }
         LoggingSystem.bootstrap { label in
@@ -19,16 +20,19 @@ enum DroneEmulator {
         }
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         for i in 0..<n {
-            var c = NodeConfiguration(name: "emu-\(i)", role: .drone, keyFile: args[2], stateDirectory: "\(args[3])/emu-\(i)",
-                                      controlSocket: "\(args[3])/emu-\(i).sock", port: 0, advertise: false, discover: false,
-                                      staticPeers: [args[1]])
+            var c = NodeConfiguration(
+                name: "emu-\(i)", role: .drone, keyFile: args[2], stateDirectory: "\(args[3])/emu-\(i)",
+                controlSocket: "\(args[3])/emu-\(i).sock", port: 0, advertise: false, discover: false,
+                staticPeers: [args[1]])
             c.subscribeToTargetSources = false
             services += try await NodeServices(configuration: c, logger: Logger(label: "emu-\(i)")).services()
         }
         FileHandle.standardError.write(Data("emulating \(n) drones for \(seconds) s\n".utf8))
-        let group = ServiceGroup(configuration: .init(services: services,
-                                                      gracefulShutdownSignals: [.sigterm, .sigint],
-                                                      logger: Logger(label: "emulator")))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: services,
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: Logger(label: "emulator")))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
             tasks.addTask {

@@ -8,7 +8,9 @@ import Node
 enum FleetLabBenchmarks {
     static let clock = ContinuousClock()
 
-    static var samples: Int { max(1, Int(ProcessInfo.processInfo.environment["FLEETMESH_BENCH_LAB_SAMPLES"] ?? "") ?? 30) }
+    static var samples: Int {
+        max(1, Int(ProcessInfo.processInfo.environment["FLEETMESH_BENCH_LAB_SAMPLES"] ?? "") ?? 30)
+    }
 
     static func commands(_ out: BenchOutput) async throws {
         out.heading("Fleet: command round trip on real processes (station — near — far, lab)")
@@ -43,8 +45,9 @@ enum FleetLabBenchmarks {
     }
 
     static func send(_ station: NodeProcess, _ n: Int, _ words: [String]) throws -> CommandReport {
-        let r = try ControlClient.request(ControlRequest.send(.init(uav: n, args: words, timeoutMs: 20_000)),
-                                          socket: station.socketPath, timeout: .seconds(25))
+        let r = try ControlClient.request(
+            ControlRequest.send(.init(uav: n, args: words, timeoutMs: 20_000)),
+            socket: station.socketPath, timeout: .seconds(25))
         guard let c = r.command else { throw LabError(r.error ?? "no command report") }
         return c
     }
@@ -99,7 +102,8 @@ enum FleetLabBenchmarks {
                 let up = try send(station, n, ["takeoff", "5"])
                 guard up.succeeded else { throw LabError("takeoff of UAV \(n) failed: \(up.answers)") }
             }
-            let request = ControlRequest.manual(.init(uavs: numbers, rateHz: 100, durationMs: 5000, axes: [200, 0, 0, 0]))
+            let request = ControlRequest.manual(
+                .init(uavs: numbers, rateHz: 100, durationMs: 5000, axes: [200, 0, 0, 0]))
             let r = try ControlClient.request(request, socket: station.socketPath, timeout: .seconds(15))
             guard let sent = r.manual else { throw LabError(r.error ?? "no manual report") }
             var rates: [Double] = [], p50s: [Double] = [], p99s: [Double] = [], gaps: [Double] = [], lost: [Int] = []
@@ -111,11 +115,16 @@ enum FleetLabBenchmarks {
                 gaps.append(m.gapP99Ms ?? .nan)
                 lost.append(sent.samplesPerUAV - m.received)
             }
-            out.line("manual control: sent per drone", String(format: "%d samples at %.1f Hz (10 drones, 5 s)", sent.samplesPerUAV, sent.sentRateHz))
-            out.line("  rate held at the drones (min / max)", String(format: "%.1f / %.1f Hz", rates.min()!, rates.max()!))
+            out.line(
+                "manual control: sent per drone",
+                String(format: "%d samples at %.1f Hz (10 drones, 5 s)", sent.samplesPerUAV, sent.sentRateHz))
+            out.line(
+                "  rate held at the drones (min / max)", String(format: "%.1f / %.1f Hz", rates.min()!, rates.max()!))
             out.line("  samples lost (sum over 10 drones)", "\(lost.reduce(0, +))")
-            out.line("  latency p50 (median / worst drone)", String(format: "%.2f / %.2f ms", p50s.sorted()[5], p50s.max()!))
-            out.line("  latency p99 (median / worst drone)", String(format: "%.2f / %.2f ms", p99s.sorted()[5], p99s.max()!))
+            out.line(
+                "  latency p50 (median / worst drone)", String(format: "%.2f / %.2f ms", p50s.sorted()[5], p50s.max()!))
+            out.line(
+                "  latency p99 (median / worst drone)", String(format: "%.2f / %.2f ms", p99s.sorted()[5], p99s.max()!))
             out.line("  gap between samples p99 (worst drone)", String(format: "%.2f ms (period 10 ms)", gaps.max()!))
         }
     }
@@ -134,19 +143,28 @@ enum FleetLabBenchmarks {
                 let address = try lab.address(1)
                 var emulator: LabProgram?
                 if n > 0 {
-                    emulator = try lab.start(host: 2, tag: "emulator", [bench, "emulate-drones", String(n), "\(address):47800",
-                                                                         lab.keyPath, lab.directory.path + "/emu", "90"])
+                    emulator = try lab.start(
+                        host: 2, tag: "emulator",
+                        [
+                            bench, "emulate-drones", String(n), "\(address):47800",
+                            lab.keyPath, lab.directory.path + "/emu", "90",
+                        ])
                     // Measured even if not all of them make it: the figure then says how many were live.
-                    _ = try? await waitUntil("the station hears \(n) live drones", timeout: .seconds(40), poll: .milliseconds(250)) {
+                    _ = try? await waitUntil(
+                        "the station hears \(n) live drones", timeout: .seconds(40), poll: .milliseconds(250)
+                    ) {
                         try vehicles(station).filter { !$0.stale && $0.uavNumber != nil }.count == n
                     }
                     if flying {
                         for v in try vehicles(station) {
                             guard let uav = v.uavNumber else { continue }
-                            _ = try? ControlClient.request(ControlRequest.send(.init(uav: uav, args: ["takeoff", "5"], timeoutMs: 100)),
-                                                           socket: station.socketPath, timeout: .seconds(5))
+                            _ = try? ControlClient.request(
+                                ControlRequest.send(.init(uav: uav, args: ["takeoff", "5"], timeoutMs: 100)),
+                                socket: station.socketPath, timeout: .seconds(5))
                         }
-                        _ = try? await waitUntil("\(n) drones airborne", timeout: .seconds(20), poll: .milliseconds(250)) {
+                        _ = try? await waitUntil(
+                            "\(n) drones airborne", timeout: .seconds(20), poll: .milliseconds(250)
+                        ) {
                             try vehicles(station).filter { !$0.stale && $0.altitude > 4 }.count == n
                         }
                     }
@@ -156,14 +174,19 @@ enum FleetLabBenchmarks {
                 let pid = try descendant(of: station.process.pid, named: "fleetmesh")
                 let t0 = clock.now
                 let cpu0 = try cpuSeconds(pid: pid)
-                let emu0 = try emulator.map { try cpuSeconds(pid: try descendant(of: $0.process.pid, named: "fleetmesh-bench")) }
+                let emu0 = try emulator.map {
+                    try cpuSeconds(pid: try descendant(of: $0.process.pid, named: "fleetmesh-bench"))
+                }
                 try await Task.sleep(for: .seconds(10))
                 let wall = (clock.now - t0).seconds
                 let share = (try cpuSeconds(pid: pid) - cpu0) / wall
                 let live = try vehicles(station).filter { !$0.stale }
-                var note = "\(live.count) live in the fleet picture" + (flying ? ", \(live.filter { $0.altitude > 4 }.count) airborne" : "")
+                var note =
+                    "\(live.count) live in the fleet picture"
+                    + (flying ? ", \(live.filter { $0.altitude > 4 }.count) airborne" : "")
                 if let emu0, let e = emulator {
-                    let emuShare = (try cpuSeconds(pid: try descendant(of: e.process.pid, named: "fleetmesh-bench")) - emu0) / wall
+                    let emuShare =
+                        (try cpuSeconds(pid: try descendant(of: e.process.pid, named: "fleetmesh-bench")) - emu0) / wall
                     note += String(format: "; emulator process %.0f %% of a core", emuShare * 100)
                 }
                 let label = "station CPU, \(n) drones " + (flying ? "flying" : "on the ground")
@@ -178,7 +201,10 @@ enum FleetLabBenchmarks {
         while let p = queue.first {
             queue.removeFirst()
             if let comm = try? String(contentsOfFile: "/proc/\(p)/comm", encoding: .utf8),
-               comm.trimmingCharacters(in: .whitespacesAndNewlines) == String(name.prefix(15)) { return p }
+                comm.trimmingCharacters(in: .whitespacesAndNewlines) == String(name.prefix(15))
+            {
+                return p
+            }
             let children = (try? String(contentsOfFile: "/proc/\(p)/task/\(p)/children", encoding: .utf8)) ?? ""
             queue += children.split(separator: " ").compactMap { Int32($0) }
         }

@@ -15,15 +15,21 @@ enum MAVLinkBenchmarks {
             let t = UInt32(i * 20)
             switch i % 3 {
             case 0:
-                stream += encoder.encode(GlobalPositionInt(timeBootMs: t, lat: 473_977_420 + Int32(i), lon: 85_455_940,
-                                                           alt: 488_000, relativeAlt: 10_000, vx: 120, vy: -30,
-                                                           vz: 5, hdg: 9000), now: now)
+                stream += encoder.encode(
+                    GlobalPositionInt(
+                        timeBootMs: t, lat: 473_977_420 + Int32(i), lon: 85_455_940,
+                        alt: 488_000, relativeAlt: 10_000, vx: 120, vy: -30,
+                        vz: 5, hdg: 9000), now: now)
             case 1:
-                stream += encoder.encode(Attitude(timeBootMs: t, roll: 0.01, pitch: -0.02, yaw: 1.5,
-                                                  rollspeed: 0.001, pitchspeed: 0.002, yawspeed: 0.1), now: now)
+                stream += encoder.encode(
+                    Attitude(
+                        timeBootMs: t, roll: 0.01, pitch: -0.02, yaw: 1.5,
+                        rollspeed: 0.001, pitchspeed: 0.002, yawspeed: 0.1), now: now)
             default:
-                stream += encoder.encode(Heartbeat(type: .quadrotor, autopilot: .px4, baseMode: [.safetyArmed],
-                                                   customMode: 65536, systemStatus: .active), now: now)
+                stream += encoder.encode(
+                    Heartbeat(
+                        type: .quadrotor, autopilot: .px4, baseMode: [.safetyArmed],
+                        customMode: 65536, systemStatus: .active), now: now)
             }
         }
         out.line("stream", "\(frameCount) frames, \(stream.count) bytes (avg \(stream.count / frameCount) B/frame)")
@@ -35,8 +41,9 @@ enum MAVLinkBenchmarks {
             blackHole(sumBytes(stream, seed: salt))
         }
         let baselineFrames = sumPasses * Double(frameCount)
-        out.rate("baseline: sum bytes (frame-equivalents)", perSecond: baselineFrames,
-                 note: String(format: "%.0f MB/s", sumPasses * Double(stream.count) / 1e6))
+        out.rate(
+            "baseline: sum bytes (frame-equivalents)", perSecond: baselineFrames,
+            note: String(format: "%.0f MB/s", sumPasses * Double(stream.count) / 1e6))
 
         let parsePasses = passesPerSecond {
             var parser = MAVLinkParser()
@@ -47,8 +54,9 @@ enum MAVLinkBenchmarks {
             blackHole(n)
         }
         let parseFrames = parsePasses * Double(frameCount)
-        out.rate("parse frames (CRC checked)", perSecond: parseFrames,
-                 note: String(format: "%.0f MB/s", parsePasses * Double(stream.count) / 1e6))
+        out.rate(
+            "parse frames (CRC checked)", perSecond: parseFrames,
+            note: String(format: "%.0f MB/s", parsePasses * Double(stream.count) / 1e6))
         out.ratio("parse vs byte-sum baseline", parseFrames / baselineFrames, against: "sum bytes")
 
         let decodePasses = passesPerSecond {
@@ -75,8 +83,9 @@ enum MAVLinkBenchmarks {
         }
         out.rate("parse frames, 64-byte chunks", perSecond: chunkPasses * Double(frameCount))
 
-        let position = GlobalPositionInt(timeBootMs: 1, lat: 473_977_420, lon: 85_455_940, alt: 488_000,
-                                         relativeAlt: 10_000, vx: 120, vy: -30, vz: 5, hdg: 9000)
+        let position = GlobalPositionInt(
+            timeBootMs: 1, lat: 473_977_420, lon: 85_455_940, alt: 488_000,
+            relativeAlt: 10_000, vx: 120, vy: -30, vz: 5, hdg: 9000)
         var seq: UInt8 = 0
         let encodeRate = throughput(seconds: 0.5, batch: 1000) {
             seq &+= 1

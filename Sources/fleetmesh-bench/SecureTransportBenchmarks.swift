@@ -49,15 +49,17 @@ enum SecureTransportBenchmarks {
         let copy = throughput(seconds: 1.0, batch: 5000) {
             let copied = [UInt8](unsafeUninitializedCapacity: payload.count) { buffer, count in
                 payload.withUnsafeBytes { source in
-                    buffer.baseAddress!.update(from: source.bindMemory(to: UInt8.self).baseAddress!, count: source.count)
+                    buffer.baseAddress!.update(
+                        from: source.bindMemory(to: UInt8.self).baseAddress!, count: source.count)
                 }
                 count = payload.count
             }
             blackHole(copied)
         }
         blackHole(delivered)
-        out.rate("seal+open 200 B (endpoint to endpoint)", perSecond: sealOpen,
-                 note: String(format: "%.1f MB/s of payload", sealOpen * 200 / 1e6))
+        out.rate(
+            "seal+open 200 B (endpoint to endpoint)", perSecond: sealOpen,
+            note: String(format: "%.1f MB/s of payload", sealOpen * 200 / 1e6))
         out.rate("baseline: copy 200 B into a new array", perSecond: copy)
         out.ratio("seal+open cost vs copy", copy / sealOpen, against: "plain copy (x slower)")
 

@@ -24,13 +24,14 @@ let start = clock.now
 func stamp() -> String { String(format: "%7.3f s", (clock.now - start).secondsValue) }
 func say(_ text: String) { show("\(stamp())  \(text)") }
 
-show("""
-FleetMesh demo
-  4 hosts on a private virtual bridge, each in its own network namespace with its own avahi-daemon;
-  nothing touches this machine's real interfaces.
-  host 1: station-1    hosts 2-4: drone-1, drone-2, drone-3 (each flying the built-in simulator)
+show(
+    """
+    FleetMesh demo
+      4 hosts on a private virtual bridge, each in its own network namespace with its own avahi-daemon;
+      nothing touches this machine's real interfaces.
+      host 1: station-1    hosts 2-4: drone-1, drone-2, drone-3 (each flying the built-in simulator)
 
-""")
+    """)
 
 do {
     _ = try? shell(["bash", labScript, "--name", "demo", "down"])
@@ -44,8 +45,10 @@ do {
         // The station sets the session's map origin (the test area's corner); the mesh shares it with every node.
         // It also shows the fleet to MAVLink ground-control software on UDP 14550.
         let mission = i == 0 ? "[mission]\norigin = [50.0750, 14.4370, 0.0]\n[ground_control]\nport = 14550" : ""
-        nodes.append(try lab.startNode(host: i + 1, name: name, role: i == 0 ? "station" : "drone", extra: mission,
-                                       logLevel: "info"))
+        nodes.append(
+            try lab.startNode(
+                host: i + 1, name: name, role: i == 0 ? "station" : "drone", extra: mission,
+                logLevel: "info"))
     }
     say("started \(names.joined(separator: ", ")) at once (fleetmesh run on each host)\n")
 
@@ -55,7 +58,10 @@ do {
     while formedAt == nil, clock.now - start < .seconds(20), !stopRequested.isSet {
         var complete = true
         for node in nodes {
-            guard let status = try? node.status() else { complete = false; continue }
+            guard let status = try? node.status() else {
+                complete = false
+                continue
+            }
             for peer in status.peers {
                 let key = "\(node.name)>\(peer.id)"
                 let peerName = peer.name ?? String(peer.id.prefix(8))
@@ -64,10 +70,14 @@ do {
                     switch peer.state {
                     case "established":
                         let t = peer.establishedAtMs.map { "\($0) ms after \(node.name) started" } ?? ""
-                        say("\(node.name.padding(toLength: 9, withPad: " ", startingAt: 0)) ⇄ \(peerName): encrypted session established (\(t))")
+                        say(
+                            "\(node.name.padding(toLength: 9, withPad: " ", startingAt: 0)) ⇄ \(peerName): encrypted session established (\(t))"
+                        )
                     case "discovered", "handshaking":
                         if peer.state == "handshaking" {
-                            say("\(node.name.padding(toLength: 9, withPad: " ", startingAt: 0)) → \(peerName): found over mDNS at \(peer.address ?? "?"), handshaking")
+                            say(
+                                "\(node.name.padding(toLength: 9, withPad: " ", startingAt: 0)) → \(peerName): found over mDNS at \(peer.address ?? "?"), handshaking"
+                            )
                         }
                     default:
                         say("\(node.name) sees \(peerName): \(peer.state)")
@@ -78,7 +88,9 @@ do {
         }
         if complete { formedAt = clock.now - start } else { try await Task.sleep(for: .milliseconds(20)) }
     }
-    guard let formedAt else { throw LabError("the mesh did not form within 20 s; see the node logs in \(lab.directory.path)") }
+    guard let formedAt else {
+        throw LabError("the mesh did not form within 20 s; see the node logs in \(lab.directory.path)")
+    }
 
     show("")
     say("mesh formed: every node in session with the other 3")
@@ -86,7 +98,9 @@ do {
     for node in nodes {
         let s = try node.status()
         let worst = s.peers.compactMap(\.establishedAtMs).max() ?? 0
-        show("    \(node.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(worst) ms   (published as '\(s.node.publishedName ?? "still probing")', UDP \(s.node.port))")
+        show(
+            "    \(node.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(worst) ms   (published as '\(s.node.publishedName ?? "still probing")', UDP \(s.node.port))"
+        )
     }
     show("\n  `fleetmesh status` on the station:\n")
     let statusText = try shell([try fleetmeshBinary(), "status", "--node", nodes[0].socketPath]).output
@@ -101,13 +115,19 @@ do {
         nodes[0].peerState("drone-3") == "lost"
     }
     let detection = clock.now - cutAt
-    say(String(format: "station-1 marked drone-3 lost after %.0f ms (QGroundControl: 3500 ms, MAVSDK: 3000 ms)", detection.secondsValue * 1000))
+    say(
+        String(
+            format: "station-1 marked drone-3 lost after %.0f ms (QGroundControl: 3500 ms, MAVSDK: 3000 ms)",
+            detection.secondsValue * 1000))
     try lab.lab("restore", "4")
     let restoreAt = clock.now
     try await waitUntil("drone-3 back in session", timeout: .seconds(10), poll: .milliseconds(5)) {
         nodes[0].peerState("drone-3") == "established"
     }
-    say(String(format: "link restored: session with drone-3 back after %.0f ms", (clock.now - restoreAt).secondsValue * 1000))
+    say(
+        String(
+            format: "link restored: session with drone-3 back after %.0f ms",
+            (clock.now - restoreAt).secondsValue * 1000))
 
     // The coordinator: unique UAV numbers, then commands relayed from the station with their answers.
     show("")
@@ -119,8 +139,9 @@ do {
         return numbers.count == 3 && Set(numbers).count == 3
     }
     let numbered = try nodes[0].status().peers.sorted { ($0.name ?? "") < ($1.name ?? "") }
-    say("UAV numbers assigned by the mesh (unique, kept across restarts; also MAVLink system IDs): "
-        + numbered.map { "\($0.name ?? "?") = \($0.uavNumber!)" }.joined(separator: ", "))
+    say(
+        "UAV numbers assigned by the mesh (unique, kept across restarts; also MAVLink system IDs): "
+            + numbered.map { "\($0.name ?? "?") = \($0.uavNumber!)" }.joined(separator: ", "))
     let numbers = numbered.map { $0.uavNumber! }
     try await waitUntil("drone-3 agrees on the station's map origin", timeout: .seconds(10)) {
         try shell([bin, "origin", "--node", nodes[3].socketPath]).status == 0
@@ -139,20 +160,25 @@ do {
     let home = (50.0755, 14.4378)
     let corners = [(1.0, 1.0), (1.0, -1.0), (-1.0, -1.0)]
     say("station-1: goto each drone to its own point of a 30 m square at 15 m")
-    let gotos = try await sendAll(bin, station, zip(numbers, corners).map { n, c in
-        let lat = home.0 + c.0 * 15 / 111_320
-        let lon = home.1 + c.1 * 15 / (111_320 * cos(home.0 * .pi / 180))
-        return (n, ["goto", String(format: "%.7f", lat), String(format: "%.7f", lon), "15", "4"])
-    })
+    let gotos = try await sendAll(
+        bin, station,
+        zip(numbers, corners).map { n, c in
+            let lat = home.0 + c.0 * 15 / 111_320
+            let lon = home.1 + c.1 * 15 / (111_320 * cos(home.0 * .pi / 180))
+            return (n, ["goto", String(format: "%.7f", lat), String(format: "%.7f", lon), "15", "4"])
+        })
     for (_, output) in gotos {
         for line in output.split(separator: "\n") { say("  " + line) }
     }
     show("\n  `fleetmesh vehicles` on the station:\n")
-    show(try shell([bin, "vehicles", "--node", station]).output.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
+    show(
+        try shell([bin, "vehicles", "--node", station]).output.split(separator: "\n").map { "    " + $0 }.joined(
+            separator: "\n"))
     let unheld = uavNumberNobodyHolds(numbers)
     let refused = try shell([bin, "send", "--node", station, String(unheld), "land"])
-    say("a command to a UAV number nobody holds is refused (exit \(refused.status)): "
-        + refused.output.trimmingCharacters(in: .whitespacesAndNewlines))
+    say(
+        "a command to a UAV number nobody holds is refused (exit \(refused.status)): "
+            + refused.output.trimmingCharacters(in: .whitespacesAndNewlines))
     show("")
 
     // Trajectory upload: drone-1 flies three waypoints and holds at the last.
@@ -160,42 +186,68 @@ do {
         String(format: "%.7f,%.7f,12", home.0 + c.0 / 111_320, home.1 + c.1 / (111_320 * cos(home.0 * .pi / 180)))
     }
     say("station-1: fleetmesh send \(numbers[0]) trajectory (3 waypoints at 12 m): drone-1 plans and flies it")
-    for line in try await shellOffPool([bin, "send", "--node", station, "--timeout", "60", String(numbers[0]), "trajectory"] + legs)
-        .split(separator: "\n") { say("  " + line) }
+    for line in try await shellOffPool(
+        [bin, "send", "--node", station, "--timeout", "60", String(numbers[0]), "trajectory"] + legs
+    )
+    .split(separator: "\n") { say("  " + line) }
 
     // A target source that is not FleetMesh: the Python example advertises _loc-broadcaster._udp on host 1 and
     // streams a target circling the home point; the station subscribes and drone-2 follows it.
     let example = repositoryRoot.appendingPathComponent("Examples/loc-broadcaster/loc_broadcaster.py").path
-    let phone = try lab.start(host: 1, tag: "phone", ["python3", "-u", example, "--key", lab.keyPath, "--name", "phone",
-                                                      "--lat", String(home.0), "--lon", String(home.1), "--alt", "12",
-                                                      "--uav", String(numbers[1]), "--circle", "10", "--period", "40"])
-    say("started Examples/loc-broadcaster/loc_broadcaster.py ('phone', Python + zeroconf) streaming a moving target for UAV \(numbers[1])")
-    try await waitUntil("station-1 subscribes to the phone", timeout: .seconds(10)) { try DemoQueries.receivingTargets(station) }
-    show(try shell([bin, "sources", "--node", station]).output.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
-    for line in try await shellOffPool([bin, "send", "--node", station, String(numbers[1]), "follow", "on"]).split(separator: "\n") {
+    let phone = try lab.start(
+        host: 1, tag: "phone",
+        [
+            "python3", "-u", example, "--key", lab.keyPath, "--name", "phone",
+            "--lat", String(home.0), "--lon", String(home.1), "--alt", "12",
+            "--uav", String(numbers[1]), "--circle", "10", "--period", "40",
+        ])
+    say(
+        "started Examples/loc-broadcaster/loc_broadcaster.py ('phone', Python + zeroconf) streaming a moving target for UAV \(numbers[1])"
+    )
+    try await waitUntil("station-1 subscribes to the phone", timeout: .seconds(10)) {
+        try DemoQueries.receivingTargets(station)
+    }
+    show(
+        try shell([bin, "sources", "--node", station]).output.split(separator: "\n").map { "    " + $0 }.joined(
+            separator: "\n"))
+    for line in try await shellOffPool([bin, "send", "--node", station, String(numbers[1]), "follow", "on"]).split(
+        separator: "\n")
+    {
         say("  " + line)
     }
     try await Task.sleep(for: .seconds(8))
-    if let v = try ControlClient.request(ControlRequest.vehicles, socket: station).vehicles?.first(where: { $0.uavNumber == numbers[1] }),
-       let s = try ControlClient.request(ControlRequest.sources, socket: station).sources?.sources.first,
-       let lat = s.lastLatitude, let lon = s.lastLongitude {
+    if let v = try ControlClient.request(ControlRequest.vehicles, socket: station).vehicles?.first(where: {
+        $0.uavNumber == numbers[1]
+    }),
+        let s = try ControlClient.request(ControlRequest.sources, socket: station).sources?.sources.first,
+        let lat = s.lastLatitude, let lon = s.lastLongitude
+    {
         let d = hypot((v.latitude - lat) * 111_320, (v.longitude - lon) * 111_320 * cos(lat * .pi / 180))
-        say(String(format: "drone-2 following the phone's target: %.1f m from it, %@ at %.1f m/s", d, v.activity, v.speed))
+        say(
+            String(
+                format: "drone-2 following the phone's target: %.1f m from it, %@ at %.1f m/s", d, v.activity, v.speed))
     }
     // The phone stops streaming (Ctrl-C: it withdraws its record); drone-2 holds where the target last was.
     phone.process.signal(SIGINT)
     try await waitUntil("the phone's script exits", timeout: .seconds(5)) { DemoQueries.exited(phone) }
-    for line in try await shellOffPool([bin, "send", "--node", station, String(numbers[1]), "follow", "off"]).split(separator: "\n") {
+    for line in try await shellOffPool([bin, "send", "--node", station, String(numbers[1]), "follow", "off"]).split(
+        separator: "\n")
+    {
         say("  " + line)
     }
 
     // Manual control: a 100 Hz joystick stream from the station to drone-3 for 2 s.
     say("station-1: fleetmesh manual \(numbers[2]) --rate 100 --seconds 2 --x 500 (forward at half deflection)")
-    for line in try await shellOffPool([bin, "manual", "--node", station, "--rate", "100", "--seconds", "2", "--x", "500", String(numbers[2])])
-        .split(separator: "\n") { say("  " + line) }
+    for line in try await shellOffPool([
+        bin, "manual", "--node", station, "--rate", "100", "--seconds", "2", "--x", "500", String(numbers[2]),
+    ])
+    .split(separator: "\n") { say("  " + line) }
     if let m = try nodes[3].status().manualControl {
-        say(String(format: "drone-3 obeyed %d samples at %.1f Hz, latency p50 %.2f ms, p99 %.2f ms", m.received, m.rateHz ?? 0,
-                   m.latencyP50Ms ?? 0, m.latencyP99Ms ?? 0))
+        say(
+            String(
+                format: "drone-3 obeyed %d samples at %.1f Hz, latency p50 %.2f ms, p99 %.2f ms", m.received,
+                m.rateHz ?? 0,
+                m.latencyP50Ms ?? 0, m.latencyP99Ms ?? 0))
     }
     show("")
 
@@ -209,10 +261,13 @@ do {
     }
     func gotoSlot(_ k: Int, _ side: Double) -> [String] {
         let p = slot(k, side)
-        return ["goto", String(format: "%.7f", home.0 + p.north / 111_320),
-                String(format: "%.7f", home.1 + p.east / metresPerDegreeLon), "12", "4"]
+        return [
+            "goto", String(format: "%.7f", home.0 + p.north / 111_320),
+            String(format: "%.7f", home.1 + p.east / metresPerDegreeLon), "12", "4",
+        ]
     }
-    _ = try await sendAll(bin, station, options: ["--timeout", "60"], numbers.enumerated().map { ($1, gotoSlot($0, 1)) })
+    _ = try await sendAll(
+        bin, station, options: ["--timeout", "60"], numbers.enumerated().map { ($1, gotoSlot($0, 1)) })
     let avoidanceLines = nodes.dropFirst().map { $0.log.components(separatedBy: "avoidance: ").count }
     let across = numbers.enumerated().map { ($1, gotoSlot($0, -1)) }
     let swapStart = clock.now
@@ -230,10 +285,12 @@ do {
                 if hypot(h, v) < closest.distance { closest = (hypot(h, v), h, v) }
             }
         }
-        let there = placed.count == 3 && placed.allSatisfy { p in
-            let s = slot(numbers.firstIndex(of: p.uav)!, -1)
-            return hypot(p.east - s.east, p.north - s.north) < 1.5 && abs(p.up - 12) < 1
-        }
+        let there =
+            placed.count == 3
+            && placed.allSatisfy { p in
+                let s = slot(numbers.firstIndex(of: p.uav)!, -1)
+                return hypot(p.east - s.east, p.north - s.north) < 1.5 && abs(p.up - 12) < 1
+            }
         if there { arrivedAt = clock.now }
         try await Task.sleep(for: .milliseconds(50))
     }
@@ -243,44 +300,68 @@ do {
     for (node, before) in zip(nodes.dropFirst(), avoidanceLines) {
         let decisions = node.log.components(separatedBy: "avoidance: ").dropFirst(before)
             .map { String($0.prefix { $0 != "\n" }) }
-        say("  \(node.name): " + (decisions.isEmpty ? "kept its plan (higher priority)"
-                                                   : decisions.prefix(3).joined(separator: "; ") + (decisions.count > 3 ? "; …" : "")))
+        say(
+            "  \(node.name): "
+                + (decisions.isEmpty
+                    ? "kept its plan (higher priority)"
+                    : decisions.prefix(3).joined(separator: "; ") + (decisions.count > 3 ? "; …" : "")))
     }
-    let crossing = arrivedAt.map { String(format: "all across in %.1f s", ($0 - swapStart).secondsValue) }
+    let crossing =
+        arrivedAt.map { String(format: "all across in %.1f s", ($0 - swapStart).secondsValue) }
         ?? String(format: "not all across after %.0f s", (clock.now - swapStart).secondsValue)
-    say(crossing + String(format: " (straight line 10.0 s at 4 m/s); closest level pair %.1f m (minimum 5 m), "
-                              + "closest pair %.1f m (%.1f m apart, %.1f m above each other)",
-                          closestLevel, closest.distance, closest.horizontal, closest.vertical))
+    say(
+        crossing
+            + String(
+                format: " (straight line 10.0 s at 4 m/s); closest level pair %.1f m (minimum 5 m), "
+                    + "closest pair %.1f m (%.1f m apart, %.1f m above each other)",
+                closestLevel, closest.distance, closest.horizontal, closest.vertical))
     show("")
 
     // MAVLink: the station's ground-control endpoint, found over DNS-SD as QGroundControl finds it, then a pymavlink
     // ground station on the station's host sees every drone under its UAV number and lands them.
     let browse = try shell(lab.onHost(3, ["avahi-browse", "-ptkr", "_mavlink._udp"])).output
-    if let line = browse.split(separator: "\n").first(where: { $0.hasPrefix("=;") && $0.contains(";IPv4;station-1;_mavlink._udp;") }) {
+    if let line = browse.split(separator: "\n").first(where: {
+        $0.hasPrefix("=;") && $0.contains(";IPv4;station-1;_mavlink._udp;")
+    }) {
         let f = line.split(separator: ";", omittingEmptySubsequences: false)
-        say("QGroundControl's way in: host 3 resolves _mavlink._udp → station-1 at \(f.count > 8 ? "\(f[7]):\(f[8])" : "?")")
+        say(
+            "QGroundControl's way in: host 3 resolves _mavlink._udp → station-1 at \(f.count > 8 ? "\(f[7]):\(f[8])" : "?")"
+        )
     }
     let gcsClient = repositoryRoot.appendingPathComponent("Tests/mavlink/gcs_client.py").path
-    let steps = "[{\"do\":\"heartbeats\",\"seconds\":2.5}," + numbers.map { "{\"do\":\"long\",\"sysid\":\($0),\"command\":21}" }
+    let steps =
+        "[{\"do\":\"heartbeats\",\"seconds\":2.5},"
+        + numbers.map { "{\"do\":\"long\",\"sysid\":\($0),\"command\":21}" }
         .joined(separator: ",") + "]"
-    say("a pymavlink ground station connects to 127.0.0.1:14550 on host 1 and sends MAV_CMD_NAV_LAND to each UAV number")
-    let gcs = try await shellOffPool(lab.onHost(1, ["python3", gcsClient, "--connect", "127.0.0.1:14550", "--steps", steps]))
-        .split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    say(
+        "a pymavlink ground station connects to 127.0.0.1:14550 on host 1 and sends MAV_CMD_NAV_LAND to each UAV number"
+    )
+    let gcs = try await shellOffPool(
+        lab.onHost(1, ["python3", gcsClient, "--connect", "127.0.0.1:14550", "--steps", steps])
+    )
+    .split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
     if let systems = gcs.first?["systems"] as? [String: [String: Any]] {
         let kinds = (systems.values.first?["messages"] as? [String])?.joined(separator: ", ") ?? ""
-        say("  systems seen: \(systems.keys.sorted { Int($0)! < Int($1)! }.joined(separator: ", ")) (the UAV numbers), each sending \(kinds)")
+        say(
+            "  systems seen: \(systems.keys.sorted { Int($0)! < Int($1)! }.joined(separator: ", ")) (the UAV numbers), each sending \(kinds)"
+        )
     }
     for (n, answer) in zip(numbers, gcs.dropFirst()) {
         let result = (answer["result"] as? Int).map { $0 == 0 ? "ACCEPTED" : "result \($0)" } ?? "no answer"
-        say(String(format: "  COMMAND_ACK from system %d: %@ after %.1f ms", n, result, answer["latency_ms"] as? Double ?? 0))
+        say(
+            String(
+                format: "  COMMAND_ACK from system %d: %@ after %.1f ms", n, result,
+                answer["latency_ms"] as? Double ?? 0))
     }
     show("")
 
     // DEMO_SECONDS counts from here, the end of the walkthrough, as the README says.
     let walkthroughDone = clock.now
     if let demoSeconds {
-        say(String(format: "walkthrough done after %.0f s; the mesh keeps running %.0f s more (DEMO_SECONDS)",
-                   (walkthroughDone - start) / .seconds(1), demoSeconds))
+        say(
+            String(
+                format: "walkthrough done after %.0f s; the mesh keeps running %.0f s more (DEMO_SECONDS)",
+                (walkthroughDone - start) / .seconds(1), demoSeconds))
     } else {
         say("the mesh keeps running; press Ctrl-C to stop (or set DEMO_SECONDS)")
     }
@@ -306,15 +387,19 @@ do {
         try await waitUntil("station-1 sees \(node.name) leave", timeout: .seconds(3), poll: .milliseconds(5)) {
             nodes[0].peerState(node.name) == "left"
         }
-        say(String(format: "%@ stopped (exit %d); station-1 saw it leave after %.0f ms", node.name, code,
-                   (clock.now - stopAt).secondsValue * 1000))
+        say(
+            String(
+                format: "%@ stopped (exit %d); station-1 saw it leave after %.0f ms", node.name, code,
+                (clock.now - stopAt).secondsValue * 1000))
     }
     _ = try await nodes[0].stop()
-    show(String(format: "\nsummary: mesh of 4 formed in %.2f s, link loss detected in %.0f ms, UAV numbers %@ assigned, "
-                 + "three drones took off and flew on the station's commands (goto, a trajectory, a Python target source, "
-                 + "a 100 Hz manual-control stream), crossed a circle avoiding each other, were landed by a MAVLink "
-                 + "ground station, and left cleanly, seen at once.",
-                 formedAt.secondsValue, detection.secondsValue * 1000, numbers.map(String.init).joined(separator: "/")))
+    show(
+        String(
+            format: "\nsummary: mesh of 4 formed in %.2f s, link loss detected in %.0f ms, UAV numbers %@ assigned, "
+                + "three drones took off and flew on the station's commands (goto, a trajectory, a Python target source, "
+                + "a 100 Hz manual-control stream), crossed a circle avoiding each other, were landed by a MAVLink "
+                + "ground station, and left cleanly, seen at once.",
+            formedAt.secondsValue, detection.secondsValue * 1000, numbers.map(String.init).joined(separator: "/")))
 } catch {
     show("demo failed: \(error)")
     exit(1)
@@ -352,8 +437,16 @@ enum DemoQueries {
 final class StopFlag: @unchecked Sendable {
     private let lock = NSLock()
     private var value = false
-    func set() { lock.lock(); value = true; lock.unlock() }
-    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
+    func set() {
+        lock.lock()
+        value = true
+        lock.unlock()
+    }
+    var isSet: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
 }
 
 extension Duration {
@@ -366,10 +459,14 @@ func show(_ text: String) {
 }
 
 /// Sends one command per drone at once (`fleetmesh send` on the station) and returns each output, by UAV number.
-func sendAll(_ bin: String, _ station: String, options: [String] = [], _ commands: [(Int, [String])]) async throws -> [(Int, String)] {
+func sendAll(_ bin: String, _ station: String, options: [String] = [], _ commands: [(Int, [String])]) async throws -> [(
+    Int, String
+)] {
     try await withThrowingTaskGroup(of: (Int, String).self) { group in
         for (n, args) in commands {
-            group.addTask { (n, try await shellOffPool([bin, "send", "--node", station] + options + [String(n)] + args)) }
+            group.addTask {
+                (n, try await shellOffPool([bin, "send", "--node", station] + options + [String(n)] + args))
+            }
         }
         var answers: [(Int, String)] = []
         for try await answer in group { answers.append(answer) }

@@ -1,5 +1,5 @@
-import ControlProtocol
 import ArgumentParser
+import ControlProtocol
 import Foundation
 import Node
 
@@ -32,7 +32,8 @@ func renderTable(_ header: [String], _ rows: [[String]]) -> String {
 }
 
 struct VehiclesCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "vehicles", abstract: "Show the fleet picture: every drone the node hears.")
+    static let configuration = CommandConfiguration(
+        commandName: "vehicles", abstract: "Show the fleet picture: every drone the node hears.")
 
     @OptionGroup var target: NodeOption
     @Flag(help: "Print JSON (a stable format for scripts).")
@@ -43,16 +44,21 @@ struct VehiclesCommand: ParsableCommand {
         if json { return try printJSON(vehicles) }
         guard !vehicles.isEmpty else { return print("no vehicles yet") }
         let rows = vehicles.map { v in
-            [v.uavNumber.map(String.init) ?? "-", v.name, v.role, String(format: "%.6f %.6f", v.latitude, v.longitude),
-             String(format: "%.1f m", v.altitude), v.activity, String(format: "%.1f m/s", v.speed), "\(v.batteryPercent) %",
-             formatMs(v.ageMs) + (v.stale ? " STALE" : "")]
+            [
+                v.uavNumber.map(String.init) ?? "-", v.name, v.role,
+                String(format: "%.6f %.6f", v.latitude, v.longitude),
+                String(format: "%.1f m", v.altitude), v.activity, String(format: "%.1f m/s", v.speed),
+                "\(v.batteryPercent) %",
+                formatMs(v.ageMs) + (v.stale ? " STALE" : ""),
+            ]
         }
         print(renderTable(["UAV", "NAME", "ROLE", "POSITION", "ALT", "ACTIVITY", "SPEED", "BATTERY", "AGE"], rows))
     }
 }
 
 struct AirspaceCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "airspace", abstract: "Show every drone's predicted trajectory.")
+    static let configuration = CommandConfiguration(
+        commandName: "airspace", abstract: "Show every drone's predicted trajectory.")
 
     @OptionGroup var target: NodeOption
     @Flag(help: "Print JSON (every point).")
@@ -63,8 +69,10 @@ struct AirspaceCommand: ParsableCommand {
         if json { return try printJSON(entries) }
         guard !entries.isEmpty else { return print("no predictions yet") }
         let rows = entries.map { e in
-            [e.uavNumber.map(String.init) ?? "-", e.name, String(e.points.count), "\(e.stepMs) ms",
-             e.points.last.map { String(format: "%.6f %.6f %.1f m", $0[0], $0[1], $0[2]) } ?? "-", formatMs(e.ageMs)]
+            [
+                e.uavNumber.map(String.init) ?? "-", e.name, String(e.points.count), "\(e.stepMs) ms",
+                e.points.last.map { String(format: "%.6f %.6f %.1f m", $0[0], $0[1], $0[2]) } ?? "-", formatMs(e.ageMs),
+            ]
         }
         print(renderTable(["UAV", "NAME", "POINTS", "STEP", "LAST POINT", "AGE"], rows))
     }
@@ -94,16 +102,25 @@ struct SendCommand: ParsableCommand {
     var command: [String] = []
 
     func run() throws {
-        guard timeout > 0, timeout <= 600 else { throw failure("error: --timeout must be more than 0 and at most 600 seconds", code: 64) }
+        guard timeout > 0, timeout <= 600 else {
+            throw failure("error: --timeout must be more than 0 and at most 600 seconds", code: 64)
+        }
         let ms = Int(timeout * 1000)
-        let request = ControlRequest.send(.init(uav: uav, args: try expandWaypointFiles(command), timeoutMs: ms, takeover: takeover))
+        let request = ControlRequest.send(
+            .init(uav: uav, args: try expandWaypointFiles(command), timeoutMs: ms, takeover: takeover))
         let response = try target.ask(request, timeout: .milliseconds(ms + 5000))
         guard let report = response.command else { throw failure("error: empty answer", code: 1) }
-        if json { try printJSON(report) } else {
+        if json {
+            try printJSON(report)
+        } else {
             for a in report.answers {
-                print("UAV \(report.uavNumber) \(report.command): \(a.answer)\(a.reason.map { " (\($0))" } ?? "") after \(formatMs(a.afterMs))")
+                print(
+                    "UAV \(report.uavNumber) \(report.command): \(a.answer)\(a.reason.map { " (\($0))" } ?? "") after \(formatMs(a.afterMs))"
+                )
             }
-            if report.timedOut { print("UAV \(report.uavNumber) \(report.command): no final answer within \(timeout) s") }
+            if report.timedOut {
+                print("UAV \(report.uavNumber) \(report.command): no final answer within \(timeout) s")
+            }
         }
         if report.timedOut { throw ExitCode(2) }
         if !report.succeeded { throw ExitCode(1) }
@@ -112,7 +129,8 @@ struct SendCommand: ParsableCommand {
 
 struct TargetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "target", abstract: "Send a target position to one drone or all (with --follow, make them follow it).")
+        commandName: "target",
+        abstract: "Send a target position to one drone or all (with --follow, make them follow it).")
 
     @OptionGroup var target: NodeOption
     @Option(help: "The drone's UAV number.")
@@ -125,19 +143,27 @@ struct TargetCommand: ParsableCommand {
     var position: [String] = []
 
     func run() throws {
-        guard position.count == 3, let lat = Double(position[0]), let lon = Double(position[1]), let alt = Double(position[2]) else {
-            throw failure("error: expected LAT LON ALT as three numbers, found \(position.isEmpty ? "nothing" : position.joined(separator: " "))", code: 64)
+        guard position.count == 3, let lat = Double(position[0]), let lon = Double(position[1]),
+            let alt = Double(position[2])
+        else {
+            throw failure(
+                "error: expected LAT LON ALT as three numbers, found \(position.isEmpty ? "nothing" : position.joined(separator: " "))",
+                code: 64)
         }
         guard (uav != nil) != all else { throw failure("error: give exactly one of --uav N or --all", code: 64) }
-        let request = ControlRequest.target(.init(latitude: lat, longitude: lon, altitude: alt, to: uav.map { .uav($0) } ?? .all,
-                                                  follow: follow))
+        let request = ControlRequest.target(
+            .init(
+                latitude: lat, longitude: lon, altitude: alt, to: uav.map { .uav($0) } ?? .all,
+                follow: follow))
         let response = try target.ask(request, timeout: .seconds(40))
         guard let report = response.target else { throw failure("error: empty answer", code: 1) }
         print("target \(report.latitude) \(report.longitude) \(report.altitude) m sent to \(report.address)")
         var ok = true
         for f in report.follow ?? [] {
             let answers = f.answers.map { $0.answer + ($0.reason.map { " (\($0))" } ?? "") }.joined(separator: ", ")
-            print("UAV \(f.uavNumber) follow: \(answers.isEmpty ? "no answer" : answers)\(f.timedOut ? " (timed out)" : "")")
+            print(
+                "UAV \(f.uavNumber) follow: \(answers.isEmpty ? "no answer" : answers)\(f.timedOut ? " (timed out)" : "")"
+            )
             ok = ok && f.succeeded
         }
         if !ok { throw ExitCode(1) }
@@ -146,17 +172,22 @@ struct TargetCommand: ParsableCommand {
 
 struct OriginCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "origin", abstract: "Show the map origin the node agrees on (announced by a station) and its UTM offset.")
+        commandName: "origin",
+        abstract: "Show the map origin the node agrees on (announced by a station) and its UTM offset.")
 
     @OptionGroup var target: NodeOption
     @Flag(help: "Print JSON (a stable format for scripts).")
     var json = false
 
     func run() throws {
-        guard let o = try target.ask(ControlRequest.origin).origin else { throw failure("error: empty answer", code: 1) }
+        guard let o = try target.ask(ControlRequest.origin).origin else {
+            throw failure("error: empty answer", code: 1)
+        }
         if json { return try printJSON(o) }
         print(String(format: "origin     %.7f %.7f alt %.3f m", o.latitude, o.longitude, o.altitude))
-        print("UTM        \(o.zone)\(o.zoneForced ? " (forced)" : "") " + String(format: "%.3f E %.3f N", o.utmEasting, o.utmNorthing))
+        print(
+            "UTM        \(o.zone)\(o.zoneForced ? " (forced)" : "") "
+                + String(format: "%.3f E %.3f N", o.utmEasting, o.utmNorthing))
         print("announced  by \(o.announcedBy) (\(o.announcedByNode)), epoch \(o.epoch), heard \(formatMs(o.ageMs)) ago")
     }
 }
@@ -167,7 +198,10 @@ func expandWaypointFiles(_ words: [String]) throws -> [String] {
     guard words.first?.lowercased() == "trajectory" else { return words }
     var out = [words[0]]
     for word in words.dropFirst() {
-        guard word.hasPrefix("@") else { out.append(word); continue }
+        guard word.hasPrefix("@") else {
+            out.append(word)
+            continue
+        }
         let path = String(word.dropFirst())
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw failure("error: cannot read waypoint file \(path)", code: 66)

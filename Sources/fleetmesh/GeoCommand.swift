@@ -32,7 +32,9 @@ struct GeoCommand: ParsableCommand {
         func run() throws {
             try rejectUnknownOptions(coordinates)
             guard coordinates.count == 2 else {
-                throw GeoInputError("expected LAT LON (two decimal numbers), got \(coordinates.count) value(s): \(coordinates.joined(separator: " "))")
+                throw GeoInputError(
+                    "expected LAT LON (two decimal numbers), got \(coordinates.count) value(s): \(coordinates.joined(separator: " "))"
+                )
             }
             let lat = try parseNumber(coordinates[0], name: "latitude")
             let lon = try parseNumber(coordinates[1], name: "longitude")
@@ -45,8 +47,11 @@ struct GeoCommand: ParsableCommand {
                 throw GeoInputError(error.description)
             }
             if json {
-                print(try jsonLine(GeoUTMOutput(zone: utm.zone.description, easting: utm.easting, northing: utm.northing,
-                                                latitude: lat, longitude: lon)))
+                print(
+                    try jsonLine(
+                        GeoUTMOutput(
+                            zone: utm.zone.description, easting: utm.easting, northing: utm.northing,
+                            latitude: lat, longitude: lon)))
             } else {
                 print("\(utm.zone) \(formatFixed(utm.easting, 3)) \(formatFixed(utm.northing, 3))")
             }
@@ -59,7 +64,10 @@ struct GeoCommand: ParsableCommand {
             commandName: "latlon",
             abstract: "UTM zone (like 33N or 33S), easting, northing (metres) → latitude/longitude.")
 
-        @Argument(parsing: .allUnrecognized, help: ArgumentHelp("ZONE EASTING NORTHING, e.g. 33N 500000 8658369.586.", valueName: "zone-easting-northing"))
+        @Argument(
+            parsing: .allUnrecognized,
+            help: ArgumentHelp(
+                "ZONE EASTING NORTHING, e.g. 33N 500000 8658369.586.", valueName: "zone-easting-northing"))
         var values: [String] = []
 
         @Flag(name: .long, help: "Print JSON.")
@@ -68,7 +76,9 @@ struct GeoCommand: ParsableCommand {
         func run() throws {
             try rejectUnknownOptions(values)
             guard values.count == 3 else {
-                throw GeoInputError("expected ZONE EASTING NORTHING (e.g. 33N 500000 8658369.586), got \(values.count) value(s): \(values.joined(separator: " "))")
+                throw GeoInputError(
+                    "expected ZONE EASTING NORTHING (e.g. 33N 500000 8658369.586), got \(values.count) value(s): \(values.joined(separator: " "))"
+                )
             }
             let g: GeodeticCoordinate
             do {
@@ -80,7 +90,9 @@ struct GeoCommand: ParsableCommand {
                 throw GeoInputError(error.description)
             }
             if json {
-                print(try jsonLine(GeoLatLonOutput(latitude: g.latitude, longitude: g.longitude, zone: values[0].uppercased())))
+                print(
+                    try jsonLine(
+                        GeoLatLonOutput(latitude: g.latitude, longitude: g.longitude, zone: values[0].uppercased())))
             } else {
                 print("\(formatFixed(g.latitude, 9)) \(formatFixed(g.longitude, 9))")
             }

@@ -15,10 +15,14 @@ struct KeygenCommand: ParsableCommand {
 
     func run() throws {
         if FileManager.default.fileExists(atPath: path), !force {
-            throw failure("error: \(path) exists; pass --force to replace it (every node must then get the new key)", code: 73)
+            throw failure(
+                "error: \(path) exists; pass --force to replace it (every node must then get the new key)", code: 73)
         }
         let key = MeshKey.generate()
-        guard FileManager.default.createFile(atPath: path, contents: Data(key.fileContents.utf8), attributes: [.posixPermissions: 0o600]) else {
+        guard
+            FileManager.default.createFile(
+                atPath: path, contents: Data(key.fileContents.utf8), attributes: [.posixPermissions: 0o600])
+        else {
             throw failure("error: cannot write \(path)", code: 73)
         }
         print("wrote \(path) (mesh fingerprint \(key.fingerprint))")

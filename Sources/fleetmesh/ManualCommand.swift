@@ -1,5 +1,5 @@
-import ControlProtocol
 import ArgumentParser
+import ControlProtocol
 import Foundation
 import Node
 
@@ -30,17 +30,24 @@ struct ManualCommand: ParsableCommand {
     var uavs: [Int]
 
     func run() throws {
-        guard seconds > 0, seconds <= 600 else { throw failure("error: --seconds must be more than 0 and at most 600", code: 64) }
-        let request = ControlRequest.manual(.init(uavs: uavs, rateHz: rate, durationMs: Int((seconds * 1000).rounded()),
-                                                  axes: [x, y, z, r], takeover: takeover))
+        guard seconds > 0, seconds <= 600 else {
+            throw failure("error: --seconds must be more than 0 and at most 600", code: 64)
+        }
+        let request = ControlRequest.manual(
+            .init(
+                uavs: uavs, rateHz: rate, durationMs: Int((seconds * 1000).rounded()),
+                axes: [x, y, z, r], takeover: takeover))
         guard let report = try target.ask(request, timeout: .milliseconds(Int(seconds * 1000) + 5000)).manual else {
             throw failure("error: empty answer", code: 1)
         }
         if json { return try printJSON(report) }
-        print("sent \(report.samplesPerUAV) samples to UAV \(report.uavs.map(String.init).joined(separator: ", ")) at "
-              + String(format: "%.1f", report.sentRateHz) + " Hz over \(formatMs(report.durationMs))")
+        print(
+            "sent \(report.samplesPerUAV) samples to UAV \(report.uavs.map(String.init).joined(separator: ", ")) at "
+                + String(format: "%.1f", report.sentRateHz) + " Hz over \(formatMs(report.durationMs))")
         if !report.unreachable.isEmpty {
-            print("unreachable (unknown or contested): UAV \(report.unreachable.map(String.init).joined(separator: ", "))")
+            print(
+                "unreachable (unknown or contested): UAV \(report.unreachable.map(String.init).joined(separator: ", "))"
+            )
             throw ExitCode(1)
         }
     }

@@ -5,7 +5,8 @@ import Node
 import ServiceLifecycle
 
 struct RunCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "run", abstract: "Start a node (stops on SIGINT/SIGTERM).")
+    static let configuration = CommandConfiguration(
+        commandName: "run", abstract: "Start a node (stops on SIGINT/SIGTERM).")
 
     @Option(name: .shortAndLong, help: "The node's TOML config file (see Config/station.toml, Config/drone.toml).")
     var config: String
@@ -34,8 +35,9 @@ struct RunCommand: AsyncParsableCommand {
             throw failure("error: \(error)", code: 78)
         }
         do {
-            let group = ServiceGroup(configuration: .init(
-                services: try await node.services(), gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            let group = ServiceGroup(
+                configuration: .init(
+                    services: try await node.services(), gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
             try await group.run()
         } catch {
             throw failure("error: \(error)", code: 1)

@@ -1,5 +1,5 @@
-import ControlProtocol
 import ArgumentParser
+import ControlProtocol
 import Foundation
 import Node
 
@@ -37,13 +37,17 @@ struct StatusCommand: ParsableCommand {
             return
         }
         let n = status.node
-        print("node      \(n.name)\(n.publishedName.map { $0 != n.name ? " (published as '\($0)')" : "" } ?? "")  \(n.role)\(n.uavNumber.map { "  UAV \($0)" } ?? "")")
+        print(
+            "node      \(n.name)\(n.publishedName.map { $0 != n.name ? " (published as '\($0)')" : "" } ?? "")  \(n.role)\(n.uavNumber.map { "  UAV \($0)" } ?? "")"
+        )
         print("id        \(n.id)  incarnation \(n.incarnation)")
         print("listening UDP \(n.port)   mesh \(n.fingerprint)   avahi: \(n.avahi)   up \(formatMs(n.uptimeMs))")
         if let a = status.autopilot {
             let who = a.systemID.map { "\(a.autopilot ?? "autopilot") system \($0)" } ?? "no autopilot heard yet"
             let state = a.silent ? "SILENT" : a.connected ? "connected" : "waiting"
-            let detail = a.connected ? "   mode \(a.mode ?? "?")\(a.armed == true ? ", armed" : "")   link \(a.linkQuality) %" : ""
+            let detail =
+                a.connected
+                ? "   mode \(a.mode ?? "?")\(a.armed == true ? ", armed" : "")   link \(a.linkQuality) %" : ""
             print("autopilot \(who) on \(a.link)\(a.remote.map { " (\($0))" } ?? ""): \(state)\(detail)")
         }
         print("")
@@ -70,9 +74,12 @@ enum PeerTable {
         guard !peers.isEmpty else { return "no peers yet" }
         let header = ["NAME", "ROLE", "UAV", "ID", "ADDRESS", "STATE", "HOPS", "LAST HEARD", "RTT"]
         let rows = peers.map { p in
-            [p.name ?? "?", p.role ?? "?", p.uavNumber.map(String.init) ?? "-", String(p.id.prefix(8)), p.address ?? "-",
-             p.state, String(p.hops), p.lastHeardMsAgo.map { formatMs($0) + " ago" } ?? "never",
-             p.rttMs.map { String(format: "%.1f ms", $0) } ?? "-"]
+            [
+                p.name ?? "?", p.role ?? "?", p.uavNumber.map(String.init) ?? "-", String(p.id.prefix(8)),
+                p.address ?? "-",
+                p.state, String(p.hops), p.lastHeardMsAgo.map { formatMs($0) + " ago" } ?? "never",
+                p.rttMs.map { String(format: "%.1f ms", $0) } ?? "-",
+            ]
         }
         return renderTable(header, rows)
     }
@@ -81,13 +88,17 @@ enum PeerTable {
     static func renderUnverified(_ adverts: [NodeStatus.UnverifiedAdvert]) -> String {
         let header = ["CLAIMED NAME", "CLAIMED ID", "ADDRESS", "STATE", "SEEN FOR"]
         let rows = adverts.map { a in
-            [a.claimedName.map { "\"\($0)\"" } ?? "(name of an authenticated peer)", String(a.claimedID.prefix(8)),
-             a.address ?? "-", a.state, formatMs(a.seenForMs)]
+            [
+                a.claimedName.map { "\"\($0)\"" } ?? "(name of an authenticated peer)", String(a.claimedID.prefix(8)),
+                a.address ?? "-", a.state, formatMs(a.seenForMs),
+            ]
         }
         return "UNVERIFIED ADVERTS (no handshake has proven who they are; not peers):\n" + renderTable(header, rows)
     }
 }
 
 func formatMs(_ ms: Int) -> String {
-    ms < 1000 ? "\(ms) ms" : ms < 60_000 ? String(format: "%.1f s", Double(ms) / 1000) : "\(ms / 60_000) min \(ms % 60_000 / 1000) s"
+    ms < 1000
+        ? "\(ms) ms"
+        : ms < 60_000 ? String(format: "%.1f s", Double(ms) / 1000) : "\(ms / 60_000) min \(ms % 60_000 / 1000) s"
 }

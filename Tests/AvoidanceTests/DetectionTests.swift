@@ -1,6 +1,7 @@
+import Flight
 import Foundation
 import Testing
-import Flight
+
 @testable import Avoidance
 
 @Suite("Conflict detection")
@@ -14,8 +15,10 @@ struct DetectionTests {
     @Test("a conflict needs both minima at the same instant: horizontal < 5 m and vertical < 2.9 m")
     func minima() {
         // Parallel, 4.9 m apart, same altitude: conflict at every instant.
-        var found = conflicts([track(1, from: Vector3(0, 0, 10), velocity: Vector3(4, 0, 0)),
-                               track(2, from: Vector3(0, 4.9, 10), velocity: Vector3(4, 0, 0))])
+        var found = conflicts([
+            track(1, from: Vector3(0, 0, 10), velocity: Vector3(4, 0, 0)),
+            track(2, from: Vector3(0, 4.9, 10), velocity: Vector3(4, 0, 0)),
+        ])
         #expect(found.count == 1)
         #expect(found.first?.firstIndex == 0 && found.first?.instants == 41)
         #expect(abs((found.first?.closestHorizontal ?? 0) - 4.9) < 1e-9)
@@ -27,8 +30,10 @@ struct DetectionTests {
         // The 3-D distance is not what counts: 4.5 m apart horizontally and 2.95 m vertically is no conflict.
         #expect(conflicts([track(1, from: Vector3(0, 0, 10)), track(2, from: Vector3(4.5, 0, 12.95))]).isEmpty)
         // Closing head-on from 60 m at 8 m/s: first conflict when the gap drops below 5 m, at 6.875 s → step 35.
-        found = conflicts([track(1, from: Vector3(0, 0, 10), velocity: Vector3(4, 0, 0)),
-                           track(2, from: Vector3(60, 0, 10), velocity: Vector3(-4, 0, 0))])
+        found = conflicts([
+            track(1, from: Vector3(0, 0, 10), velocity: Vector3(4, 0, 0)),
+            track(2, from: Vector3(60, 0, 10), velocity: Vector3(-4, 0, 0)),
+        ])
         #expect(found.map(\.firstIndex) == [35])
     }
 
@@ -102,9 +107,18 @@ struct DetectionTests {
                     points.append(.init(offset: Double(i) * 0.2, position: p))
                 }
                 // Some exactly at the threshold on a grid, to exercise the boundaries.
-                if random.chance(0.05) { points = points.map { .init(offset: $0.offset, position: Vector3(($0.position.x / 5).rounded() * 5, $0.position.y, $0.position.z)) } }
+                if random.chance(0.05) {
+                    points = points.map {
+                        .init(
+                            offset: $0.offset,
+                            position: Vector3(($0.position.x / 5).rounded() * 5, $0.position.y, $0.position.z))
+                    }
+                }
                 let age = random.chance(0.15) ? random.uniform(1...3.2) : random.uniform(0...0.5)
-                tracks.append(AirspaceTrack(uavNumber: k + 1, avoiding: !random.chance(0.1), prediction: PredictedTrajectory(time: 10 - age, origin: start, points: points)))
+                tracks.append(
+                    AirspaceTrack(
+                        uavNumber: k + 1, avoiding: !random.chance(0.1),
+                        prediction: PredictedTrajectory(time: 10 - age, origin: start, points: points)))
             }
             let s = AirspaceSnapshot(tracks: tracks, now: 10, configuration: c)
             let broad = s.conflicts()
@@ -122,7 +136,8 @@ struct DetectionTests {
         let origin = AvoidanceMission.libraryOrigin
         let local = straight(from: Vector3(10, 20, 15), velocity: Vector3(3, -1, 0.5), time: 4)
         let geo = local.points.map { origin.geodetic($0.position.localPosition) }
-        let t = try AirspaceTrack(uavNumber: 7, avoiding: true, step: 0.2, points: geo, age: 0.3, now: 4.3, origin: origin)
+        let t = try AirspaceTrack(
+            uavNumber: 7, avoiding: true, step: 0.2, points: geo, age: 0.3, now: 4.3, origin: origin)
         #expect(abs(t.prediction.time - 4) < 1e-12)
         #expect(t.prediction.origin.distance(to: Vector3(10, 20, 15)) < 1e-6)
         for (a, b) in zip(t.prediction.points, local.points) {

@@ -1,6 +1,7 @@
+import Flight
 import Foundation
 import Testing
-import Flight
+
 @testable import Avoidance
 
 @Suite("Layers")
@@ -12,25 +13,35 @@ struct LayerTests {
             let t = Double(i) * 0.2
             return .init(offset: t, position: Vector3(xy.x, xy.y, from + (to - from) * min(1, t / 4)))
         }
-        return AirspaceTrack(uavNumber: uav, avoiding: false, prediction: PredictedTrajectory(time: 0, origin: Vector3(xy.x, xy.y, from), points: points))
+        return AirspaceTrack(
+            uavNumber: uav, avoiding: false,
+            prediction: PredictedTrajectory(time: 0, origin: Vector3(xy.x, xy.y, from), points: points))
     }
 
-    @Test("a drone still climbing to another layer beside a hovering drone does not hold its spot; one ending in the same layer does")
+    @Test(
+        "a drone still climbing to another layer beside a hovering drone does not hold its spot; one ending in the same layer does"
+    )
     func climberInAnotherLayerHoldsNoSpot() {
         let spot = Vector3(0, 0, 16)
         // 10 m away (neighbours on the 3-altitude circle), ending at 20 m: 4 m above, another layer.
         var core = AvoidanceCore()
-        let d = core.decide(own: ownship(2, at: spot, goal: spot), airspace: [climbing(1, at: Vector3(10, 0, 0), from: 12, to: 20)], now: 0)
+        let d = core.decide(
+            own: ownship(2, at: spot, goal: spot), airspace: [climbing(1, at: Vector3(10, 0, 0), from: 12, to: 20)],
+            now: 0)
         #expect(d.destination == spot)
         #expect(!d.parked)
         // Ending in the drone's own layer, its uncertain volume (growing to 6 m) still holds the spot.
         var same = AvoidanceCore()
-        let e = same.decide(own: ownship(2, at: spot, goal: spot), airspace: [climbing(1, at: Vector3(10, 0, 0), from: 8, to: 16)], now: 0)
+        let e = same.decide(
+            own: ownship(2, at: spot, goal: spot), airspace: [climbing(1, at: Vector3(10, 0, 0), from: 8, to: 16)],
+            now: 0)
         #expect(e.parked)
         #expect(e.destination != spot)
     }
 
-    @Test("changing altitude to pass a higher-ranked drone, a drone takes the clear layer, not the one lower-ranked drones fly level in")
+    @Test(
+        "changing altitude to pass a higher-ranked drone, a drone takes the clear layer, not the one lower-ranked drones fly level in"
+    )
     func clearLayerBeforeBusyOne() {
         let own = ownship(2, at: Vector3(0, 0, 20), velocity: Vector3(4, 0, 0), goal: Vector3(200, 0, 20))
         let blocker = track(1, from: Vector3(20, 0, 20))

@@ -1,6 +1,7 @@
+import Flight
 import Foundation
 import Testing
-import Flight
+
 @testable import Avoidance
 
 @Suite("Priority order")
@@ -13,7 +14,10 @@ struct PriorityTests {
         let uav2a = VehicleRank(avoiding: true, uavNumber: 2, tiebreak: 5)
         let uav2b = VehicleRank(avoiding: true, uavNumber: 2, tiebreak: 6)
         let unnumbered = VehicleRank(avoiding: true, uavNumber: 300)
-        #expect([unnumbered, uav2b, uav1, manual9, uav2a, manual3].sorted() == [manual3, manual9, uav1, uav2a, uav2b, unnumbered])
+        #expect(
+            [unnumbered, uav2b, uav1, manual9, uav2a, manual3].sorted() == [
+                manual3, manual9, uav1, uav2a, uav2b, unnumbered,
+            ])
         #expect(manual9.hasPriority(over: uav1))
         #expect(uav1.hasPriority(over: uav2a) && !uav2a.hasPriority(over: uav1))
         #expect(!uav1.hasPriority(over: uav1))
@@ -45,11 +49,14 @@ struct PriorityTests {
     func nonAvoidingFirst() {
         let own = ownship(1, at: Vector3(0, 0, 15), velocity: Vector3(4, 0, 0), goal: Vector3(200, 0, 15))
         var core = AvoidanceCore()
-        let d = core.decide(own: own, airspace: [track(40, from: Vector3(50, 0, 15), velocity: Vector3(-4, 0, 0), avoiding: false)], now: 0)
+        let d = core.decide(
+            own: own, airspace: [track(40, from: Vector3(50, 0, 15), velocity: Vector3(-4, 0, 0), avoiding: false)],
+            now: 0)
         #expect(d.maneuver != .nominal && d.yieldingTo == [40])
         // And a lower-ranked avoiding drone on the same course is ignored beyond the courtesy window.
         var core2 = AvoidanceCore()
-        let d2 = core2.decide(own: own, airspace: [track(40, from: Vector3(50, 0, 15), velocity: Vector3(-4, 0, 0))], now: 0)
+        let d2 = core2.decide(
+            own: own, airspace: [track(40, from: Vector3(50, 0, 15), velocity: Vector3(-4, 0, 0))], now: 0)
         #expect(d2.maneuver == .nominal && d2.adjustment == nil && !d2.changed)
     }
 
@@ -57,7 +64,8 @@ struct PriorityTests {
     func notAvoiding() {
         var core = AvoidanceCore()
         let threatened = ownship(3, at: Vector3(0, 0, 15), velocity: Vector3(4, 0, 0), goal: Vector3(200, 0, 15))
-        let d = core.decide(own: threatened, airspace: [track(1, from: Vector3(40, 0, 15), velocity: Vector3(-4, 0, 0))], now: 0)
+        let d = core.decide(
+            own: threatened, airspace: [track(1, from: Vector3(40, 0, 15), velocity: Vector3(-4, 0, 0))], now: 0)
         #expect(d.adjustment != nil)
         let landing = ownship(3, at: Vector3(0, 0, 15), goal: nil)
         #expect(!landing.avoiding && landing.rank.hasPriority(over: VehicleRank(avoiding: true, uavNumber: 1)))

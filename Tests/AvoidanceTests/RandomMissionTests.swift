@@ -1,17 +1,22 @@
+import Flight
 import Foundation
 import Testing
-import Flight
+
 @testable import Avoidance
 
 /// Runs random missions of one kind on every core and records each failing seed with the variable that replays it.
-func runRandomMissions(_ seeds: [UInt64], kind: RandomMission.Kind, replayVariable: String) async -> [RandomMission.Outcome] {
+func runRandomMissions(_ seeds: [UInt64], kind: RandomMission.Kind, replayVariable: String) async -> [RandomMission
+    .Outcome]
+{
     let lanes = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
     let outcomes = await withTaskGroup(of: [RandomMission.Outcome].self) { group in
         for lane in 0..<lanes {
             let mine = stride(from: lane, to: seeds.count, by: lanes).map { seeds[$0] }
             group.addTask {
                 // Every 25th seed publishes the navigator's own predictions, as a drone node does.
-                mine.map { RandomMission(seed: $0, kind: kind, predictionSource: $0 % 25 == 0 ? .navigator : .model).run() }
+                mine.map {
+                    RandomMission(seed: $0, kind: kind, predictionSource: $0 % 25 == 0 ? .navigator : .model).run()
+                }
             }
         }
         var all: [RandomMission.Outcome] = []
@@ -20,7 +25,9 @@ func runRandomMissions(_ seeds: [UInt64], kind: RandomMission.Kind, replayVariab
     }
     let failing = outcomes.filter { !$0.violations.isEmpty }.sorted { $0.seed < $1.seed }
     for f in failing.prefix(5) {
-        Issue.record("replay with \(replayVariable)=\(f.seed) (\(f.drones) drones):\n\(f.violations.prefix(8).joined(separator: "\n"))")
+        Issue.record(
+            "replay with \(replayVariable)=\(f.seed) (\(f.drones) drones):\n\(f.violations.prefix(8).joined(separator: "\n"))"
+        )
     }
     #expect(failing.isEmpty, "\(failing.count) of \(seeds.count) \(kind.rawValue) seeds failed")
     return outcomes
@@ -44,7 +51,9 @@ struct RandomMissionTests {
         let yielded = outcomes.filter { $0.report.drones.contains { $0.planChanges > 0 } }.count
         #expect(yielded * 4 > seeds.count, "only \(yielded) of \(seeds.count) missions made a drone change its plan")
         if seeds.count >= 100 {
-            #expect(outcomes.contains { $0.report.lost > 0 } && outcomes.contains { $0.report.drones.contains(where: \.parked) })
+            #expect(
+                outcomes.contains { $0.report.lost > 0 }
+                    && outcomes.contains { $0.report.drones.contains(where: \.parked) })
         }
     }
 

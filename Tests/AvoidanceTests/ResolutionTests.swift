@@ -1,7 +1,8 @@
-import Foundation
-import Testing
 import Flight
+import Foundation
 import Geodesy
+import Testing
+
 @testable import Avoidance
 
 @Suite("Resolution")
@@ -9,7 +10,9 @@ struct ResolutionTests {
     let origin = AvoidanceMission.libraryOrigin
 
     /// A navigator and simulator hovering at `p`, then sent toward `goal`, flown for `seconds`.
-    func flying(from p: Vector3, to goal: Vector3, after seconds: Double) throws -> (Navigator, MultirotorSimulator, Double) {
+    func flying(from p: Vector3, to goal: Vector3, after seconds: Double) throws -> (
+        Navigator, MultirotorSimulator, Double
+    ) {
         var sim = MultirotorSimulator(origin: origin, home: Vector3(p.x, p.y, 0), hoveringAt: p.z)
         var nav = Navigator(origin: origin)
         try nav.handle(.goto(.local(goal), speed: nil), state: sim.state, now: 0)
@@ -30,7 +33,8 @@ struct ResolutionTests {
         let goal = try #require(own.goal)
         let x = core.context(own: own, goal: goal, destination: goal.position, now: now)
         let plans: [Candidate] = [
-            core.travel(x, altitude: 15, speed: 4), core.travel(x, altitude: 23, speed: 4), core.travel(x, altitude: 11, speed: 1.8),
+            core.travel(x, altitude: 15, speed: 4), core.travel(x, altitude: 23, speed: 4),
+            core.travel(x, altitude: 11, speed: 1.8),
             core.stop(x, at: core.brakingPoint(own, altitude: 19)), core.sidestep(x, to: Vector3(-5, 8, 15)),
             core.wait(x, at: core.brakingPoint(own, altitude: 15), until: now + 3.3, altitude: 19),
             core.veer(x, via: Vector3(30, 18, 15), until: now + 4),
@@ -40,21 +44,27 @@ struct ResolutionTests {
             nav.adjustment = plan.adjustment
             let truth = nav.predictedTrajectory(state: sim.state, now: now)
             var xs = [Double](repeating: 0, count: 41), ys = xs, zs = xs
-            core.model.rollout(position: own.position, velocity: own.velocity, plan: plan.plan, gridStep: 0.2, count: 41, xs: &xs, ys: &ys, zs: &zs)
+            core.model.rollout(
+                position: own.position, velocity: own.velocity, plan: plan.plan, gridStep: 0.2, count: 41, xs: &xs,
+                ys: &ys, zs: &zs)
             var worst = 0.0
-            for (k, p) in truth.points.enumerated() { worst = max(worst, p.position.distance(to: Vector3(xs[k + 1], ys[k + 1], zs[k + 1]))) }
+            for (k, p) in truth.points.enumerated() {
+                worst = max(worst, p.position.distance(to: Vector3(xs[k + 1], ys[k + 1], zs[k + 1])))
+            }
             #expect(worst < 0.35, "\(plan.maneuver): \(worst) m")
         }
     }
 
-    @Test("a higher-ranked drone descending in place is taken to go on beyond the horizon: the way under it is not safe")
+    @Test(
+        "a higher-ranked drone descending in place is taken to go on beyond the horizon: the way under it is not safe")
     func descentInPlaceGoesOn() {
         var core = AvoidanceCore()
         // UAV 1 hovers above the own drone's spot coming down at 1.5 m/s: its 8 s prediction ends at 18 m, still descending.
         let above = track(1, from: Vector3(0, 0, 30), velocity: Vector3(0, 0, -1.5))
         let own = ownship(2, at: Vector3(0.5, 0, 20), goal: Vector3(0.5, 0, 20))
         let c = core.configuration
-        let picture = LocalPicture(own: own, airspace: [above], now: 0, goal: own.goal!.position, configuration: c, tuning: core.tuning)
+        let picture = LocalPicture(
+            own: own, airspace: [above], now: 0, goal: own.goal!.position, configuration: c, tuning: core.tuning)
         #expect(abs(picture.endClimb[0] + 1.5) < 1e-6)
         // Ending 4 m below its last point (14 m): clear at the end of the horizon, not 4 s later.
         core.rollout(own: own, MotionPlan(target: Vector3(0.5, 0, 14), targetVelocity: .zero, speed: 4))
@@ -64,12 +74,15 @@ struct ResolutionTests {
         #expect(!core.tailConflicts(picture, track: 0))
         // The same drone climbing away: clear.
         let away = track(1, from: Vector3(0, 0, 24), velocity: Vector3(0, 0, 1.5))
-        let up = LocalPicture(own: own, airspace: [away], now: 0, goal: own.goal!.position, configuration: c, tuning: core.tuning)
+        let up = LocalPicture(
+            own: own, airspace: [away], now: 0, goal: own.goal!.position, configuration: c, tuning: core.tuning)
         core.rollout(own: own, MotionPlan(target: Vector3(0.5, 0, 14), targetVelocity: .zero, speed: 4))
         #expect(!core.tailConflicts(up, track: 0))
     }
 
-    @Test("keeping a published plan, a drone stays outside a lower-ranked drone's minima plus half the buffer within the courtesy window")
+    @Test(
+        "keeping a published plan, a drone stays outside a lower-ranked drone's minima plus half the buffer within the courtesy window"
+    )
     func publishedPlanKeepsHalfTheBuffer() {
         var core = AvoidanceCore()
         let own = ownship(1, at: Vector3(0, 0, 20), velocity: Vector3(4, 0, 0), goal: Vector3(200, 0, 20))
@@ -78,7 +91,8 @@ struct ResolutionTests {
         // A lower-ranked drone ahead going the same way at the same speed, 5.3 m or 5.8 m ahead.
         for (gap, conflict) in [(5.3, true), (5.8, false)] {
             let ahead = track(2, from: Vector3(gap, 0, 20), velocity: Vector3(4, 0, 0))
-            let picture = LocalPicture(own: own, airspace: [ahead], now: 0, goal: own.goal!.position, configuration: c, tuning: core.tuning)
+            let picture = LocalPicture(
+                own: own, airspace: [ahead], now: 0, goal: own.goal!.position, configuration: c, tuning: core.tuning)
             core.rollout(own: own, plan)
             #expect(core.conflicts(picture, track: 0, hardOnly: true) == conflict, "\(gap) m ahead")
         }
@@ -87,8 +101,9 @@ struct ResolutionTests {
     @Test("with nobody near, the mission's plan is flown unchanged")
     func clearSky() {
         var core = AvoidanceCore()
-        let d = core.decide(own: ownship(4, at: Vector3(0, 0, 15), velocity: Vector3(4, 0, 0), goal: Vector3(100, 0, 15)),
-                            airspace: [track(1, from: Vector3(0, 60, 15), velocity: Vector3(4, 0, 0))], now: 0)
+        let d = core.decide(
+            own: ownship(4, at: Vector3(0, 0, 15), velocity: Vector3(4, 0, 0), goal: Vector3(100, 0, 15)),
+            airspace: [track(1, from: Vector3(0, 60, 15), velocity: Vector3(4, 0, 0))], now: 0)
         #expect(d.maneuver == .nominal && d.adjustment == nil && d.safe && !d.changed && d.yieldingTo.isEmpty)
         #expect(d.destination == Vector3(100, 0, 15) && !d.parked)
     }
@@ -103,7 +118,9 @@ struct ResolutionTests {
         #expect(d.safe && d.maneuver != .nominal && d.yieldingTo == [1])
         var xs = [Double](repeating: 0, count: 41), ys = xs, zs = xs
         let pick = try #require(core.current)
-        core.model.rollout(position: own.position, velocity: own.velocity, plan: pick.plan, gridStep: 0.2, count: 41, xs: &xs, ys: &ys, zs: &zs)
+        core.model.rollout(
+            position: own.position, velocity: own.velocity, plan: pick.plan, gridStep: 0.2, count: 41, xs: &xs, ys: &ys,
+            zs: &zs)
         for k in 0...40 {
             let q = higher.prediction.position(atOffset: Double(k) * 0.2)
             let dh = (Vector3(xs[k], ys[k], 0) - q.horizontal).horizontalLength, dz = abs(zs[k] - q.z)
@@ -117,13 +134,19 @@ struct ResolutionTests {
     func hysteresisAndReturn() {
         var core = AvoidanceCore()
         let higher = track(1, from: Vector3(40, 0, 15), velocity: Vector3(-4, 0, 0))
-        let d0 = core.decide(own: ownship(2, at: Vector3(0, 0, 15), velocity: Vector3(4, 0, 0), goal: Vector3(30, 0, 15)), airspace: [higher], now: 0)
+        let d0 = core.decide(
+            own: ownship(2, at: Vector3(0, 0, 15), velocity: Vector3(4, 0, 0), goal: Vector3(30, 0, 15)),
+            airspace: [higher], now: 0)
         #expect(d0.maneuver != .nominal)
-        let d1 = core.decide(own: ownship(2, at: Vector3(0.4, 0, 15.1), velocity: Vector3(4, 0, 0.5), goal: Vector3(30, 0, 15)), airspace: [higher], now: 0.1)
+        let d1 = core.decide(
+            own: ownship(2, at: Vector3(0.4, 0, 15.1), velocity: Vector3(4, 0, 0.5), goal: Vector3(30, 0, 15)),
+            airspace: [higher], now: 0.1)
         #expect(d1.maneuver == d0.maneuver && !d1.changed)
         // The other drone has gone elsewhere: back to the mission's plan (the goal is within the horizon).
         let gone = track(1, from: Vector3(40, 80, 15), velocity: Vector3(0, 4, 0), time: 0.2)
-        let d2 = core.decide(own: ownship(2, at: Vector3(0.8, 0, 15.2), velocity: Vector3(4, 0, 0.5), goal: Vector3(30, 0, 15)), airspace: [gone], now: 0.2)
+        let d2 = core.decide(
+            own: ownship(2, at: Vector3(0.8, 0, 15.2), velocity: Vector3(4, 0, 0.5), goal: Vector3(30, 0, 15)),
+            airspace: [gone], now: 0.2)
         #expect(d2.maneuver == .nominal && d2.adjustment == nil && d2.changed)
     }
 
@@ -132,7 +155,8 @@ struct ResolutionTests {
         let goal = Vector3(0, 50, 15)
         var core = AvoidanceCore()
         let holder = track(1, from: goal)  // UAV 1 hovers on the goal
-        let d = core.decide(own: ownship(3, at: Vector3(0, 0, 15), velocity: Vector3(0, 4, 0), goal: goal), airspace: [holder], now: 0)
+        let d = core.decide(
+            own: ownship(3, at: Vector3(0, 0, 15), velocity: Vector3(0, 4, 0), goal: goal), airspace: [holder], now: 0)
         let spot = try #require(d.destination)
         #expect(d.parked && abs(spot.z - goal.z) < 1e-9)
         #expect(abs((spot - goal).horizontalLength - 6.5) < 1e-9)
@@ -141,12 +165,16 @@ struct ResolutionTests {
         #expect(d.adjustment?.offset == Vector3(spot.x - goal.x, spot.y - goal.y, 0))
         // A second, lower drone avoids both the goal and the first spot (held by UAV 3 once it is there).
         var core2 = AvoidanceCore()
-        let d2 = core2.decide(own: ownship(5, at: Vector3(0, 0, 15), goal: goal), airspace: [holder, track(3, from: spot)], now: 0)
+        let d2 = core2.decide(
+            own: ownship(5, at: Vector3(0, 0, 15), goal: goal), airspace: [holder, track(3, from: spot)], now: 0)
         let spot2 = try #require(d2.destination)
-        #expect(d2.parked && (spot2 - spot).horizontalLength >= 6.5 - 1e-9 && abs((spot2 - goal).horizontalLength - 6.5) < 1e-9)
+        #expect(
+            d2.parked && (spot2 - spot).horizontalLength >= 6.5 - 1e-9
+                && abs((spot2 - goal).horizontalLength - 6.5) < 1e-9)
         // A lower-ranked drone on the goal does not displace a higher-ranked one.
         var core3 = AvoidanceCore()
-        let d3 = core3.decide(own: ownship(1, at: Vector3(0, 0, 15), goal: goal), airspace: [track(7, from: goal)], now: 0)
+        let d3 = core3.decide(
+            own: ownship(1, at: Vector3(0, 0, 15), goal: goal), airspace: [track(7, from: goal)], now: 0)
         #expect(!d3.parked && d3.destination == goal)
     }
 
@@ -155,8 +183,12 @@ struct ResolutionTests {
         // UAV 1 is right below its goal, which lower-ranked UAV 6 occupies.
         let goal = Vector3(0, 0, 15)
         var core = AvoidanceCore()
-        let d = core.decide(own: ownship(1, at: Vector3(0, 0, 11), goal: goal), airspace: [track(6, from: goal, time: 10)], now: 10)
-        guard case .wait(_, let until, let z) = d.maneuver else { Issue.record("expected a wait, got \(d.maneuver)"); return }
+        let d = core.decide(
+            own: ownship(1, at: Vector3(0, 0, 11), goal: goal), airspace: [track(6, from: goal, time: 10)], now: 10)
+        guard case .wait(_, let until, let z) = d.maneuver else {
+            Issue.record("expected a wait, got \(d.maneuver)")
+            return
+        }
         #expect(until > 10 + 3 && until < 10 + 4 && z == 15)
         let a = try #require(d.adjustment)
         #expect(a.hold != nil && a.holdUntil == until)
@@ -165,13 +197,16 @@ struct ResolutionTests {
         let sim = MultirotorSimulator(origin: origin, home: Vector3(0, 0, 0), hoveringAt: 11)
         try nav.handle(.goto(.local(goal), speed: nil), state: sim.state, now: 10)
         nav.adjustment = a
-        let announced = AirspaceTrack(uavNumber: 1, avoiding: true, prediction: nav.predictedTrajectory(state: sim.state, now: 10))
+        let announced = AirspaceTrack(
+            uavNumber: 1, avoiding: true, prediction: nav.predictedTrajectory(state: sim.state, now: 10))
         var lower = AvoidanceCore()
         let dl = lower.decide(own: ownship(6, at: goal, goal: goal), airspace: [announced], now: 10.1)
         #expect(dl.parked && dl.safe && dl.destination != goal, "\(dl)")
     }
 
-    @Test("after a command that would turn it into a follower, a drone finishes its published plan for the courtesy window")
+    @Test(
+        "after a command that would turn it into a follower, a drone finishes its published plan for the courtesy window"
+    )
     func handover() throws {
         // UAV 1 flies east at 4 m/s; lower-ranked UAV 5 follows 7 m behind and 1 m lower, planned around UAV 1's path.
         var core = AvoidanceCore()
@@ -182,7 +217,10 @@ struct ResolutionTests {
         // A new goto back west: turning at once would fly into the follower within 3 s.
         let west = ownship(1, at: Vector3(0.4, 0, 15), velocity: Vector3(4, 0, 0), goal: Vector3(-100, 0, 15))
         let d1 = core.decide(own: west, airspace: [follower], now: 10.1)
-        guard case .handover(let p, let speed, let until) = d1.maneuver else { Issue.record("expected a handover, got \(d1)"); return }
+        guard case .handover(let p, let speed, let until) = d1.maneuver else {
+            Issue.record("expected a handover, got \(d1)")
+            return
+        }
         #expect(d1.safe && p == Vector3(100, 0, 15) && speed == 4 && abs(until - 13.4) < 1e-9)
         let a = try #require(d1.adjustment)
         #expect(a.until == until && a.offset == Vector3(200, 0, 0) && a.hold == nil)
@@ -195,7 +233,11 @@ struct ResolutionTests {
         #expect(prediction.position(atOffset: 3).x > 5)
         #expect(prediction.position(atOffset: 8).x < prediction.position(atOffset: 4).x)
         sim.setpoint = nav.setpoint(state: sim.state, now: 13.5)
-        if case .position(let target, _, _, _, _) = sim.setpoint { #expect(target.x == -100) } else { Issue.record("\(sim.setpoint)") }
+        if case .position(let target, _, _, _, _) = sim.setpoint {
+            #expect(target.x == -100)
+        } else {
+            Issue.record("\(sim.setpoint)")
+        }
     }
 
     @Test("goals outside the geofence are moved inside; plans never leave it")
@@ -210,10 +252,13 @@ struct ResolutionTests {
         c.geofence = try Geofence.rectangle(east: -100...100, north: -20...20, altitude: 3...18)
         var tight = AvoidanceCore(configuration: c)
         let own = ownship(2, at: Vector3(0, 0, 15), velocity: Vector3(4, 0, 0), goal: Vector3(90, 0, 15))
-        let dt = tight.decide(own: own, airspace: [track(1, from: Vector3(40, 0, 15), velocity: Vector3(-4, 0, 0))], now: 0)
+        let dt = tight.decide(
+            own: own, airspace: [track(1, from: Vector3(40, 0, 15), velocity: Vector3(-4, 0, 0))], now: 0)
         #expect(dt.safe && dt.maneuver != .nominal)
         var xs = [Double](repeating: 0, count: 41), ys = xs, zs = xs
-        tight.model.rollout(position: own.position, velocity: own.velocity, plan: try #require(tight.current).plan, gridStep: 0.2, count: 41, xs: &xs, ys: &ys, zs: &zs)
+        tight.model.rollout(
+            position: own.position, velocity: own.velocity, plan: try #require(tight.current).plan, gridStep: 0.2,
+            count: 41, xs: &xs, ys: &ys, zs: &zs)
         for k in 0...40 { #expect(c.geofence!.contains(Vector3(xs[k], ys[k], zs[k]))) }
     }
 }
@@ -222,22 +267,32 @@ struct ResolutionTests {
 struct GeofenceTests {
     @Test("inside, outside, distances, margins and clamping")
     func basics() throws {
-        let f = try Geofence(polygon: [Vector3(0, 0, 0), Vector3(100, 0, 0), Vector3(100, 50, 0), Vector3(0, 50, 0)], minAltitude: 5, maxAltitude: 40)
+        let f = try Geofence(
+            polygon: [Vector3(0, 0, 0), Vector3(100, 0, 0), Vector3(100, 50, 0), Vector3(0, 50, 0)], minAltitude: 5,
+            maxAltitude: 40)
         #expect(f.isConvex)
         #expect(f.contains(Vector3(50, 25, 20)))
-        #expect(!f.contains(Vector3(50, 25, 41)) && !f.contains(Vector3(50, 25, 4)) && !f.contains(Vector3(101, 25, 20)))
+        #expect(
+            !f.contains(Vector3(50, 25, 41)) && !f.contains(Vector3(50, 25, 4)) && !f.contains(Vector3(101, 25, 20)))
         #expect(abs(f.signedDistance(Vector3(50, 10, 0)) - 10) < 1e-12)
         #expect(abs(f.signedDistance(Vector3(-3, -4, 0)) + 5) < 1e-12)
         #expect(f.contains(Vector3(2, 25, 20), margin: 1.5) && !f.contains(Vector3(1, 25, 20), margin: 1.5))
-        #expect(f.contains(Vector3(50, 25, 39), altitudeMargin: 0.5) && !f.contains(Vector3(50, 25, 39.8), altitudeMargin: 0.5))
-        #expect(f.clamp(Vector3(150, 25, 90), margin: 1, altitudeMargin: 0.5).distance(to: Vector3(99, 25, 39.5)) < 1e-6)
+        #expect(
+            f.contains(Vector3(50, 25, 39), altitudeMargin: 0.5)
+                && !f.contains(Vector3(50, 25, 39.8), altitudeMargin: 0.5))
+        #expect(
+            f.clamp(Vector3(150, 25, 90), margin: 1, altitudeMargin: 0.5).distance(to: Vector3(99, 25, 39.5)) < 1e-6)
         let corner = f.clamp(Vector3(-20, -20, 10), margin: 1, altitudeMargin: 0.5)
         #expect(f.contains(corner, margin: 0.999) && corner.distance(to: Vector3(1, 1, 10)) < 1e-3)
         #expect(f.clamp(Vector3(30, 30, 10), margin: 1, altitudeMargin: 0.5) == Vector3(30, 30, 10))
         #expect(f.excess(Vector3(50, 25, 45), margin: 0, altitudeMargin: 0) == 5)
         // An L shape is not convex; a point in its notch is outside.
-        let l = try Geofence(polygon: [Vector3(0, 0, 0), Vector3(40, 0, 0), Vector3(40, 10, 0), Vector3(10, 10, 0), Vector3(10, 40, 0), Vector3(0, 40, 0)],
-                             minAltitude: 0, maxAltitude: 10)
+        let l = try Geofence(
+            polygon: [
+                Vector3(0, 0, 0), Vector3(40, 0, 0), Vector3(40, 10, 0), Vector3(10, 10, 0), Vector3(10, 40, 0),
+                Vector3(0, 40, 0),
+            ],
+            minAltitude: 0, maxAltitude: 10)
         #expect(!l.isConvex && !l.contains(Vector3(30, 30, 5)) && l.contains(Vector3(5, 30, 5)))
         let inNotch = l.clamp(Vector3(30, 30, 5), margin: 1, altitudeMargin: 0)
         #expect(l.contains(inNotch, margin: 0.999))
@@ -245,20 +300,28 @@ struct GeofenceTests {
 
     @Test("bad fences are refused with a reason; latitude/longitude corners are placed on the map; JSON round trip")
     func construction() throws {
-        #expect(throws: GeofenceError.tooFewCorners(2)) { try Geofence(polygon: [.zero, Vector3(1, 0, 0)], minAltitude: 0, maxAltitude: 10) }
-        #expect(throws: GeofenceError.noArea) { try Geofence(polygon: [.zero, Vector3(1, 0, 0), Vector3(2, 0, 0)], minAltitude: 0, maxAltitude: 10) }
+        #expect(throws: GeofenceError.tooFewCorners(2)) {
+            try Geofence(polygon: [.zero, Vector3(1, 0, 0)], minAltitude: 0, maxAltitude: 10)
+        }
+        #expect(throws: GeofenceError.noArea) {
+            try Geofence(polygon: [.zero, Vector3(1, 0, 0), Vector3(2, 0, 0)], minAltitude: 0, maxAltitude: 10)
+        }
         #expect(throws: GeofenceError.badAltitudes(minimum: 10, maximum: 10)) {
             try Geofence(polygon: [.zero, Vector3(1, 0, 0), Vector3(0, 1, 0)], minAltitude: 10, maxAltitude: 10)
         }
-        #expect(GeofenceError.badAltitudes(minimum: 10, maximum: 5).description == "minimum altitude 10.0 must be below maximum altitude 5.0")
+        #expect(
+            GeofenceError.badAltitudes(minimum: 10, maximum: 5).description
+                == "minimum altitude 10.0 must be below maximum altitude 5.0")
         let origin = AvoidanceMission.libraryOrigin
         let corners = [Vector3(-30, -30, 0), Vector3(30, -30, 0), Vector3(0, 40, 0)]
-        let f = try Geofence(corners: corners.map { origin.geodetic($0.localPosition) }, origin: origin, minAltitude: 2, maxAltitude: 50)
+        let f = try Geofence(
+            corners: corners.map { origin.geodetic($0.localPosition) }, origin: origin, minAltitude: 2, maxAltitude: 50)
         for (a, b) in zip(f.polygon, corners) { #expect(a.distance(to: b) < 1e-6) }
         let data = try JSONEncoder().encode(f)
         #expect(try JSONDecoder().decode(Geofence.self, from: data) == f)
         #expect(throws: DecodingError.self) {
-            try JSONDecoder().decode(Geofence.self, from: Data(#"{"polygon":[{"x":0,"y":0,"z":0}],"minAltitude":0,"maxAltitude":1}"#.utf8))
+            try JSONDecoder().decode(
+                Geofence.self, from: Data(#"{"polygon":[{"x":0,"y":0,"z":0}],"minAltitude":0,"maxAltitude":1}"#.utf8))
         }
     }
 }

@@ -1,6 +1,7 @@
+import Flight
 import Foundation
 import Testing
-import Flight
+
 @testable import Avoidance
 
 @Suite("Avoidance scenarios")
@@ -11,7 +12,9 @@ struct AvoidanceScenarioTests {
     func run(_ mission: AvoidanceMission, untilSettled: Bool = false) throws -> (AvoidanceReport, AvoidanceSimulation) {
         var sim = try AvoidanceSimulation(mission: mission)
         let r = untilSettled ? sim.runUntilSettled(for: 3) : sim.run()
-        #expect(r.violations == 0, "\(r.name): \(r.violations) losses of separation, minimum \(r.minimumSeparation ?? -1) m")
+        #expect(
+            r.violations == 0, "\(r.name): \(r.violations) losses of separation, minimum \(r.minimumSeparation ?? -1) m"
+        )
         #expect(r.fenceExits == 0, "\(r.name): \(r.fenceExits) geofence exits")
         #expect(r.unarrived.isEmpty, "\(r.name): not arrived: \(r.unarrived)")
         #expect(r.arrivalTime != nil)
@@ -76,7 +79,9 @@ struct AvoidanceScenarioTests {
         let (r, _) = try run(m, untilSettled: true)
         let goals = mission.goals.map { $0! }
         for (d, g) in zip(r.drones, goals) {
-            #expect(!d.parked && (d.finalPosition - g).length <= 1, "\(r.name): \(d.id) ended at \(d.finalPosition), its goal is \(g)")
+            #expect(
+                !d.parked && (d.finalPosition - g).length <= 1,
+                "\(r.name): \(d.id) ended at \(d.finalPosition), its goal is \(g)")
         }
         let straight = zip(mission.scenario.drones.map(\.home), goals).map { ($0 - $1).horizontalLength }.max()! / 4
         return try #require(r.arrivalTime) / straight
@@ -87,7 +92,9 @@ struct AvoidanceScenarioTests {
     /// live on these very starts).
     static let orca: [Int: Double] = [8: 2.9, 16: 1.75, 32: 2.1, 64: 3.2]
 
-    @Test("the antipodal circle on ORCA's geometry with 8 and 16 drones: no loss of separation, every drone at its own goal, faster than ORCA's 2.9× and 1.75× of 2R/v")
+    @Test(
+        "the antipodal circle on ORCA's geometry with 8 and 16 drones: no loss of separation, every drone at its own goal, faster than ORCA's 2.9× and 1.75× of 2R/v"
+    )
     func smallCircles() throws {
         for n in [8, 16] {
             let mission = AvoidanceMission.antipodalCircle(drones: n)
@@ -97,14 +104,18 @@ struct AvoidanceScenarioTests {
         }
     }
 
-    @Test("circles whose drones start at two altitudes: no loss of separation, every drone at its own goal, faster than ORCA on each altitude's circle")
+    @Test(
+        "circles whose drones start at two altitudes: no loss of separation, every drone at its own goal, faster than ORCA on each altitude's circle"
+    )
     func circlesAtTwoAltitudes() throws {
         // 8 drones at each altitude on a 30 m circle: per altitude, ORCA's 8-agent circle (2.9×).
         let ratio = try straightLineRatio(.antipodalCircle(drones: 16, radius: 30, altitudes: [18, 22]))
         #expect(ratio < Self.orca[8]!, "\(ratio)×")
     }
 
-    @Test("random crossings of 16 drones: no loss of separation, every drone at its own goal, faster than ORCA on the same starts")
+    @Test(
+        "random crossings of 16 drones: no loss of separation, every drone at its own goal, faster than ORCA on the same starts"
+    )
     func randomCrossings() throws {
         // ORCA on these starts and goals, as fleetmesh-bench measures it (makespan over the longest leg's straight-line time).
         for (seed, orca) in [(UInt64(1), 1.41)] {
@@ -115,8 +126,9 @@ struct AvoidanceScenarioTests {
 
     /// 15 s to minutes of a debug build: run with `AVOIDANCE_SEEDS` set (`make soak`); `fleetmesh-bench avoidance` flies
     /// them against ORCA in every benchmark run.
-    @Test("larger circles on ORCA's geometry (32, 64, 128 drones; 24 drones at three altitudes; 32 crossing): no loss of separation, faster than ORCA",
-          .enabled(if: ProcessInfo.processInfo.environment["AVOIDANCE_SEEDS"] != nil))
+    @Test(
+        "larger circles on ORCA's geometry (32, 64, 128 drones; 24 drones at three altitudes; 32 crossing): no loss of separation, faster than ORCA",
+        .enabled(if: ProcessInfo.processInfo.environment["AVOIDANCE_SEEDS"] != nil))
     func largeCircles() throws {
         for n in [32, 64] {
             let ratio = try straightLineRatio(.antipodalCircle(drones: n))

@@ -23,26 +23,33 @@ struct ControlRequestTests {
     @Test func theDocumentedExamplesDecodeToTheirCommands() throws {
         #expect(try decode(#"{"command":"status"}"#) == .status)
         #expect(try decode(#"{"command":"peers","v":1}"#) == .peers)
-        #expect(try decode(#"{"command":"send","uav":2,"args":["takeoff","10"],"timeoutMs":30000}"#)
+        #expect(
+            try decode(#"{"command":"send","uav":2,"args":["takeoff","10"],"timeoutMs":30000}"#)
                 == .send(.init(uav: 2, args: ["takeoff", "10"], timeoutMs: 30_000)))
-        #expect(try decode(#"{"command":"send","uav":7,"args":["hover"],"takeover":true}"#)
+        #expect(
+            try decode(#"{"command":"send","uav":7,"args":["hover"],"takeover":true}"#)
                 == .send(.init(uav: 7, args: ["hover"], timeoutMs: 30_000, takeover: true)))
-        #expect(try decode(#"{"command":"target","latitude":50.1,"longitude":14.4,"altitude":20,"all":true,"follow":true}"#)
+        #expect(
+            try decode(#"{"command":"target","latitude":50.1,"longitude":14.4,"altitude":20,"all":true,"follow":true}"#)
                 == .target(.init(latitude: 50.1, longitude: 14.4, altitude: 20, to: .all, follow: true)))
-        #expect(try decode(#"{"command":"target","latitude":50.1,"longitude":14.4,"altitude":20,"uav":3,"timeoutMs":0}"#)
+        #expect(
+            try decode(#"{"command":"target","latitude":50.1,"longitude":14.4,"altitude":20,"uav":3,"timeoutMs":0}"#)
                 == .target(.init(latitude: 50.1, longitude: 14.4, altitude: 20, to: .uav(3), timeoutMs: 1)))
-        #expect(try decode(#"{"command":"manual","uavs":[2,5],"rateHz":100,"durationMs":2000,"axes":[500,0,0,0]}"#)
+        #expect(
+            try decode(#"{"command":"manual","uavs":[2,5],"rateHz":100,"durationMs":2000,"axes":[500,0,0,0]}"#)
                 == .manual(.init(uavs: [2, 5], rateHz: 100, durationMs: 2000, axes: [500, 0, 0, 0])))
         #expect(try decode(#"{"command":"manual","uav":4}"#) == .manual(.init(uavs: [4])))
         // A field given as null counts as absent.
-        #expect(try decode(#"{"command":"send","uav":2,"args":["land"],"timeoutMs":null}"#)
+        #expect(
+            try decode(#"{"command":"send","uav":2,"args":["land"],"timeoutMs":null}"#)
                 == .send(.init(uav: 2, args: ["land"])))
     }
 
     @Test(arguments: [
         ControlRequest.status, .peers, .vehicles, .airspace, .origin, .sources,
         .send(.init(uav: 250, args: ["goto", "50", "14", "10", "5"], timeoutMs: 1, takeover: true)),
-        .target(.init(latitude: -33.5, longitude: 151.25, altitude: -3, to: .uav(1), follow: false, timeoutMs: 600_000)),
+        .target(
+            .init(latitude: -33.5, longitude: 151.25, altitude: -3, to: .uav(1), follow: false, timeoutMs: 600_000)),
         .target(.init(latitude: 0, longitude: 0, altitude: 0, to: .all, follow: true)),
         .manual(.init(uavs: [1, 250], rateHz: 1000, durationMs: 600_000, axes: [-1000, 1000, 0, 5], takeover: true)),
     ])
@@ -57,30 +64,73 @@ struct ControlRequestTests {
     @Test func badRequestsNameTheFieldAndWhatWasWrong() {
         let cases: [(String, String)] = [
             ("[1,2]", #"malformed control request: expected one JSON object like {"command":"status"}"#),
-            (#"{"uav":2}"#, #"malformed control request: "command" is required (one of status, peers, vehicles, airspace, send, target, origin, sources, manual)"#),
-            (#"{"command":5}"#, #"malformed control request: "command" must be a string: one of status, peers, vehicles, airspace, send, target, origin, sources, manual, found 5.0"#),
-            (#"{"command":"jump"}"#, "unknown command 'jump' (known: status, peers, vehicles, airspace, send, target, origin, sources, manual)"),
+            (
+                #"{"uav":2}"#,
+                #"malformed control request: "command" is required (one of status, peers, vehicles, airspace, send, target, origin, sources, manual)"#
+            ),
+            (
+                #"{"command":5}"#,
+                #"malformed control request: "command" must be a string: one of status, peers, vehicles, airspace, send, target, origin, sources, manual, found 5.0"#
+            ),
+            (
+                #"{"command":"jump"}"#,
+                "unknown command 'jump' (known: status, peers, vehicles, airspace, send, target, origin, sources, manual)"
+            ),
             (#"{"command":"status","v":2}"#, #"status: "v": this node speaks control protocol version 1, found 2"#),
             (#"{"command":"status","verbose":true}"#, #"status: unknown field "verbose" (status takes no fields)"#),
-            (#"{"command":"send","uav":2,"args":["hover"],"timeout":5}"#,
-             #"send: unknown field "timeout" (send takes uav, args, timeoutMs, takeover)"#),
+            (
+                #"{"command":"send","uav":2,"args":["hover"],"timeout":5}"#,
+                #"send: unknown field "timeout" (send takes uav, args, timeoutMs, takeover)"#
+            ),
             (#"{"command":"send","args":["hover"]}"#, #"send: "uav" must be a UAV number 1–250, found none"#),
             (#"{"command":"send","uav":0,"args":["hover"]}"#, #"send: "uav" must be a UAV number 1–250, found 0"#),
-            (#"{"command":"send","uav":"7","args":["hover"]}"#, #"send: "uav" must be a UAV number 1–250, found the string "7""#),
-            (#"{"command":"send","uav":7,"args":"hover"}"#,
-             #"send: "args" must be an array of strings (the command as words), found the string "hover""#),
-            (#"{"command":"send","uav":7,"args":["hover"],"timeoutMs":0}"#, #"send: "timeoutMs" must be 1–600000, found 0"#),
-            (#"{"command":"send","uav":7,"args":["hover"],"takeover":"yes"}"#, #"send: "takeover" must be true or false, found the string "yes""#),
-            (#"{"command":"target","latitude":50,"longitude":14}"#, #"target: "latitude", "longitude" and "altitude" are required"#),
-            (#"{"command":"target","latitude":50,"longitude":14,"altitude":[1]}"#, #"target: "altitude" must be a number (metres), found an array"#),
-            (#"{"command":"target","latitude":50,"longitude":14,"altitude":5,"uav":3,"all":true}"#, #"target: give either "uav" or "all", not both"#),
-            (#"{"command":"target","latitude":50,"longitude":14,"altitude":5,"uav":251}"#, #"target: "uav" must be a UAV number 1–250, found 251"#),
-            (#"{"command":"target","latitude":50,"longitude":14,"altitude":5}"#, #"target: say which drones: "uav" (1–250) or "all": true"#),
+            (
+                #"{"command":"send","uav":"7","args":["hover"]}"#,
+                #"send: "uav" must be a UAV number 1–250, found the string "7""#
+            ),
+            (
+                #"{"command":"send","uav":7,"args":"hover"}"#,
+                #"send: "args" must be an array of strings (the command as words), found the string "hover""#
+            ),
+            (
+                #"{"command":"send","uav":7,"args":["hover"],"timeoutMs":0}"#,
+                #"send: "timeoutMs" must be 1–600000, found 0"#
+            ),
+            (
+                #"{"command":"send","uav":7,"args":["hover"],"takeover":"yes"}"#,
+                #"send: "takeover" must be true or false, found the string "yes""#
+            ),
+            (
+                #"{"command":"target","latitude":50,"longitude":14}"#,
+                #"target: "latitude", "longitude" and "altitude" are required"#
+            ),
+            (
+                #"{"command":"target","latitude":50,"longitude":14,"altitude":[1]}"#,
+                #"target: "altitude" must be a number (metres), found an array"#
+            ),
+            (
+                #"{"command":"target","latitude":50,"longitude":14,"altitude":5,"uav":3,"all":true}"#,
+                #"target: give either "uav" or "all", not both"#
+            ),
+            (
+                #"{"command":"target","latitude":50,"longitude":14,"altitude":5,"uav":251}"#,
+                #"target: "uav" must be a UAV number 1–250, found 251"#
+            ),
+            (
+                #"{"command":"target","latitude":50,"longitude":14,"altitude":5}"#,
+                #"target: say which drones: "uav" (1–250) or "all": true"#
+            ),
             (#"{"command":"manual","uavs":[]}"#, #"manual: "uavs" must list UAV numbers 1–250, found []"#),
             (#"{"command":"manual","uavs":[3],"rateHz":0}"#, #"manual: "rateHz" must be 1–1000, found 0.0"#),
             (#"{"command":"manual","uavs":[3],"durationMs":0}"#, #"manual: "durationMs" must be 1–600000, found 0"#),
-            (#"{"command":"manual","uavs":[3],"axes":[1]}"#, #"manual: "axes" must be four numbers x, y, z, r within -1000…1000, found [1]"#),
-            (#"{"command":"manual","uavs":[3],"axes":{"x":1}}"#, #"manual: "axes" must be four integers x, y, z, r, found an object"#),
+            (
+                #"{"command":"manual","uavs":[3],"axes":[1]}"#,
+                #"manual: "axes" must be four numbers x, y, z, r within -1000…1000, found [1]"#
+            ),
+            (
+                #"{"command":"manual","uavs":[3],"axes":{"x":1}}"#,
+                #"manual: "axes" must be four integers x, y, z, r, found an object"#
+            ),
         ]
         for (json, expected) in cases {
             #expect(error(json) == expected, "\(json)")

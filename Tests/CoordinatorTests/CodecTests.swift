@@ -1,6 +1,7 @@
 import Determinism
-import Testing
 import MeshTypes
+import Testing
+
 @testable import Coordinator
 
 /// One sample of every message kind, with awkward values.
@@ -10,28 +11,58 @@ let sampleMessages: [CoordinatorMessage] = {
     let env = Envelope(origin: a, originIncarnation: 0xDEAD_BEEF, sequence: 42, destination: .node(b), ttl: 8)
     let bcast = Envelope(origin: b, originIncarnation: 1, sequence: .max, destination: .broadcast, ttl: 1)
     let p = GeoPoint(latitude: -33.8688, longitude: 151.2093, altitude: 123.456)
-    let state = VehicleState(position: p, velocityNorthCmS: -300, velocityEastCmS: 32767, velocityDownCmS: -32768,
-                             headingCentidegrees: 35999, batteryPercent: 100, activity: .followingTrajectory, armed: true, linkQuality: 0)
+    let state = VehicleState(
+        position: p, velocityNorthCmS: -300, velocityEastCmS: 32767, velocityDownCmS: -32768,
+        headingCentidegrees: 35999, batteryPercent: 100, activity: .followingTrajectory, armed: true, linkQuality: 0)
     return [
-        .linkState(LinkStateAdvertisement(origin: a, incarnation: 9, sequence: 3, role: .drone, name: "UAV-ä✈️",
-                                          uavNumber: 250, numberPinned: true, flying: true, neighbours: [b, a])),
-        .linkState(LinkStateAdvertisement(origin: b, incarnation: 0, sequence: 0, role: .station, name: "",
-                                          uavNumber: nil, numberPinned: false, flying: false, neighbours: [])),
+        .linkState(
+            LinkStateAdvertisement(
+                origin: a, incarnation: 9, sequence: 3, role: .drone, name: "UAV-ä✈️",
+                uavNumber: 250, numberPinned: true, flying: true, neighbours: [b, a])),
+        .linkState(
+            LinkStateAdvertisement(
+                origin: b, incarnation: 0, sequence: 0, role: .station, name: "",
+                uavNumber: nil, numberPinned: false, flying: false, neighbours: [])),
         .routed(bcast, .telemetry(uavNumber: 17, state: state)),
-        .routed(bcast, .prediction(uavNumber: 0, prediction: TrajectoryPrediction(points: Array(repeating: p, count: 40)))),
+        .routed(
+            bcast, .prediction(uavNumber: 0, prediction: TrajectoryPrediction(points: Array(repeating: p, count: 40)))),
         .routed(bcast, .target(Target(address: .uav(3), location: p, headingCentidegrees: 9000))),
         .routed(bcast, .target(Target(address: .group([1, 2, 250]), location: p))),
         .routed(bcast, .target(Target(address: .all, location: p, headingCentidegrees: 0))),
-        .routed(env, .command(CommandRequest(counter: 7, uavNumber: 1, targetIncarnation: 5, takeover: true,
-                                             command: .takeoff(altitudeMillimetres: 15_000)))),
-        .routed(env, .command(CommandRequest(counter: 8, uavNumber: 2, targetIncarnation: 5, takeover: false, command: .land))),
-        .routed(env, .command(CommandRequest(counter: 9, uavNumber: 3, targetIncarnation: 5, takeover: false, command: .hover))),
-        .routed(env, .command(CommandRequest(counter: 10, uavNumber: 4, targetIncarnation: 5, takeover: false,
-                                             command: .goto(p, speedCmS: 1200)))),
-        .routed(env, .command(CommandRequest(counter: 11, uavNumber: 5, targetIncarnation: 5, takeover: false, command: .returnToLaunch))),
-        .routed(env, .command(CommandRequest(counter: 12, uavNumber: 6, targetIncarnation: 5, takeover: false, command: .followTarget(true)))),
-        .routed(env, .command(CommandRequest(counter: 13, uavNumber: 7, targetIncarnation: 5, takeover: false,
-                                             command: .trajectory([p, GeoPoint(latitudeE7: 0, longitudeE7: 0, altitudeMillimetres: -5)])))),
+        .routed(
+            env,
+            .command(
+                CommandRequest(
+                    counter: 7, uavNumber: 1, targetIncarnation: 5, takeover: true,
+                    command: .takeoff(altitudeMillimetres: 15_000)))),
+        .routed(
+            env,
+            .command(CommandRequest(counter: 8, uavNumber: 2, targetIncarnation: 5, takeover: false, command: .land))),
+        .routed(
+            env,
+            .command(CommandRequest(counter: 9, uavNumber: 3, targetIncarnation: 5, takeover: false, command: .hover))),
+        .routed(
+            env,
+            .command(
+                CommandRequest(
+                    counter: 10, uavNumber: 4, targetIncarnation: 5, takeover: false,
+                    command: .goto(p, speedCmS: 1200)))),
+        .routed(
+            env,
+            .command(
+                CommandRequest(
+                    counter: 11, uavNumber: 5, targetIncarnation: 5, takeover: false, command: .returnToLaunch))),
+        .routed(
+            env,
+            .command(
+                CommandRequest(
+                    counter: 12, uavNumber: 6, targetIncarnation: 5, takeover: false, command: .followTarget(true)))),
+        .routed(
+            env,
+            .command(
+                CommandRequest(
+                    counter: 13, uavNumber: 7, targetIncarnation: 5, takeover: false,
+                    command: .trajectory([p, GeoPoint(latitudeE7: 0, longitudeE7: 0, altitudeMillimetres: -5)])))),
         .routed(env, .commandAnswer(counter: 1, requesterIncarnation: 2, answer: .accepted)),
         .routed(env, .commandAnswer(counter: 1, requesterIncarnation: 2, answer: .completed)),
         .routed(env, .commandAnswer(counter: 1, requesterIncarnation: 2, answer: .failed("motor fault"))),
@@ -39,15 +70,34 @@ let sampleMessages: [CoordinatorMessage] = {
         .routed(env, .commandAnswer(counter: 1, requesterIncarnation: 2, answer: .rejected(.contestedNumber(9)))),
         .routed(env, .commandAnswer(counter: 1, requesterIncarnation: 2, answer: .rejected(.controlledBy("GS North")))),
         .routed(env, .commandAnswer(counter: 1, requesterIncarnation: 2, answer: .rejected(.targetRestarted))),
-        .routed(env, .commandAnswer(counter: 1, requesterIncarnation: 2, answer: .rejected(.vehicle("battery too low")))),
-        .routed(env, .manualControl(uavNumber: 9, takeover: false, control: ManualControl(x: -1000, y: 1000, z: 500, r: 0, buttons: 0x8000_0001, sentAtMicros: 1_700_000_000_123_456))),
-        .routed(bcast, .failsafeReport(FailsafeReport(uavNumber: 4, steps: [FailsafeStep(action: .hover, afterSilenceMilliseconds: 5000),
-                                                                            FailsafeStep(action: .returnHome, afterSilenceMilliseconds: 15000)],
-                                                      silenceMilliseconds: 20000))),
+        .routed(
+            env, .commandAnswer(counter: 1, requesterIncarnation: 2, answer: .rejected(.vehicle("battery too low")))),
+        .routed(
+            env,
+            .manualControl(
+                uavNumber: 9, takeover: false,
+                control: ManualControl(
+                    x: -1000, y: 1000, z: 500, r: 0, buttons: 0x8000_0001, sentAtMicros: 1_700_000_000_123_456))),
+        .routed(
+            bcast,
+            .failsafeReport(
+                FailsafeReport(
+                    uavNumber: 4,
+                    steps: [
+                        FailsafeStep(action: .hover, afterSilenceMilliseconds: 5000),
+                        FailsafeStep(action: .returnHome, afterSilenceMilliseconds: 15000),
+                    ],
+                    silenceMilliseconds: 20000))),
         .routed(env, .leaseRevoked(uavNumber: 12, newHolder: "GS South")),
         .routed(env, .leaseUpdate(uavNumber: 12, release: true)),
-        .routed(bcast, .mapOrigin(MapOriginAnnouncement(position: p, forcedZone: 56, southernHemisphere: true, epoch: .max))),
-        .routed(bcast, .mapOrigin(MapOriginAnnouncement(position: GeoPoint(latitude: 50.0755, longitude: 14.4378, altitude: 0), epoch: 0))),
+        .routed(
+            bcast, .mapOrigin(MapOriginAnnouncement(position: p, forcedZone: 56, southernHemisphere: true, epoch: .max))
+        ),
+        .routed(
+            bcast,
+            .mapOrigin(
+                MapOriginAnnouncement(position: GeoPoint(latitude: 50.0755, longitude: 14.4378, altitude: 0), epoch: 0))
+        ),
     ]
 }()
 
@@ -105,16 +155,19 @@ struct CodecTests {
 
     @Test("the documented layouts hold: sizes of fixed messages")
     func sizes() {
-        #expect(sampleMessages[2].encode().payload.count == 34 + 25)       // telemetry
-        #expect(sampleMessages[3].encode().payload.count == 34 + 5 + 40 * 12) // prediction
-        #expect(sampleMessages[22].encode().payload.count == 50 + 22)       // manual control, unicast envelope
-        #expect(sampleMessages[0].encode().payload.count == 35 + 1 + "UAV-ä✈️".utf8.count + 2 + 32) // LSA, two neighbours
+        #expect(sampleMessages[2].encode().payload.count == 34 + 25)  // telemetry
+        #expect(sampleMessages[3].encode().payload.count == 34 + 5 + 40 * 12)  // prediction
+        #expect(sampleMessages[22].encode().payload.count == 50 + 22)  // manual control, unicast envelope
+        // LSA, two neighbours
+        #expect(sampleMessages[0].encode().payload.count == 35 + 1 + "UAV-ä✈️".utf8.count + 2 + 32)
     }
 
     @Test("random bytes never trap, and whatever decodes re-encodes to the same bytes")
     func fuzzRandom() {
         var rng = SeededRandom(seed: 0xF022)
-        let types: [UInt16] = [0x4C01, 0x5201, 0x5202, 0x5203, 0x5204, 0x5205, 0x5206, 0x5207, 0x5208, 0x5209, 0x520A, 0x520B, 0, 0xFFFF]
+        let types: [UInt16] = [
+            0x4C01, 0x5201, 0x5202, 0x5203, 0x5204, 0x5205, 0x5206, 0x5207, 0x5208, 0x5209, 0x520A, 0x520B, 0, 0xFFFF,
+        ]
         var decoded = 0
         for _ in 0..<20_000 {
             let type = types[Int(rng.next() % UInt64(types.count))]

@@ -1,5 +1,6 @@
-import Testing
 import MeshTypes
+import Testing
+
 @testable import Coordinator
 
 @Suite("Commands and leases")
@@ -7,7 +8,8 @@ struct CommandTests {
     /// GS-1 (0) — drone 9 (1) — GS-2 (2).
     static func world() -> Pump {
         var p = Pump([(.station, "GS-1", nil, nil), (.drone, "D", nil, 9), (.station, "GS-2", nil, nil)])
-        p.link(0, 1); p.link(1, 2)
+        p.link(0, 1)
+        p.link(1, 2)
         p.advance(.milliseconds(300))
         return p
     }
@@ -75,7 +77,9 @@ struct CommandTests {
         p.unlink(1, 2)
         p.advance(.milliseconds(200))
         #expect(p.cores[1].leaseHolder == nil)
-        #expect(p.directives[1].last { if case .leaseChanged = $0 { true } else { false } } == .leaseChanged(holder: nil, name: nil))
+        #expect(
+            p.directives[1].last { if case .leaseChanged = $0 { true } else { false } }
+                == .leaseChanged(holder: nil, name: nil))
     }
 
     @Test("stations renew their leases by themselves and release them explicitly")
@@ -84,7 +88,7 @@ struct CommandTests {
         let a = p.command(0, .hover, to: 9)
         p.call(1) { $0.onVehicleVerdict(a, .accepted, now: $1) }
         #expect(p.cores[0].controlledDrones == [p.id(1): 9])
-        p.advance(.seconds(95)) // three lease durations without a command
+        p.advance(.seconds(95))  // three lease durations without a command
         #expect(p.cores[1].leaseHolder == p.id(0))
         p.call(0) { $0.releaseControl(ofUAV: 9, now: $1) }
         #expect(p.cores[1].leaseHolder == nil)
@@ -101,7 +105,7 @@ struct CommandTests {
         p.call(1) { $0.onVehicleVerdict(id, .accepted, now: $1) }
         p.unlink(0, 1)
         p.advance(.milliseconds(200))
-        #expect(p.cores[1].leaseHolder == nil) // holder unreachable
+        #expect(p.cores[1].leaseHolder == nil)  // holder unreachable
         p.link(0, 1)
         p.advance(.seconds(11))
         #expect(p.directives[0].contains(.controlLost(uavNumber: 9, to: "")))
@@ -114,7 +118,8 @@ struct CommandTests {
             $0.leaseDuration = .seconds(2)
             $0.renewsLeases = false
         }
-        p.link(0, 1); p.link(1, 2)
+        p.link(0, 1)
+        p.link(1, 2)
         p.advance(.milliseconds(300))
         _ = p.command(0, .hover, to: 9)
         p.advance(.seconds(1))
@@ -133,8 +138,9 @@ struct CommandTests {
         #expect(applied == [1])
         // A stale sample (older sequence) arriving late is ignored.
         let env = Envelope(origin: p.id(0), originIncarnation: 100, sequence: 1, destination: .node(p.id(1)), ttl: 8)
-        let late = p.cores[1].onMessage(.routed(env, .manualControl(uavNumber: 9, takeover: false, control: ManualControl(x: 3, y: 0, z: 0, r: 0))),
-                                        from: p.id(0), now: p.now)
+        let late = p.cores[1].onMessage(
+            .routed(env, .manualControl(uavNumber: 9, takeover: false, control: ManualControl(x: 3, y: 0, z: 0, r: 0))),
+            from: p.id(0), now: p.now)
         #expect(late.isEmpty)
     }
 
@@ -144,7 +150,8 @@ struct CommandTests {
         let id = p.command(0, .hover, to: 9)
         let cfg = p.cores[1].configuration
         p.cores[1] = CoordinatorCore(configuration: cfg, incarnation: 555, persistedUAVNumber: 9, now: p.now)
-        p.unlink(0, 1); p.link(0, 1)
+        p.unlink(0, 1)
+        p.link(0, 1)
         p.advance(.milliseconds(500))
         #expect(p.answers(0, id) == [.rejected(.targetRestarted)])
     }

@@ -1,5 +1,6 @@
-import Testing
 import MeshTypes
+import Testing
+
 @testable import Coordinator
 
 @Suite("Failsafe")
@@ -18,7 +19,10 @@ struct FailsafeTests {
         p.advance(.milliseconds(9800))
         #expect(!p.directives[1].contains(.failsafe(.returnHome)))
         p.advance(.milliseconds(200))
-        #expect(p.directives[1].filter { if case .failsafe = $0 { true } else { false } } == [.failsafe(.hover), .failsafe(.returnHome)])
+        #expect(
+            p.directives[1].filter { if case .failsafe = $0 { true } else { false } } == [
+                .failsafe(.hover), .failsafe(.returnHome),
+            ])
         p.link(0, 1)
         p.advance(.milliseconds(200))
         let report = p.directives[0].compactMap { if case .failsafeReported(let r, _) = $0 { r } else { nil } }
@@ -39,7 +43,10 @@ struct FailsafeTests {
         _ = p.cores[1].onFlyingChanged(true, now: p.now)
         p.unlink(0, 1)
         p.advance(.milliseconds(3100))
-        #expect(p.directives[1].filter { if case .failsafe = $0 { true } else { false } } == [.failsafe(.hover), .failsafe(.land)])
+        #expect(
+            p.directives[1].filter { if case .failsafe = $0 { true } else { false } } == [
+                .failsafe(.hover), .failsafe(.land),
+            ])
         _ = p.cores[1].onFlyingChanged(false, now: p.now)
         p.advance(.seconds(5))
         p.link(0, 1)

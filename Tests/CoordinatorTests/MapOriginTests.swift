@@ -1,5 +1,6 @@
-import Testing
 import MeshTypes
+import Testing
+
 @testable import Coordinator
 
 @Suite("Map origin")
@@ -19,8 +20,10 @@ struct MapOriginTests {
 
     @Test("a map origin body is 22 bytes after a broadcast envelope, big-endian as documented")
     func layout() throws {
-        let env = Envelope(origin: NodeID(high: 0, low: 1), originIncarnation: 2, sequence: 3, destination: .broadcast, ttl: 8)
-        let a = MapOriginAnnouncement(position: Self.prague, forcedZone: 33, southernHemisphere: false, epoch: 0x0102_0304_0506_0708)
+        let env = Envelope(
+            origin: NodeID(high: 0, low: 1), originIncarnation: 2, sequence: 3, destination: .broadcast, ttl: 8)
+        let a = MapOriginAnnouncement(
+            position: Self.prague, forcedZone: 33, southernHemisphere: false, epoch: 0x0102_0304_0506_0708)
         let (type, payload) = CoordinatorMessage.routed(env, .mapOrigin(a)).encode()
         #expect(type == 0x520A)
         #expect(payload.count == 34 + 22)
@@ -33,8 +36,11 @@ struct MapOriginTests {
 
     @Test("truncated map origins are refused with the field named")
     func truncation() {
-        let env = Envelope(origin: NodeID(high: 0, low: 1), originIncarnation: 2, sequence: 3, destination: .broadcast, ttl: 8)
-        let (type, payload) = CoordinatorMessage.routed(env, .mapOrigin(MapOriginAnnouncement(position: Self.brno, epoch: 9))).encode()
+        let env = Envelope(
+            origin: NodeID(high: 0, low: 1), originIncarnation: 2, sequence: 3, destination: .broadcast, ttl: 8)
+        let (type, payload) = CoordinatorMessage.routed(
+            env, .mapOrigin(MapOriginAnnouncement(position: Self.brno, epoch: 9))
+        ).encode()
         for cut in 0..<payload.count {
             #expect(throws: WireError.self) { try CoordinatorMessage(type: type, payload: Array(payload[..<cut])) }
         }
@@ -47,16 +53,28 @@ struct MapOriginTests {
 
     @Test("bad zone, hemisphere and latitude bytes are refused with their offsets")
     func badFields() {
-        let env = Envelope(origin: NodeID(high: 0, low: 1), originIncarnation: 2, sequence: 3, destination: .broadcast, ttl: 8)
-        let (type, good) = CoordinatorMessage.routed(env, .mapOrigin(MapOriginAnnouncement(position: Self.brno, epoch: 9))).encode()
+        let env = Envelope(
+            origin: NodeID(high: 0, low: 1), originIncarnation: 2, sequence: 3, destination: .broadcast, ttl: 8)
+        let (type, good) = CoordinatorMessage.routed(
+            env, .mapOrigin(MapOriginAnnouncement(position: Self.brno, epoch: 9))
+        ).encode()
         func reason(_ mutate: (inout [UInt8]) -> Void) -> String? {
             var p = good
             mutate(&p)
-            do { _ = try CoordinatorMessage(type: type, payload: p); return nil } catch { return error.reason }
+            do {
+                _ = try CoordinatorMessage(type: type, payload: p)
+                return nil
+            } catch { return error.reason }
         }
         #expect(reason { $0[34 + 12] = 61 }?.contains("mapOrigin.zone at offset 46: expected 0…60, found 61") == true)
-        #expect(reason { $0[34 + 13] = 1 }?.contains("mapOrigin.hemisphere at offset 47: expected 0 without a zone") == true)
-        #expect(reason { $0[34 + 12] = 33; $0[34 + 13] = 2 }?.contains("mapOrigin.hemisphere at offset 47: expected 0…1, found 2") == true)
+        #expect(
+            reason { $0[34 + 13] = 1 }?.contains("mapOrigin.hemisphere at offset 47: expected 0 without a zone") == true
+        )
+        #expect(
+            reason {
+                $0[34 + 12] = 33
+                $0[34 + 13] = 2
+            }?.contains("mapOrigin.hemisphere at offset 47: expected 0…1, found 2") == true)
         #expect(reason { $0[34] = 0x7F }?.contains("mapOrigin.position.latitudeE7") == true)
         #expect(reason { $0.append(0) }?.contains("trailing") == true)
         #expect(reason { _ in } == nil)
@@ -68,7 +86,9 @@ struct MapOriginTests {
     func lineConvergence() {
         let epoch: UInt64 = 1_700_000_000_000
         var p = Pump([(.station, "GS", nil, nil), (.drone, "A", nil, 1), (.drone, "B", nil, 2)]) { c in
-            if c.role == .station { c.mapOrigin = MapOriginAnnouncement(position: Self.prague, forcedZone: 33, epoch: epoch) }
+            if c.role == .station {
+                c.mapOrigin = MapOriginAnnouncement(position: Self.prague, forcedZone: 33, epoch: epoch)
+            }
         }
         p.link(0, 1)
         p.link(1, 2)
@@ -99,11 +119,14 @@ struct MapOriginTests {
         #expect(p.cores[1].agreedMapOrigin?.announcement.epoch == 5)
     }
 
-    @Test("two stations with different origins: the larger epoch wins everywhere, the conflict is reported once per node")
+    @Test(
+        "two stations with different origins: the larger epoch wins everywhere, the conflict is reported once per node")
     func twoStationsEpochOrdering() {
         var p = Pump([(.station, "GS-1", nil, nil), (.station, "GS-2", nil, nil), (.drone, "A", nil, 1)]) { c in
             if c.name == "GS-1" { c.mapOrigin = MapOriginAnnouncement(position: Self.prague, epoch: 2000) }
-            if c.name == "GS-2" { c.mapOrigin = MapOriginAnnouncement(position: Self.brno, forcedZone: 33, epoch: 1000) }
+            if c.name == "GS-2" {
+                c.mapOrigin = MapOriginAnnouncement(position: Self.brno, forcedZone: 33, epoch: 1000)
+            }
         }
         p.link(0, 2)
         p.link(1, 2)
@@ -142,8 +165,9 @@ struct MapOriginTests {
 
     @Test("a late copy with an older epoch from the same station does not roll the origin back")
     func olderEpochIgnored() {
-        var core = CoordinatorCore(configuration: CoordinatorConfiguration(nodeID: NodeID(high: 0, low: 9), role: .drone, name: "A"),
-                                   incarnation: 1, persistedUAVNumber: 3, now: MeshInstant(nanoseconds: 0))
+        var core = CoordinatorCore(
+            configuration: CoordinatorConfiguration(nodeID: NodeID(high: 0, low: 9), role: .drone, name: "A"),
+            incarnation: 1, persistedUAVNumber: 3, now: MeshInstant(nanoseconds: 0))
         let station = NodeID(high: 0, low: 1)
         func env(_ seq: UInt64) -> Envelope {
             Envelope(origin: station, originIncarnation: 4, sequence: seq, destination: .broadcast, ttl: 8)

@@ -1,4 +1,5 @@
 import MeshTypes
+
 @testable import Coordinator
 
 /// A zero-latency, lossless harness for unit tests: cores by index, links by pairs, messages delivered in FIFO order
@@ -11,12 +12,17 @@ struct Pump {
     var directives: [[Directive]]
     var dropUnicastCommandsTo: Int?
 
-    init(_ specs: [(NodeRole, String, pinned: UInt8?, persisted: UInt8?)], configure: (inout CoordinatorConfiguration) -> Void = { _ in }) {
+    init(
+        _ specs: [(NodeRole, String, pinned: UInt8?, persisted: UInt8?)],
+        configure: (inout CoordinatorConfiguration) -> Void = { _ in }
+    ) {
         cores = specs.enumerated().map { i, s in
-            var c = CoordinatorConfiguration(nodeID: NodeID(high: 0, low: UInt64(i + 1)), role: s.0, name: s.1, pinnedUAVNumber: s.pinned)
+            var c = CoordinatorConfiguration(
+                nodeID: NodeID(high: 0, low: UInt64(i + 1)), role: s.0, name: s.1, pinnedUAVNumber: s.pinned)
             configure(&c)
-            return CoordinatorCore(configuration: c, incarnation: UInt64(100 + i), persistedUAVNumber: s.persisted,
-                                   now: MeshInstant(nanoseconds: 1_000_000_000))
+            return CoordinatorCore(
+                configuration: c, incarnation: UInt64(100 + i), persistedUAVNumber: s.persisted,
+                now: MeshInstant(nanoseconds: 1_000_000_000))
         }
         directives = Array(repeating: [], count: specs.count)
     }

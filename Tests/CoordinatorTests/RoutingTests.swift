@@ -1,5 +1,6 @@
-import Testing
 import MeshTypes
+import Testing
+
 @testable import Coordinator
 
 @Suite("Routing")
@@ -29,10 +30,13 @@ struct RoutingTests {
     @Test("a lost link reroutes around a ring, and a cut-off node becomes unreachable")
     func reroute() {
         var p = Pump((0..<4).map { (.station, "N\($0)", pinned: nil, persisted: nil) })
-        p.link(0, 1); p.link(1, 2); p.link(2, 3); p.link(3, 0)
+        p.link(0, 1)
+        p.link(1, 2)
+        p.link(2, 3)
+        p.link(3, 0)
         p.advance(.milliseconds(300))
         #expect(p.cores[0].route(to: p.id(2))?.hops == 2)
-        #expect(p.cores[0].route(to: p.id(2))?.nextHop == p.id(1)) // lowest NodeID first hop wins the tie
+        #expect(p.cores[0].route(to: p.id(2))?.nextHop == p.id(1))  // lowest NodeID first hop wins the tie
         p.unlink(0, 1)
         p.advance(.milliseconds(300))
         #expect(p.cores[0].route(to: p.id(1)) == Route(nextHop: p.id(3), hops: 3))
@@ -46,10 +50,12 @@ struct RoutingTests {
     func bidirectionalOnly() {
         var db: [NodeID: LinkStateAdvertisement] = [:]
         let me = NodeID(high: 0, low: 1), b = NodeID(high: 0, low: 2), c = NodeID(high: 0, low: 3)
-        db[b] = LinkStateAdvertisement(origin: b, incarnation: 1, sequence: 1, role: .station, name: "", uavNumber: nil,
-                                       numberPinned: false, flying: false, neighbours: [me, c])
-        db[c] = LinkStateAdvertisement(origin: c, incarnation: 1, sequence: 1, role: .station, name: "", uavNumber: nil,
-                                       numberPinned: false, flying: false, neighbours: [])
+        db[b] = LinkStateAdvertisement(
+            origin: b, incarnation: 1, sequence: 1, role: .station, name: "", uavNumber: nil,
+            numberPinned: false, flying: false, neighbours: [me, c])
+        db[c] = LinkStateAdvertisement(
+            origin: c, incarnation: 1, sequence: 1, role: .station, name: "", uavNumber: nil,
+            numberPinned: false, flying: false, neighbours: [])
         #expect(ShortestPaths.compute(from: me, neighbours: [b], database: db, hopLimit: 8)[c] == nil)
         db[c]!.neighbours = [b]
         #expect(ShortestPaths.compute(from: me, neighbours: [b], database: db, hopLimit: 8)[c]?.hops == 2)
@@ -76,26 +82,39 @@ struct RoutingTests {
     func forwarding() {
         var p = Self.line(3)
         let env = Envelope(origin: p.id(0), originIncarnation: 100, sequence: 9, destination: .node(p.id(2)), ttl: 8)
-        let out = p.cores[1].onMessage(.routed(env, .leaseRevoked(uavNumber: 1, newHolder: "x")), from: p.id(0), now: p.now)
-        guard case .send(.routed(let fwd, _), let to, .reliable) = out.first else { Issue.record("not forwarded"); return }
+        let out = p.cores[1].onMessage(
+            .routed(env, .leaseRevoked(uavNumber: 1, newHolder: "x")), from: p.id(0), now: p.now)
+        guard case .send(.routed(let fwd, _), let to, .reliable) = out.first else {
+            Issue.record("not forwarded")
+            return
+        }
         #expect(to == p.id(2))
         #expect(fwd.ttl == 7)
         // Arriving from the next hop itself: dropped (split horizon). TTL 1: dropped.
-        #expect(p.cores[1].onMessage(.routed(env, .leaseRevoked(uavNumber: 1, newHolder: "x")), from: p.id(2), now: p.now).isEmpty)
+        #expect(
+            p.cores[1].onMessage(.routed(env, .leaseRevoked(uavNumber: 1, newHolder: "x")), from: p.id(2), now: p.now)
+                .isEmpty)
         var last = env
         last.ttl = 1
-        #expect(p.cores[1].onMessage(.routed(last, .leaseRevoked(uavNumber: 1, newHolder: "x")), from: p.id(0), now: p.now).isEmpty)
+        #expect(
+            p.cores[1].onMessage(.routed(last, .leaseRevoked(uavNumber: 1, newHolder: "x")), from: p.id(0), now: p.now)
+                .isEmpty)
     }
 
     @Test("broadcasts are flooded once per node despite cycles and duplicates")
     func floodDuplicateSuppression() {
         var p = Pump((0..<4).map { (.station, "N\($0)", pinned: nil, persisted: nil) })
-        p.link(0, 1); p.link(1, 2); p.link(2, 3); p.link(3, 0); p.link(0, 2)
+        p.link(0, 1)
+        p.link(1, 2)
+        p.link(2, 3)
+        p.link(3, 0)
+        p.link(0, 2)
         p.advance(.milliseconds(300))
         let env = Envelope(origin: p.id(0), originIncarnation: 100, sequence: 77, destination: .broadcast, ttl: 8)
-        let m = CoordinatorMessage.routed(env, .failsafeReport(FailsafeReport(uavNumber: 1, steps: [], silenceMilliseconds: 1)))
+        let m = CoordinatorMessage.routed(
+            env, .failsafeReport(FailsafeReport(uavNumber: 1, steps: [], silenceMilliseconds: 1)))
         let first = p.cores[1].onMessage(m, from: p.id(0), now: p.now)
-        #expect(first.filter { if case .send = $0 { true } else { false } }.count == 1) // to node 2 only
+        #expect(first.filter { if case .send = $0 { true } else { false } }.count == 1)  // to node 2 only
         #expect(first.contains { if case .failsafeReported = $0 { true } else { false } })
         #expect(p.cores[1].onMessage(m, from: p.id(2), now: p.now).isEmpty)
     }
@@ -106,7 +125,9 @@ struct DuplicateWindowTests {
     @Test("accepts each sequence once, in any order within 64, refuses older ones, restarts with a new incarnation")
     func window() {
         var w = DuplicateWindow(incarnation: 1, first: 10)
-        let offered: [(UInt64, Incarnation)] = [(10, 1), (12, 1), (11, 1), (11, 1), (100, 1), (40, 1), (36, 1), (1, 2), (1, 2)]
+        let offered: [(UInt64, Incarnation)] = [
+            (10, 1), (12, 1), (11, 1), (11, 1), (100, 1), (40, 1), (36, 1), (1, 2), (1, 2),
+        ]
         let fresh = offered.map { w.accept($0.0, incarnation: $0.1) }
         // 36 is 64 behind the highest (100): treated as seen.
         #expect(fresh == [false, true, true, false, true, true, false, true, false])

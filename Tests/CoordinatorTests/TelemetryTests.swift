@@ -1,5 +1,6 @@
-import Testing
 import MeshTypes
+import Testing
+
 @testable import Coordinator
 
 @Suite("Telemetry, predictions and targets")
@@ -7,7 +8,8 @@ struct TelemetryTests {
     /// GS (0) — D1 (1) — D2 (2): the station has no session with D2.
     static func world() -> Pump {
         var p = Pump([(.station, "GS", nil, nil), (.drone, "D1", nil, 1), (.drone, "D2", nil, 2)])
-        p.link(0, 1); p.link(1, 2)
+        p.link(0, 1)
+        p.link(1, 2)
         p.advance(.milliseconds(300))
         return p
     }
@@ -23,11 +25,16 @@ struct TelemetryTests {
         for _ in 0..<10 {
             p.now = p.now + .milliseconds(100)
             let ds = p.cores[2].onTick(now: p.now)
-            published += ds.filter { if case .send(.routed(_, .telemetry), _, .unreliable) = $0 { true } else { false } }.count
-            p.handle(2, ds); p.drain()
-            for i in 0..<2 { p.handle(i, p.cores[i].onTick(now: p.now)); p.drain() }
+            published +=
+                ds.filter { if case .send(.routed(_, .telemetry), _, .unreliable) = $0 { true } else { false } }.count
+            p.handle(2, ds)
+            p.drain()
+            for i in 0..<2 {
+                p.handle(i, p.cores[i].onTick(now: p.now))
+                p.drain()
+            }
         }
-        #expect(published == 10) // 10 Hz, one neighbour
+        #expect(published == 10)  // 10 Hz, one neighbour
         let fleet = p.cores[0].fleetPicture(now: p.now)
         #expect(fleet.count == 1)
         #expect(fleet[0].uavNumber == 2 && fleet[0].state == state && !fleet[0].isStale)
@@ -59,14 +66,18 @@ struct TelemetryTests {
         #expect(applied(1) == 2)
         #expect(applied(2) == 3)
         let env = Envelope(origin: p.id(0), originIncarnation: 100, sequence: 1, destination: .broadcast, ttl: 8)
-        let late = p.cores[2].onMessage(.routed(env, .target(Target(address: .all, location: Self.here))), from: p.id(1), now: p.now)
+        let late = p.cores[2].onMessage(
+            .routed(env, .target(Target(address: .all, location: Self.here))), from: p.id(1), now: p.now)
         #expect(!late.contains { if case .applyTarget = $0 { true } else { false } })
     }
 
     @Test("telemetry goes only to stations; an unreliable flood is not repeated to the previous hop's neighbours")
     func floodingCost() {
         // A full mesh of one station and four drones, then a line GS — D1 — D2.
-        var p = Pump([(.station, "GS", nil, nil), (.drone, "D1", nil, 1), (.drone, "D2", nil, 2), (.drone, "D3", nil, 3), (.drone, "D4", nil, 4)])
+        var p = Pump([
+            (.station, "GS", nil, nil), (.drone, "D1", nil, 1), (.drone, "D2", nil, 2), (.drone, "D3", nil, 3),
+            (.drone, "D4", nil, 4),
+        ])
         for a in 0..<5 { for b in (a + 1)..<5 { p.link(a, b) } }
         p.advance(.milliseconds(500))
         let state = VehicleState(position: Self.here, batteryPercent: 77, activity: .hovering, armed: true)
@@ -90,12 +101,19 @@ struct TelemetryTests {
         #expect(flood.count == 4)
         for i in [0, 2, 3, 4] {
             let forwarded = p.cores[i].onMessage(flood[0], from: p.id(1), now: p.now + .milliseconds(300))
-            #expect(!forwarded.contains { if case .send(.routed(_, .prediction), _, _) = $0 { true } else { false } }, "node \(i) forwarded")
+            #expect(
+                !forwarded.contains { if case .send(.routed(_, .prediction), _, _) = $0 { true } else { false } },
+                "node \(i) forwarded")
         }
         // In a line the middle node forwards it.
         var line = Self.world()
-        let viaD1 = line.cores[1].onMessage(.routed(Envelope(origin: line.id(2), originIncarnation: 100, sequence: 99, destination: .broadcast, ttl: 8),
-                                                    .prediction(uavNumber: 2, prediction: pred)), from: line.id(2), now: line.now)
-        #expect(viaD1.contains { if case .send(.routed(_, .prediction), let to, _) = $0 { to == line.id(0) } else { false } })
+        let viaD1 = line.cores[1].onMessage(
+            .routed(
+                Envelope(origin: line.id(2), originIncarnation: 100, sequence: 99, destination: .broadcast, ttl: 8),
+                .prediction(uavNumber: 2, prediction: pred)), from: line.id(2), now: line.now)
+        #expect(
+            viaD1.contains {
+                if case .send(.routed(_, .prediction), let to, _) = $0 { to == line.id(0) } else { false }
+            })
     }
 }

@@ -1,4 +1,5 @@
 import Geodesy
+
 @testable import Flight
 
 /// A simulated drone and its navigator on a virtual clock (the drone node's control loop, faster than real time).
@@ -9,9 +10,13 @@ struct Harness {
     var now = 0.0
     let dt = 0.02
 
-    init(configuration: SimulatorConfiguration = SimulatorConfiguration(), navigatorConfiguration: NavigatorConfiguration = NavigatorConfiguration(),
-         battery: Double = 100, home: Vector3 = .zero) {
-        sim = MultirotorSimulator(origin: Self.origin, home: home, configuration: configuration, batteryPercent: battery)
+    init(
+        configuration: SimulatorConfiguration = SimulatorConfiguration(),
+        navigatorConfiguration: NavigatorConfiguration = NavigatorConfiguration(),
+        battery: Double = 100, home: Vector3 = .zero
+    ) {
+        sim = MultirotorSimulator(
+            origin: Self.origin, home: home, configuration: configuration, batteryPercent: battery)
         navigator = Navigator(origin: Self.origin, configuration: navigatorConfiguration)
     }
 

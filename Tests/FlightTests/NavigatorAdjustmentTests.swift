@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import Geodesy
+import Testing
+
 @testable import Flight
 
 @Suite("Navigator adjustments (the collision-avoidance hook)")
@@ -31,7 +32,8 @@ struct NavigatorAdjustmentTests {
         #expect(h.sim.truePosition.x > 30)
         if case .goto = h.navigator.intent {} else { Issue.record("intent changed to \(h.navigator.intent)") }
         h.navigator.adjustment = nil
-        let arrived = h.run(until: { $0.sim.truePosition.distance(to: target) < 1 && $0.sim.state.activity == .hovering }, limit: 30)
+        let arrived = h.run(
+            until: { $0.sim.truePosition.distance(to: target) < 1 && $0.sim.state.activity == .hovering }, limit: 30)
         #expect(arrived)
     }
 
@@ -50,7 +52,11 @@ struct NavigatorAdjustmentTests {
         h.navigator.adjustment = NavigatorAdjustment(offset: Vector3(0, 12, 99))
         #expect(h.navigator.adjustment?.offset.z == 0)
         let sp = h.navigator.setpoint(state: h.sim.state, now: h.now)
-        if case .position(let target, _, _, _, _) = sp { #expect(target == Vector3(100, 12, 10)) } else { Issue.record("setpoint \(sp)") }
+        if case .position(let target, _, _, _, _) = sp {
+            #expect(target == Vector3(100, 12, 10))
+        } else {
+            Issue.record("setpoint \(sp)")
+        }
 
         let stop = Vector3(h.sim.truePosition.x + 2, 0, 12)
         h.navigator.adjustment = NavigatorAdjustment(altitude: 30, maxSpeed: 1, hold: stop)
@@ -76,7 +82,9 @@ struct NavigatorAdjustmentTests {
         #expect(abs(h.sim.truePosition.x - p.position(atOffset: 7.9).x) < 0.15)
         #expect(!NavigatorAdjustment(hold: here, holdUntil: 5).holds(at: 5))
         #expect(NavigatorAdjustment(hold: here, holdUntil: 5).holds(at: 4.99))
-        #expect(NavigatorAdjustment(offset: Vector3(1, 0, 0), hold: here, holdUntil: 5).description.hasSuffix("then offset (1.0, 0.0)"))
+        #expect(
+            NavigatorAdjustment(offset: Vector3(1, 0, 0), hold: here, holdUntil: 5).description.hasSuffix(
+                "then offset (1.0, 0.0)"))
     }
 
     @Test("a whole adjustment can be timed: the intent is flown unadjusted from then on")
@@ -101,7 +109,10 @@ struct NavigatorAdjustmentTests {
         #expect(sim.state.isAirborne && sim.state.armed && sim.truePosition == Vector3(5, 5, 12))
         var nav = Navigator(origin: Harness.origin)
         try nav.handle(.hold, state: sim.state, now: 0)
-        for _ in 0..<100 { sim.setpoint = nav.setpoint(state: sim.state, now: 0); sim.step(dt: 0.02) }
+        for _ in 0..<100 {
+            sim.setpoint = nav.setpoint(state: sim.state, now: 0)
+            sim.step(dt: 0.02)
+        }
         #expect(sim.truePosition.distance(to: Vector3(5, 5, 12)) < 1e-9)
         #expect(sim.state.activity == .hovering)
     }

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import Geodesy
+import Testing
+
 @testable import Flight
 
 @Suite("Navigator with the simulator on a virtual clock")
@@ -12,7 +13,9 @@ struct NavigatorTests {
         #expect((CommandRejection.notAirborne).description == "not airborne")
         #expect(throws: CommandRejection.notAirborne) { try h.command(.land) }
         #expect(throws: CommandRejection.notAirborne) { try h.command(.returnHome) }
-        #expect(throws: CommandRejection.invalidAltitude(500, allowed: 1...120)) { try h.command(.takeoff(altitude: 500)) }
+        #expect(throws: CommandRejection.invalidAltitude(500, allowed: 1...120)) {
+            try h.command(.takeoff(altitude: 500))
+        }
         var low = Harness(battery: 25)
         do {
             try low.command(.takeoff(altitude: 10))
@@ -23,10 +26,16 @@ struct NavigatorTests {
         }
         try h.takeOff()
         #expect(throws: CommandRejection.alreadyAirborne) { try h.command(.takeoff(altitude: 10)) }
-        #expect(throws: CommandRejection.invalidSpeed(9, maximum: 4)) { try h.command(.goto(.local(Vector3(10, 0, 10)), speed: 9)) }
-        #expect(throws: CommandRejection.invalidSpeed(0, maximum: 4)) { try h.command(.goto(.local(Vector3(10, 0, 10)), speed: 0)) }
+        #expect(throws: CommandRejection.invalidSpeed(9, maximum: 4)) {
+            try h.command(.goto(.local(Vector3(10, 0, 10)), speed: 9))
+        }
+        #expect(throws: CommandRejection.invalidSpeed(0, maximum: 4)) {
+            try h.command(.goto(.local(Vector3(10, 0, 10)), speed: 0))
+        }
         #expect(throws: CommandRejection.noTarget) { try h.command(.follow(offset: .zero)) }
-        #expect(throws: CommandRejection.self) { try h.command(.goto(.geodetic(GeodeticCoordinate(latitude: 91, longitude: 0)), speed: nil)) }
+        #expect(throws: CommandRejection.self) {
+            try h.command(.goto(.geodetic(GeodeticCoordinate(latitude: 91, longitude: 0)), speed: nil))
+        }
         let far = try TrajectoryPlanner().plan([Vector3(50, 0, 10), Vector3(60, 0, 10)])
         #expect(throws: CommandRejection.self) { try h.command(.startTrajectory(far)) }
     }
@@ -39,9 +48,10 @@ struct NavigatorTests {
         let target = Vector3(120, -40, 25)
         try h.command(.goto(.local(target), speed: 4))
         var sawFlying = false
-        let arrived = h.run(until: { h in
-            h.sim.state.activity == .hovering && h.sim.truePosition.distance(to: target) <= 1
-        }, limit: 120)
+        let arrived = h.run(
+            until: { h in
+                h.sim.state.activity == .hovering && h.sim.truePosition.distance(to: target) <= 1
+            }, limit: 120)
         #expect(arrived)
         h.run(2) { if $0.sim.state.activity == .flyingToTarget { sawFlying = true } }
         #expect(!sawFlying)
@@ -50,7 +60,11 @@ struct NavigatorTests {
         h.run(20) { worst = max(worst, $0.sim.truePosition.distance(to: target)) }
         #expect(worst <= 1)
         #expect(h.sim.truePosition.distance(to: target) < 0.05)
-        if case .hold(let p) = h.navigator.intent { #expect(p == target) } else { Issue.record("intent \(h.navigator.intent)") }
+        if case .hold(let p) = h.navigator.intent {
+            #expect(p == target)
+        } else {
+            Issue.record("intent \(h.navigator.intent)")
+        }
     }
 
     @Test("goto to a latitude/longitude lands on the right map spot")
@@ -95,12 +109,13 @@ struct NavigatorTests {
         try h.command(.follow(offset: offset))
         var worst = 0.0, sumSq = 0.0, n = 0.0
         for tick in 0..<(90 * 50) {
-            if tick % 10 == 0 { report(&h) }   // the target reports at 5 Hz
+            if tick % 10 == 0 { report(&h) }  // the target reports at 5 Hz
             h.run(0.02)
             let error = h.sim.truePosition.distance(to: Self.walker(h.now - t0).position + offset)
             if h.now - t0 > 15 {
                 worst = max(worst, error)
-                sumSq += error * error; n += 1
+                sumSq += error * error
+                n += 1
             }
         }
         let rms = (sumSq / n).squareRoot()
@@ -116,7 +131,10 @@ struct NavigatorTests {
         let traj = try TrajectoryPlanner().plan([Vector3(20, 0, 10), Vector3(60, 0, 12), Vector3(60, 40, 12)])
         #expect(throws: CommandRejection.self) { try h.command(.startTrajectory(traj)) }
         try h.command(.goToStart(traj))
-        let reached1 = h.run(until: { $0.sim.state.activity == .hovering && $0.sim.truePosition.distance(to: traj.start.position) < 0.1 }, limit: 60)
+        let reached1 = h.run(
+            until: {
+                $0.sim.state.activity == .hovering && $0.sim.truePosition.distance(to: traj.start.position) < 0.1
+            }, limit: 60)
         #expect(reached1)
         try h.command(.startTrajectory(traj))
         let start = h.now
@@ -157,8 +175,13 @@ struct NavigatorTests {
         try h.command(.goto(.local(Vector3(300, 0, 10)), speed: nil))
         let reached2 = h.run(until: { h in h.sim.state.activity == .returning }, limit: 300)
         #expect(reached2)
-        if case .returnHome(lowBattery: true) = h.navigator.intent {} else { Issue.record("intent \(h.navigator.intent)") }
-        #expect(throws: CommandRejection.failsafeActive) { try h.command(.goto(.local(Vector3(0, 50, 10)), speed: nil)) }
+        if case .returnHome(lowBattery: true) = h.navigator.intent {
+        } else {
+            Issue.record("intent \(h.navigator.intent)")
+        }
+        #expect(throws: CommandRejection.failsafeActive) {
+            try h.command(.goto(.local(Vector3(0, 50, 10)), speed: nil))
+        }
         let reached3 = h.run(until: { h in h.sim.state.activity == .landed }, limit: 300)
         #expect(reached3)
         #expect(h.sim.truePosition.horizontalLength < 0.6)
@@ -189,7 +212,8 @@ struct PredictionTests {
         #expect(back == p)
     }
 
-    @Test("prediction matches where the simulator actually goes on a straight leg", arguments: [(0.0, 0.0), (0.5, 0.5)])
+    @Test(
+        "prediction matches where the simulator actually goes on a straight leg", arguments: [(0.0, 0.0), (0.5, 0.5)])
     func straightLeg(gpsNoise: Double, gusts: Double) throws {
         var config = SimulatorConfiguration()
         config.gpsNoise = gpsNoise
@@ -198,7 +222,7 @@ struct PredictionTests {
         var h = Harness(configuration: config)
         try h.takeOff(10)
         try h.command(.goto(.local(Vector3(100, 30, 15)), speed: 4))
-        h.run(1)   // already accelerating when the prediction is made
+        h.run(1)  // already accelerating when the prediction is made
         let p = h.navigator.predictedTrajectory(state: h.sim.state, now: h.now)
         let t0 = h.now
         var worst = 0.0
@@ -226,7 +250,9 @@ struct PredictionTests {
         let report: (inout Harness) -> Void = { h in
             // The target reports its position and velocity at 5 Hz.
             if Int((h.now / 0.02).rounded()) % 10 == 0 {
-                h.navigator.updateTarget(TargetObservation(time: h.now, position: Vector3(3 * (h.now - targetStart), 0, 0), velocity: Vector3(3, 0, 0)))
+                h.navigator.updateTarget(
+                    TargetObservation(
+                        time: h.now, position: Vector3(3 * (h.now - targetStart), 0, 0), velocity: Vector3(3, 0, 0)))
             }
         }
         h.navigator.updateTarget(TargetObservation(time: h.now, position: Vector3(0, 0, 0), velocity: Vector3(3, 0, 0)))

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import Geodesy
+import Testing
+
 @testable import Flight
 @testable import Scenarios
 
@@ -80,22 +81,51 @@ struct ScenarioTests {
         #expect(abs(report.drones[0].finalPosition.z - 5) < 0.3)
     }
 
-    @Test("malformed scenarios name the file, the key and the problem", arguments: [
-        ("duration = 10\n", "origin", "missing [origin] table"),
-        (valid.replacingOccurrences(of: "altitude = 5", with: "altitdue = 5"), "events[0].altitdue", "unknown key"),
-        (valid.replacingOccurrences(of: "\"takeoff\"", with: "\"fly\""), "events[0].action", "unknown action 'fly'"),
-        (valid.replacingOccurrences(of: "drone = \"a\"", with: "drone = \"b\""), "events[0].drone", "no drone with id 'b'"),
-        (valid.replacingOccurrences(of: "altitude = 5", with: "altitude = \"high\""), "events[0].altitude", "expected a number, found string"),
-        (valid.replacingOccurrences(of: "latitude = 59.9", with: "latitude = 99.9"), "origin.latitude", "outside -90…90"),
-        (valid.replacingOccurrences(of: "duration = 10", with: "duration = "), "(syntax)", "line 1"),
-        (valid.replacingOccurrences(of: "duration = 10", with: "duration = -1"), "duration", "positive"),
-        (valid + "[[events]]\nat = 1\ndrone = \"a\"\naction = \"follow\"\ntarget = \"ghost\"\n", "events[1].target", "no target with id 'ghost'"),
-        (valid + "[[events]]\nat = 1\ndrone = \"a\"\naction = \"trajectory\"\nwaypoints = [[0, 0, 5], [1, 2]]\n", "events[1].waypoints[1]", "expected 3 numbers"),
-        (valid + "[[events]]\nat = 1\ndrone = \"a\"\naction = \"goto\"\neast = 1\nnorth = 2\n", "events[1].up", "missing"),
-        (valid + "[[drones]]\nid = \"a\"\n", "drones[1].id", "duplicate drone id 'a'"),
-        (valid.replacingOccurrences(of: "id = \"a\"", with: "id = \"a\"\nwind = [1, \"x\"]"), "drones[0].wind[1]", "expected a number"),
-        (valid.replacingOccurrences(of: "longitude = 10.7", with: "longitude = 10.7\nzone = \"32X\""), "origin.zone", "hemisphere letter"),
-    ])
+    @Test(
+        "malformed scenarios name the file, the key and the problem",
+        arguments: [
+            ("duration = 10\n", "origin", "missing [origin] table"),
+            (valid.replacingOccurrences(of: "altitude = 5", with: "altitdue = 5"), "events[0].altitdue", "unknown key"),
+            (
+                valid.replacingOccurrences(of: "\"takeoff\"", with: "\"fly\""), "events[0].action",
+                "unknown action 'fly'"
+            ),
+            (
+                valid.replacingOccurrences(of: "drone = \"a\"", with: "drone = \"b\""), "events[0].drone",
+                "no drone with id 'b'"
+            ),
+            (
+                valid.replacingOccurrences(of: "altitude = 5", with: "altitude = \"high\""), "events[0].altitude",
+                "expected a number, found string"
+            ),
+            (
+                valid.replacingOccurrences(of: "latitude = 59.9", with: "latitude = 99.9"), "origin.latitude",
+                "outside -90…90"
+            ),
+            (valid.replacingOccurrences(of: "duration = 10", with: "duration = "), "(syntax)", "line 1"),
+            (valid.replacingOccurrences(of: "duration = 10", with: "duration = -1"), "duration", "positive"),
+            (
+                valid + "[[events]]\nat = 1\ndrone = \"a\"\naction = \"follow\"\ntarget = \"ghost\"\n",
+                "events[1].target", "no target with id 'ghost'"
+            ),
+            (
+                valid + "[[events]]\nat = 1\ndrone = \"a\"\naction = \"trajectory\"\nwaypoints = [[0, 0, 5], [1, 2]]\n",
+                "events[1].waypoints[1]", "expected 3 numbers"
+            ),
+            (
+                valid + "[[events]]\nat = 1\ndrone = \"a\"\naction = \"goto\"\neast = 1\nnorth = 2\n", "events[1].up",
+                "missing"
+            ),
+            (valid + "[[drones]]\nid = \"a\"\n", "drones[1].id", "duplicate drone id 'a'"),
+            (
+                valid.replacingOccurrences(of: "id = \"a\"", with: "id = \"a\"\nwind = [1, \"x\"]"),
+                "drones[0].wind[1]", "expected a number"
+            ),
+            (
+                valid.replacingOccurrences(of: "longitude = 10.7", with: "longitude = 10.7\nzone = \"32X\""),
+                "origin.zone", "hemisphere letter"
+            ),
+        ])
     func malformed(text: String, key: String, problem: String) {
         do {
             _ = try ScenarioLoader.parse(text, file: "bad.toml")
@@ -115,7 +145,9 @@ struct ScenarioTests {
 
     @Test("moving targets: position along a looping path")
     func targetPath() {
-        let t = Scenario.Target(id: "t", path: [Vector3(0, 0, 0), Vector3(10, 0, 0), Vector3(10, 10, 0)], speed: 2, loop: true, startTime: 5)
+        let t = Scenario.Target(
+            id: "t", path: [Vector3(0, 0, 0), Vector3(10, 0, 0), Vector3(10, 10, 0)], speed: 2, loop: true, startTime: 5
+        )
         #expect(t.observation(at: 0).position == Vector3(0, 0, 0))
         #expect(t.observation(at: 0).velocity == .zero)
         #expect(t.observation(at: 7.5).position == Vector3(5, 0, 0))

@@ -1,5 +1,6 @@
-import Testing
 import Geodesy
+import Testing
+
 @testable import Flight
 
 @Suite("Simulator phases")
@@ -49,7 +50,8 @@ struct SimulatorTests {
         #expect(afterTakeoff < 100)
         var fast = hover
         hover.step(dt: 60)
-        fast.setpoint = .position(target: Vector3(300, 0, 10), feedforward: .zero, speed: 4, heading: nil, activity: .flyingToTarget)
+        fast.setpoint = .position(
+            target: Vector3(300, 0, 10), feedforward: .zero, speed: 4, heading: nil, activity: .flyingToTarget)
         fast.step(dt: 60)
         let hoverUse = afterTakeoff - hover.batteryPercent, fastUse = afterTakeoff - fast.batteryPercent
         #expect(abs(hoverUse - 60 * 100.0 / 900) < 0.2, "one minute of hover ≈ 6.7 %")
@@ -66,7 +68,8 @@ struct SimulatorTests {
         var sim = MultirotorSimulator(origin: Harness.origin, configuration: config, batteryPercent: 24)
         sim.setpoint = .takeoff(altitude: 10)
         sim.step(dt: 8)
-        sim.setpoint = .position(target: Vector3(200, 100, 10), feedforward: .zero, speed: 4, heading: nil, activity: .flyingToTarget)
+        sim.setpoint = .position(
+            target: Vector3(200, 100, 10), feedforward: .zero, speed: 4, heading: nil, activity: .flyingToTarget)
         var sawReturning = false
         var maxAltitudeWhileReturning = 0.0
         for _ in 0..<(300 * 50) {
@@ -128,7 +131,8 @@ struct SimulatorTests {
         var sim = MultirotorSimulator(origin: Harness.origin)
         sim.setpoint = .takeoff(altitude: 10)
         sim.step(dt: 10)
-        sim.setpoint = .position(target: Vector3(100, -50, 30), feedforward: .zero, speed: 4, heading: nil, activity: .flyingToTarget)
+        sim.setpoint = .position(
+            target: Vector3(100, -50, 30), feedforward: .zero, speed: 4, heading: nil, activity: .flyingToTarget)
         var previous = sim.state.velocity
         for _ in 0..<2000 {
             sim.step(dt: 0.02)

@@ -1,11 +1,14 @@
 import Foundation
-import Testing
 import Geodesy
+import Testing
+
 @testable import Flight
 
 @Suite("Trajectory planning and files")
 struct TrajectoryTests {
-    let square = [Vector3(0, 0, 10), Vector3(100, 0, 10), Vector3(100, 100, 20), Vector3(0, 100, 20), Vector3(0, 0, 10)]
+    let square = [
+        Vector3(0, 0, 10), Vector3(100, 0, 10), Vector3(100, 100, 20), Vector3(0, 100, 20), Vector3(0, 0, 10),
+    ]
 
     @Test("consecutive points at most 8 cm apart; speed, acceleration, climb and yaw-rate limits respected")
     func limitsRespected() throws {
@@ -67,18 +70,29 @@ struct TrajectoryTests {
         }
         var l = TrajectoryPlanner.Limits()
         l.maxSpeed = 0
-        #expect(throws: TrajectoryError.self) { try TrajectoryPlanner(limits: l).plan([Vector3(0, 0, 0), Vector3(1, 0, 0)]) }
-        #expect(throws: TrajectoryError.self) { try Trajectory(points: [TrajectoryPoint(time: 0, position: .zero), TrajectoryPoint(time: 0, position: .zero)]) }
+        #expect(throws: TrajectoryError.self) {
+            try TrajectoryPlanner(limits: l).plan([Vector3(0, 0, 0), Vector3(1, 0, 0)])
+        }
+        #expect(throws: TrajectoryError.self) {
+            try Trajectory(points: [
+                TrajectoryPoint(time: 0, position: .zero), TrajectoryPoint(time: 0, position: .zero),
+            ])
+        }
         #expect(throws: TrajectoryError.empty) { try Trajectory(points: []) }
     }
 
     @Test("geodetic waypoints are placed through the map origin")
     func geodeticWaypoints() throws {
         let o = Harness.origin
-        let wps = [o.geodetic(LocalPosition(east: 0, north: 0, up: 10)), o.geodetic(LocalPosition(east: 50, north: 20, up: 10))]
+        let wps = [
+            o.geodetic(LocalPosition(east: 0, north: 0, up: 10)),
+            o.geodetic(LocalPosition(east: 50, north: 20, up: 10)),
+        ]
         let t = try TrajectoryPlanner().plan(wps, origin: o)
         #expect(t.end.position.distance(to: Vector3(50, 20, 10)) < 1e-6)
-        #expect(throws: TrajectoryError.self) { try TrajectoryPlanner().plan([GeodeticCoordinate(latitude: 95, longitude: 0)], origin: o) }
+        #expect(throws: TrajectoryError.self) {
+            try TrajectoryPlanner().plan([GeodeticCoordinate(latitude: 95, longitude: 0)], origin: o)
+        }
     }
 
     @Test("CSV round trip, local and geodetic")
@@ -87,7 +101,9 @@ struct TrajectoryTests {
         let local = try Trajectory.fromCSV(t.csv())
         #expect(local.points.count == t.points.count)
         for (a, b) in zip(local.points, t.points) {
-            #expect(a.position.distance(to: b.position) < 1e-4 && abs(a.time - b.time) < 1e-4 && a.velocity.distance(to: b.velocity) < 1e-3)
+            #expect(
+                a.position.distance(to: b.position) < 1e-4 && abs(a.time - b.time) < 1e-4
+                    && a.velocity.distance(to: b.velocity) < 1e-3)
         }
         let geo = try Trajectory.fromCSV(t.csv(origin: Harness.origin), origin: Harness.origin)
         for (a, b) in zip(geo.points, t.points) { #expect(a.position.distance(to: b.position) < 1e-3) }
@@ -96,25 +112,49 @@ struct TrajectoryTests {
         #expect(derived.points[1].velocity == Vector3(2, 0, 0))
     }
 
-    @Test("malformed CSV names the line and the field", arguments: [
-        ("time,east,north,up\n0,0,0,0\n1,abc,0,0\n", TrajectoryFileError.malformedCSV(line: 3, field: "east", problem: "'abc' is not a number")),
-        ("time,east,north,up\n0,0,0,0\n1,1,0\n", .malformedCSV(line: 3, field: "up", problem: "expected 4 fields, found 3")),
-        ("time,east,north,up\n# c\n0,0,0,0\n0,1,0,0\n", .malformedCSV(line: 4, field: "time", problem: "0.0 does not increase (previous 0.0)")),
-        ("time,x,y,z\n0,0,0,0\n", .malformedCSV(line: 1, field: "x,y,z", problem: "expected columns east,north,up or latitude,longitude,altitude after time")),
-        ("t,east,north,up\n", .malformedCSV(line: 1, field: "t", problem: "header must start with 'time'")),
-        ("time,east,north,up,speed\n", .malformedCSV(line: 1, field: "speed", problem: "unknown column")),
-        ("time,east,north,up\n1,0,0,0\n", .malformedCSV(line: 2, field: "time", problem: "the first time must be 0, found 1.0")),
-        ("time,east,north,up\n0,0,,0\n", .malformedCSV(line: 2, field: "north", problem: "empty value")),
-        ("time,latitude,longitude,altitude\n0,95,10,0\n", .malformedCSV(line: 2, field: "latitude", problem: "95.0 is outside -90…90")),
-        ("", .malformedCSV(line: 1, field: "time", problem: "missing header line")),
-    ])
+    @Test(
+        "malformed CSV names the line and the field",
+        arguments: [
+            (
+                "time,east,north,up\n0,0,0,0\n1,abc,0,0\n",
+                TrajectoryFileError.malformedCSV(line: 3, field: "east", problem: "'abc' is not a number")
+            ),
+            (
+                "time,east,north,up\n0,0,0,0\n1,1,0\n",
+                .malformedCSV(line: 3, field: "up", problem: "expected 4 fields, found 3")
+            ),
+            (
+                "time,east,north,up\n# c\n0,0,0,0\n0,1,0,0\n",
+                .malformedCSV(line: 4, field: "time", problem: "0.0 does not increase (previous 0.0)")
+            ),
+            (
+                "time,x,y,z\n0,0,0,0\n",
+                .malformedCSV(
+                    line: 1, field: "x,y,z",
+                    problem: "expected columns east,north,up or latitude,longitude,altitude after time")
+            ),
+            ("t,east,north,up\n", .malformedCSV(line: 1, field: "t", problem: "header must start with 'time'")),
+            ("time,east,north,up,speed\n", .malformedCSV(line: 1, field: "speed", problem: "unknown column")),
+            (
+                "time,east,north,up\n1,0,0,0\n",
+                .malformedCSV(line: 2, field: "time", problem: "the first time must be 0, found 1.0")
+            ),
+            ("time,east,north,up\n0,0,,0\n", .malformedCSV(line: 2, field: "north", problem: "empty value")),
+            (
+                "time,latitude,longitude,altitude\n0,95,10,0\n",
+                .malformedCSV(line: 2, field: "latitude", problem: "95.0 is outside -90…90")
+            ),
+            ("", .malformedCSV(line: 1, field: "time", problem: "missing header line")),
+        ])
     func malformedCSV(text: String, expected: TrajectoryFileError) {
         #expect(throws: expected) { try Trajectory.fromCSV(text, origin: Harness.origin) }
     }
 
     @Test("geodetic CSV without an origin is refused")
     func needsOrigin() {
-        #expect(throws: TrajectoryFileError.needsOrigin) { try Trajectory.fromCSV("time,latitude,longitude,altitude\n0,59,10,0\n") }
+        #expect(throws: TrajectoryFileError.needsOrigin) {
+            try Trajectory.fromCSV("time,latitude,longitude,altitude\n0,59,10,0\n")
+        }
     }
 
     @Test("GeoJSON round trip")
@@ -124,7 +164,9 @@ struct TrajectoryTests {
         let back = try Trajectory.fromGeoJSON(data, origin: Harness.origin)
         #expect(back.points.count == t.points.count)
         for (a, b) in zip(back.points, t.points) {
-            #expect(a.position.distance(to: b.position) < 1e-6 && abs(a.time - b.time) < 1e-9 && abs(a.heading - b.heading) < 1e-9, "\(a) vs \(b)")
+            #expect(
+                a.position.distance(to: b.position) < 1e-6 && abs(a.time - b.time) < 1e-9
+                    && abs(a.heading - b.heading) < 1e-9, "\(a) vs \(b)")
         }
         // A bare LineString without times is timed at the default speed.
         let bare = #"{"type":"LineString","coordinates":[[10.7,59.9,110],[10.701,59.9,110]]}"#
@@ -132,18 +174,41 @@ struct TrajectoryTests {
         #expect(abs(timed.duration - timed.length / 4) < 1e-9 && timed.points.count == 2)
     }
 
-    @Test("malformed GeoJSON names the member", arguments: [
-        (#"{"type":"Feature"}"#, TrajectoryFileError.malformedGeoJSON(path: "geometry", problem: "missing or not an object")),
-        (#"{"type":"Point"}"#, .malformedGeoJSON(path: "type", problem: "expected \"Feature\" or \"LineString\", found \"Point\"")),
-        (#"{"type":"LineString","coordinates":[[10.7,59.9],[10.7,"x"]]}"#, .malformedGeoJSON(path: "coordinates[1][1]", problem: "expected a number")),
-        (#"{"type":"LineString","coordinates":[[10.7]]}"#, .malformedGeoJSON(path: "coordinates[0]", problem: "expected [longitude, latitude] or [longitude, latitude, altitude]")),
-        (#"{"type":"Feature","geometry":{"type":"LineString","coordinates":[[10.7,59.9],[10.7,59.91]]},"properties":{"times":[0]}}"#,
-         .malformedGeoJSON(path: "properties.times", problem: "expected 2 values (one per coordinate), found 1")),
-        (#"{"type":"Feature","geometry":{"type":"LineString","coordinates":[[10.7,59.9],[10.7,59.91]]},"properties":{"times":[0,0]}}"#,
-         .malformedGeoJSON(path: "properties.times[1]", problem: "times must increase")),
-        (#"{"type":"LineString","coordinates":[[10.7,99]]}"#, .malformedGeoJSON(path: "coordinates[0][1]", problem: "latitude 99.0 outside -90…90")),
-        ("[1,2", .malformedGeoJSON(path: "$", problem: "not valid JSON")),
-    ])
+    @Test(
+        "malformed GeoJSON names the member",
+        arguments: [
+            (
+                #"{"type":"Feature"}"#,
+                TrajectoryFileError.malformedGeoJSON(path: "geometry", problem: "missing or not an object")
+            ),
+            (
+                #"{"type":"Point"}"#,
+                .malformedGeoJSON(path: "type", problem: "expected \"Feature\" or \"LineString\", found \"Point\"")
+            ),
+            (
+                #"{"type":"LineString","coordinates":[[10.7,59.9],[10.7,"x"]]}"#,
+                .malformedGeoJSON(path: "coordinates[1][1]", problem: "expected a number")
+            ),
+            (
+                #"{"type":"LineString","coordinates":[[10.7]]}"#,
+                .malformedGeoJSON(
+                    path: "coordinates[0]", problem: "expected [longitude, latitude] or [longitude, latitude, altitude]"
+                )
+            ),
+            (
+                #"{"type":"Feature","geometry":{"type":"LineString","coordinates":[[10.7,59.9],[10.7,59.91]]},"properties":{"times":[0]}}"#,
+                .malformedGeoJSON(path: "properties.times", problem: "expected 2 values (one per coordinate), found 1")
+            ),
+            (
+                #"{"type":"Feature","geometry":{"type":"LineString","coordinates":[[10.7,59.9],[10.7,59.91]]},"properties":{"times":[0,0]}}"#,
+                .malformedGeoJSON(path: "properties.times[1]", problem: "times must increase")
+            ),
+            (
+                #"{"type":"LineString","coordinates":[[10.7,99]]}"#,
+                .malformedGeoJSON(path: "coordinates[0][1]", problem: "latitude 99.0 outside -90…90")
+            ),
+            ("[1,2", .malformedGeoJSON(path: "$", problem: "not valid JSON")),
+        ])
     func malformedGeoJSON(text: String, expected: TrajectoryFileError) {
         #expect(throws: expected) { try Trajectory.fromGeoJSON(Data(text.utf8), origin: Harness.origin) }
     }
@@ -171,7 +236,10 @@ struct TrajectoryFileTests {
         let path = temporaryPath("bad.csv")
         defer { try? FileManager.default.removeItem(atPath: path) }
         try "time,east,north,up\n0,0,0,0\n1,x,0,0\n".write(toFile: path, atomically: true, encoding: .utf8)
-        #expect(throws: TrajectoryFileError.inFile(path: path, .malformedCSV(line: 3, field: "east", problem: "'x' is not a number"))) {
+        #expect(
+            throws: TrajectoryFileError.inFile(
+                path: path, .malformedCSV(line: 3, field: "east", problem: "'x' is not a number"))
+        ) {
             try Trajectory.load(path: path, origin: nil)
         }
         do {
@@ -179,7 +247,9 @@ struct TrajectoryFileTests {
         } catch {
             #expect(error.description == "\(path): line 3, field 'east': 'x' is not a number")
         }
-        #expect(throws: TrajectoryFileError.unsupportedFormat(path: "a.kml")) { try Trajectory.load(path: "a.kml", origin: nil) }
+        #expect(throws: TrajectoryFileError.unsupportedFormat(path: "a.kml")) {
+            try Trajectory.load(path: "a.kml", origin: nil)
+        }
         #expect(throws: TrajectoryFileError.self) { try Trajectory.load(path: "/nonexistent/a.csv", origin: nil) }
     }
 }

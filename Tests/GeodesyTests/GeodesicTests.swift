@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Geodesy
 
 @Suite("Distance and bearing against GeodSolve")
@@ -12,7 +13,8 @@ struct GeodesicTests {
         for row in rows {
             let v = row.compactMap(Double.init)
             try #require(v.count == 7)
-            let p1 = GeodeticCoordinate(latitude: v[0], longitude: v[1]), p2 = GeodeticCoordinate(latitude: v[2], longitude: v[3])
+            let p1 = GeodeticCoordinate(latitude: v[0], longitude: v[1]),
+                p2 = GeodeticCoordinate(latitude: v[2], longitude: v[3])
             let vin = try Geodesic.vincentyInverse(from: p1, to: p2)
             #expect(abs(vin.distance - v[4]) < 1e-3, "\(vin.distance) vs \(v[4])")
             #expect(angleDiff(vin.initialBearing, v[5]) < 1e-5)
@@ -35,8 +37,9 @@ struct GeodesicTests {
             for bearing in stride(from: 0.0, to: 360, by: 30) {
                 let d = Geodesic.flatApproximationLimit / 111_000
                 let p1 = GeodeticCoordinate(latitude: lat, longitude: 20)
-                let p2 = GeodeticCoordinate(latitude: lat + d * cos(bearing * .pi / 180),
-                                            longitude: 20 + d * sin(bearing * .pi / 180) / cos(lat * .pi / 180))
+                let p2 = GeodeticCoordinate(
+                    latitude: lat + d * cos(bearing * .pi / 180),
+                    longitude: 20 + d * sin(bearing * .pi / 180) / cos(lat * .pi / 180))
                 let exact = try Geodesic.vincentyInverse(from: p1, to: p2).distance
                 #expect(abs(Geodesic.flatInverse(from: p1, to: p2).distance - exact) < 0.01)
             }
@@ -48,7 +51,9 @@ struct GeodesicTests {
         let p = GeodeticCoordinate(latitude: 10, longitude: 20)
         #expect(try Geodesic.inverse(from: p, to: p).distance == 0)
         #expect(throws: GeodesyError.geodesicDidNotConverge) {
-            try Geodesic.vincentyInverse(from: GeodeticCoordinate(latitude: 0, longitude: 0), to: GeodeticCoordinate(latitude: 0.5, longitude: 179.7))
+            try Geodesic.vincentyInverse(
+                from: GeodeticCoordinate(latitude: 0, longitude: 0),
+                to: GeodeticCoordinate(latitude: 0.5, longitude: 179.7))
         }
     }
 

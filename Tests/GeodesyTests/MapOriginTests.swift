@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Geodesy
 
 @Suite("MapOrigin local frame")
@@ -40,8 +41,10 @@ struct MapOriginTests {
 
     @Test("decoding a bad origin throws, naming the problem")
     func badOrigin() {
-        for json in [#"{"latitude": 95, "longitude": 10}"#, #"{"latitude": 50, "longitude": 10, "zone": "32S"}"#,
-                     #"{"latitude": 50, "longitude": 10, "zone": "77N"}"#, #"{"longitude": 10}"#] {
+        for json in [
+            #"{"latitude": 95, "longitude": 10}"#, #"{"latitude": 50, "longitude": 10, "zone": "32S"}"#,
+            #"{"latitude": 50, "longitude": 10, "zone": "77N"}"#, #"{"longitude": 10}"#,
+        ] {
             #expect(throws: DecodingError.self) { try JSONDecoder().decode(MapOrigin.self, from: Data(json.utf8)) }
         }
     }

@@ -1,14 +1,17 @@
 import Foundation
 import Testing
+
 @testable import Geodesy
 
 @Suite("ECEF and tangent-plane ENU against CartConvert")
 struct TangentPlaneTests {
     // Reference values printed by GeographicLib's `CartConvert -p 9` and `CartConvert -l 59.9 10.7 100 -p 9`.
-    @Test("ECEF within 1 µm of CartConvert, and back", arguments: [
-        (-33.8568, 151.2153, 5.0, -4646972.276464276, 2553078.919527071, -3533269.913085934),
-        (0.001, -0.002, -20.0, 6378116.995149289, -222.638283376, 110.573926750),
-    ])
+    @Test(
+        "ECEF within 1 µm of CartConvert, and back",
+        arguments: [
+            (-33.8568, 151.2153, 5.0, -4646972.276464276, 2553078.919527071, -3533269.913085934),
+            (0.001, -0.002, -20.0, 6378116.995149289, -222.638283376, 110.573926750),
+        ])
     func ecef(lat: Double, lon: Double, h: Double, x: Double, y: Double, z: Double) {
         let e = ECEF(GeodeticCoordinate(latitude: lat, longitude: lon, altitude: h))
         #expect(abs(e.x - x) < 1e-6 && abs(e.y - y) < 1e-6 && abs(e.z - z) < 1e-6)
@@ -16,11 +19,13 @@ struct TangentPlaneTests {
         #expect(abs(g.latitude - lat) < 1e-12 && abs(g.longitude - lon) < 1e-12 && abs(g.altitude - h) < 1e-6)
     }
 
-    @Test("local ENU within 1 µm of CartConvert -l, and back", arguments: [
-        (59.901, 10.702, 130.0, 111.935541075, 111.414553876, 29.998047966),
-        (59.8, 10.5, 90.0, -11227.426347274, -11124.171706461, -29.549834750),
-        (59.95, 10.9, 400.0, 11177.512454739, 5587.776721307, 287.785531742),
-    ])
+    @Test(
+        "local ENU within 1 µm of CartConvert -l, and back",
+        arguments: [
+            (59.901, 10.702, 130.0, 111.935541075, 111.414553876, 29.998047966),
+            (59.8, 10.5, 90.0, -11227.426347274, -11124.171706461, -29.549834750),
+            (59.95, 10.9, 400.0, 11177.512454739, 5587.776721307, 287.785531742),
+        ])
     func enu(lat: Double, lon: Double, h: Double, e: Double, n: Double, u: Double) {
         let plane = TangentPlane(origin: GeodeticCoordinate(latitude: 59.9, longitude: 10.7, altitude: 100))
         let l = plane.local(GeodeticCoordinate(latitude: lat, longitude: lon, altitude: h))

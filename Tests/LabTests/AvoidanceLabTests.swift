@@ -27,11 +27,19 @@ import Testing
     }
 
     func goto(_ station: NodeProcess, _ n: Int, _ p: (lat: Double, lon: Double), alt: Double) throws {
-        let r = try ControlClient.request(ControlRequest.send(.init(uav: n, args: ["goto", String(format: "%.7f", p.lat),
-                                                                                    String(format: "%.7f", p.lon), String(alt), "4"],
-                                                                       timeoutMs: 100)), socket: station.socketPath, timeout: .seconds(5))
+        let r = try ControlClient.request(
+            ControlRequest.send(
+                .init(
+                    uav: n,
+                    args: [
+                        "goto", String(format: "%.7f", p.lat),
+                        String(format: "%.7f", p.lon), String(alt), "4",
+                    ],
+                    timeoutMs: 100)), socket: station.socketPath, timeout: .seconds(5))
         let refused = r.command?.answers.contains { $0.answer == "rejected" } ?? true
-        if refused { throw LabError("goto to UAV \(n) refused: \(String(describing: r.command ?? nil)) \(r.error ?? "")") }
+        if refused {
+            throw LabError("goto to UAV \(n) refused: \(String(describing: r.command ?? nil)) \(r.error ?? "")")
+        }
     }
 
     /// Separation watch: every pair of airborne drones, both level within 2.9 m and closer than 5 m horizontally, is a
@@ -47,7 +55,10 @@ import Testing
                     guard a.u > 1.5, b.u > 1.5, abs(a.u - b.u) < 2.9 else { continue }
                     let d = ((a.e - b.e) * (a.e - b.e) + (a.n - b.n) * (a.n - b.n)).squareRoot()
                     minimum = min(minimum, d)
-                    if d < 5 { violations.append(String(format: "%@–%@ %.2f m apart, %.1f / %.1f m up", a.name, b.name, d, a.u, b.u)) }
+                    if d < 5 {
+                        violations.append(
+                            String(format: "%@–%@ %.2f m apart, %.1f / %.1f m up", a.name, b.name, d, a.u, b.u))
+                    }
                 }
             }
         }
@@ -60,10 +71,13 @@ import Testing
             // parked closer than the 5 m minimum would be in conflict from the moment both are airborne.
             let drones = try (2...7).map { h in
                 let spot = point(east: Double(h - 2) * 8 - 20, north: -30)
-                return try lab.startNode(host: h, name: "d\(h)", extra: "[drone]\nhome = [\(spot.lat), \(spot.lon)]", logLevel: "info")
+                return try lab.startNode(
+                    host: h, name: "d\(h)", extra: "[drone]\nhome = [\(spot.lat), \(spot.lon)]", logLevel: "info")
             }
             var numbers: [String: Int] = [:]
-            try await waitUntil("6 drones numbered and live at the station", timeout: .seconds(20), poll: .milliseconds(100)) {
+            try await waitUntil(
+                "6 drones numbered and live at the station", timeout: .seconds(20), poll: .milliseconds(100)
+            ) {
                 numbers = [:]
                 for v in try vehicles(station) where !v.stale { numbers[v.name] = v.uavNumber }
                 return numbers.count == 6 && Set(numbers.values).count == 6
@@ -72,8 +86,9 @@ import Testing
             let names = drones.map(\.name)
             // Take off at once, then each to its place on a circle of 20 m radius at 10 m.
             for name in names {
-                _ = try ControlClient.request(ControlRequest.send(.init(uav: numbers[name] ?? 0, args: ["takeoff", "10"], timeoutMs: 100)),
-                                              socket: station.socketPath, timeout: .seconds(5))
+                _ = try ControlClient.request(
+                    ControlRequest.send(.init(uav: numbers[name] ?? 0, args: ["takeoff", "10"], timeoutMs: 100)),
+                    socket: station.socketPath, timeout: .seconds(5))
             }
             try await waitUntil("all airborne near 10 m", timeout: .seconds(20), poll: .milliseconds(200)) {
                 try vehicles(station).filter { !$0.stale && $0.altitude > 9 }.count == 6
@@ -84,9 +99,13 @@ import Testing
                 return (radius * sin(a), radius * cos(a))
             }
             var watch = Watch()
-            func watchUntil(_ what: String, timeout: Duration, arrived: @escaping ([(name: String, e: Double, n: Double, u: Double)]) -> Bool) async throws {
+            func watchUntil(
+                _ what: String, timeout: Duration,
+                arrived: @escaping ([(name: String, e: Double, n: Double, u: Double)]) -> Bool
+            ) async throws {
                 try await waitUntil(what, timeout: timeout, poll: .milliseconds(50)) {
-                    let placed = try vehicles(station).filter { !$0.stale && $0.role == "drone" }.map { v -> (name: String, e: Double, n: Double, u: Double) in
+                    let placed = try vehicles(station).filter { !$0.stale && $0.role == "drone" }.map {
+                        v -> (name: String, e: Double, n: Double, u: Double) in
                         let p = place(v)
                         return (v.name, p.e, p.n, p.u)
                     }
@@ -94,7 +113,9 @@ import Testing
                     return placed.count == 6 && arrived(placed)
                 }
             }
-            for (k, name) in names.enumerated() { try goto(station, numbers[name]!, point(east: slot(k).e, north: slot(k).n), alt: 10) }
+            for (k, name) in names.enumerated() {
+                try goto(station, numbers[name]!, point(east: slot(k).e, north: slot(k).n), alt: 10)
+            }
             try await watchUntil("every drone at its place on the circle", timeout: .seconds(60)) { placed in
                 placed.allSatisfy { p in
                     let s = slot(names.firstIndex(of: p.name)!)
@@ -104,7 +125,9 @@ import Testing
             // The antipodal swap: all at once, every path through the centre.
             let clock = ContinuousClock()
             let start = clock.now
-            for (k, name) in names.enumerated() { try goto(station, numbers[name]!, point(east: -slot(k).e, north: -slot(k).n), alt: 10) }
+            for (k, name) in names.enumerated() {
+                try goto(station, numbers[name]!, point(east: -slot(k).e, north: -slot(k).n), alt: 10)
+            }
             try await watchUntil("every drone at the opposite point", timeout: .seconds(90)) { placed in
                 placed.allSatisfy { p in
                     let s = slot(names.firstIndex(of: p.name)!)
@@ -112,27 +135,41 @@ import Testing
                 }
             }
             let swap = clock.now - start
-            print(String(format: "circle of 6 at 10 %% loss: all across in %.1f s (straight line %.1f s at 4 m/s), closest level pair %.2f m, %d violations",
-                         swap.secondsDouble, 2 * radius / 4, watch.minimum, watch.violations.count))
+            print(
+                String(
+                    format:
+                        "circle of 6 at 10 %% loss: all across in %.1f s (straight line %.1f s at 4 m/s), closest level pair %.2f m, %d violations",
+                    swap.secondsDouble, 2 * radius / 4, watch.minimum, watch.violations.count))
             #expect(watch.violations.isEmpty, "\(watch.violations.prefix(10))")
             let circleMinimum = watch.minimum
 
             // One shared target for everyone: they gather around it, not on it.
             let target = point(east: 0, north: 0)
-            let t = try shell([try fleetmeshBinary(), "target", "--node", station.socketPath, "--all", String(target.lat), String(target.lon), "10"])
+            let t = try shell([
+                try fleetmeshBinary(), "target", "--node", station.socketPath, "--all", String(target.lat),
+                String(target.lon), "10",
+            ])
             #expect(t.status == 0, "\(t.output)")
             var settledSince: ContinuousClock.Instant?
-            try await watchUntil("the drones gather around the shared target and stay", timeout: .seconds(60)) { placed in
+            try await watchUntil("the drones gather around the shared target and stay", timeout: .seconds(60)) {
+                placed in
                 let near = placed.allSatisfy { hypot($0.e, $0.n) < 25 }
-                let still = (try? vehicles(station).filter { $0.role == "drone" }.allSatisfy { $0.speed < 0.3 }) ?? false
+                let still =
+                    (try? vehicles(station).filter { $0.role == "drone" }.allSatisfy { $0.speed < 0.3 }) ?? false
                 if near && still { settledSince = settledSince ?? clock.now } else { settledSince = nil }
                 return settledSince.map { clock.now - $0 > .seconds(2) } ?? false
             }
-            print(String(format: "shared target: 6 drones parked around it, closest level pair %.2f m (circle phase %.2f m), %d violations in all",
-                         watch.minimum, circleMinimum, watch.violations.count))
+            print(
+                String(
+                    format:
+                        "shared target: 6 drones parked around it, closest level pair %.2f m (circle phase %.2f m), %d violations in all",
+                    watch.minimum, circleMinimum, watch.violations.count))
             #expect(watch.violations.isEmpty, "\(watch.violations.prefix(10))")
             // Nobody stacked on the target: at most one drone within 2 m of it at that altitude.
-            let onTarget = try vehicles(station).filter { v in let p = place(v); return hypot(p.e, p.n) < 2 && abs(p.u - 10) < 2.9 }
+            let onTarget = try vehicles(station).filter { v in
+                let p = place(v)
+                return hypot(p.e, p.n) < 2 && abs(p.u - 10) < 2.9
+            }
             #expect(onTarget.count <= 1)
             // The drones logged their decisions.
             #expect(drones.contains { $0.log.contains("avoidance: ") })

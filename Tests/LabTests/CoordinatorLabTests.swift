@@ -28,7 +28,9 @@ import Testing
         try await Lab.with(hosts: 4) { lab in
             let station = try lab.startNode(host: 1, name: "station", role: "station")
             let drones = try (2...4).map { try lab.startNode(host: $0, name: "drone-\($0)") }
-            let settled = try await waitUntil("the station sees 3 drones with distinct numbers 1–250", timeout: .seconds(15)) {
+            let settled = try await waitUntil(
+                "the station sees 3 drones with distinct numbers 1–250", timeout: .seconds(15)
+            ) {
                 let peers = try station.status().peers.filter { $0.role == "drone" && $0.state == "established" }
                 let numbers = peers.compactMap(\.uavNumber)
                 let live = try vehicles(station).filter { !$0.stale }.compactMap(\.uavNumber)
@@ -37,11 +39,17 @@ import Testing
             }
             print("numbers settled \(settled) after start (station status and fleet picture)")
             // The drones' DNS-SD records carry their numbers (TXT `uav`), as the station's avahi-daemon resolves them.
-            let numbered = try await waitUntil("host 1's avahi resolves every drone's TXT uav", timeout: .seconds(5), poll: .milliseconds(200)) {
-                let r = try shell(["bash", labScript, "--name", lab.name, "exec", "1", "avahi-browse", "-ptkr", "_fleetmesh._udp"])
+            let numbered = try await waitUntil(
+                "host 1's avahi resolves every drone's TXT uav", timeout: .seconds(5), poll: .milliseconds(200)
+            ) {
+                let r = try shell([
+                    "bash", labScript, "--name", lab.name, "exec", "1", "avahi-browse", "-ptkr", "_fleetmesh._udp",
+                ])
                 return try drones.allSatisfy { d in
                     guard let n = try d.status().node.uavNumber else { return false }
-                    return r.output.split(separator: "\n").contains { $0.hasPrefix("=") && $0.contains(";\(d.name);") && $0.contains("\"uav=\(n)\"") }
+                    return r.output.split(separator: "\n").contains {
+                        $0.hasPrefix("=") && $0.contains(";\(d.name);") && $0.contains("\"uav=\(n)\"")
+                    }
                 }
             }
             print("TXT records carry the numbers \(numbered) later")
@@ -56,7 +64,9 @@ import Testing
             // drone-2 stops cleanly and starts again: it claims its persisted number at once instead of listening.
             let number = try #require(try drones[0].status().node.uavNumber)
             let file = "\(lab.directory.path)/state-h2-drone-2/uav-number"
-            #expect((try String(contentsOfFile: file, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines) == "\(number)")
+            #expect(
+                (try String(contentsOfFile: file, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines)
+                    == "\(number)")
             #expect(try await drones[0].stop() == 0)
             let again = try lab.startNode(host: 2, name: "drone-2")
             let back = try await waitUntil("restarted drone-2 is back with UAV \(number)", timeout: .seconds(10)) {
@@ -70,11 +80,14 @@ import Testing
             }
             print("restarted drone back with its number after \(back)")
             for node in lab.nodes {
-                let lines = node.log.split(separator: "\n").filter { $0.contains(" error ") || $0.contains(" warning ") }
+                let lines = node.log.split(separator: "\n").filter {
+                    $0.contains(" error ") || $0.contains(" warning ")
+                }
                 #expect(lines.isEmpty, "\(node.name) logged:\n\(lines.prefix(10).joined(separator: "\n"))")
             }
             #expect(!again.log.contains("(claimed)"))
-            let numbers = try station.status().peers.filter { $0.role == "drone" && $0.state == "established" }.compactMap(\.uavNumber)
+            let numbers = try station.status().peers.filter { $0.role == "drone" && $0.state == "established" }
+                .compactMap(\.uavNumber)
             #expect(Set(numbers).count == 3)
         }
     }
@@ -87,7 +100,9 @@ import Testing
             let cli = try fleetmeshBinary()
             let clock = ContinuousClock()
             let start = clock.now
-            let sent = try shell([cli, "send", "--node", station.socketPath, "--timeout", "15", String(number), "takeoff", "10"])
+            let sent = try shell([
+                cli, "send", "--node", station.socketPath, "--timeout", "15", String(number), "takeoff", "10",
+            ])
             let roundTrip = clock.now - start
             print("send takeoff 10: \(roundTrip)\n\(sent.output)")
             #expect(sent.status == 0, "\(sent.output)")
@@ -121,28 +136,39 @@ import Testing
             // A target 6 m north of the drone: it flies there.
             let here = try #require(try vehicles(station).first { $0.uavNumber == number })
             let north = here.latitude + 6 / 111_200
-            let aimed = try shell([cli, "target", "--node", station.socketPath, "--uav", String(number),
-                                   String(north), String(here.longitude), "10"])
+            let aimed = try shell([
+                cli, "target", "--node", station.socketPath, "--uav", String(number),
+                String(north), String(here.longitude), "10",
+            ])
             #expect(aimed.status == 0, "\(aimed.output)")
             let arrived = try await waitUntil("UAV \(number) reaches the target", timeout: .seconds(8)) {
-                guard let v = try vehicles(station).first(where: { $0.uavNumber == number }), !v.stale else { return false }
+                guard let v = try vehicles(station).first(where: { $0.uavNumber == number }), !v.stale else {
+                    return false
+                }
                 return abs(v.latitude - north) * 111_200 < 1 && abs(v.altitude - 10) < 1
             }
             print("target reached after \(arrived)")
 
             // --follow: the drone is told to follow (accepted, completed at once) and tracks the next target sample.
             let east = here.longitude + 5 / (111_320 * cos(here.latitude * .pi / 180))
-            let follow = try shell([cli, "target", "--node", station.socketPath, "--uav", String(number), "--follow",
-                                    String(north), String(east), "10"])
+            let follow = try shell([
+                cli, "target", "--node", station.socketPath, "--uav", String(number), "--follow",
+                String(north), String(east), "10",
+            ])
             #expect(follow.status == 0, "\(follow.output)")
             #expect(follow.output.contains("UAV \(number) follow: accepted, completed"))
             let followed = try await waitUntil("UAV \(number) follows the target", timeout: .seconds(6)) {
-                guard let v = try vehicles(station).first(where: { $0.uavNumber == number }), !v.stale else { return false }
-                return v.activity == "following" && abs(v.longitude - east) * 111_320 * cos(here.latitude * .pi / 180) < 1
+                guard let v = try vehicles(station).first(where: { $0.uavNumber == number }), !v.stale else {
+                    return false
+                }
+                return v.activity == "following"
+                    && abs(v.longitude - east) * 111_320 * cos(here.latitude * .pi / 180) < 1
             }
             print("following the target after \(followed)")
             for node in lab.nodes {
-                let lines = node.log.split(separator: "\n").filter { $0.contains(" error ") || $0.contains(" warning ") }
+                let lines = node.log.split(separator: "\n").filter {
+                    $0.contains(" error ") || $0.contains(" warning ")
+                }
                 #expect(lines.isEmpty, "\(node.name) logged:\n\(lines.prefix(10).joined(separator: "\n"))")
             }
         }
@@ -160,20 +186,31 @@ import Testing
             let start = clock.now
             try await waitUntil("the restarted drone is in session with the station", timeout: .seconds(5)) {
                 let own = try again.status().node
-                return try station.status().peers.contains { $0.name == "drone-2" && $0.incarnation == own.incarnation && $0.state == "established" }
+                return try station.status().peers.contains {
+                    $0.name == "drone-2" && $0.incarnation == own.incarnation && $0.state == "established"
+                }
             }
             // Until the station holds the drone's new link-state advertisement, it addresses the old life and the drone
             // refuses ("target drone restarted": never executed twice). Both sides must swap databases at once, not at
             // the next 10 s refresh.
             var sent: (status: Int32, output: String) = (0, "")
             var refused = 0
-            let known = try await waitUntil("a takeoff reaches the restarted drone", timeout: .seconds(5), poll: .milliseconds(100)) {
-                sent = try shell([try fleetmeshBinary(), "send", "--node", station.socketPath, "--timeout", "15",
-                                  String(number), "takeoff", "5"])
-                if sent.output.contains("target drone restarted") { refused += 1; return false }
+            let known = try await waitUntil(
+                "a takeoff reaches the restarted drone", timeout: .seconds(5), poll: .milliseconds(100)
+            ) {
+                sent = try shell([
+                    try fleetmeshBinary(), "send", "--node", station.socketPath, "--timeout", "15",
+                    String(number), "takeoff", "5",
+                ])
+                if sent.output.contains("target drone restarted") {
+                    refused += 1
+                    return false
+                }
                 return true
             }
-            print("crash and restart: \(refused) takeoff(s) refused as target-restarted first; answered takeoff done \(known) after the session, \(clock.now - start) after the restart\n\(sent.output)")
+            print(
+                "crash and restart: \(refused) takeoff(s) refused as target-restarted first; answered takeoff done \(known) after the session, \(clock.now - start) after the restart\n\(sent.output)"
+            )
             #expect(sent.status == 0, "\(sent.output)")
             #expect(sent.output.contains("takeoff 5: completed"))
         }
@@ -194,12 +231,16 @@ import Testing
             }
             // No direct session: everything goes through the relay, and the status says so.
             try await waitUntil("the station's status lists the far drone as relayed, 2 hops", timeout: .seconds(5)) {
-                try station.status().peers.contains { $0.name == "far" && $0.state == "relayed" && $0.hops == 2
-                    && $0.address == "via relay" && $0.uavNumber == number }
+                try station.status().peers.contains {
+                    $0.name == "far" && $0.state == "relayed" && $0.hops == 2
+                        && $0.address == "via relay" && $0.uavNumber == number
+                }
             }
             #expect(try station.status().peers.filter { $0.name == "far" }.count == 1)
-            let sent = try shell([try fleetmeshBinary(), "send", "--node", station.socketPath, "--timeout", "20",
-                                  String(number), "takeoff", "5"])
+            let sent = try shell([
+                try fleetmeshBinary(), "send", "--node", station.socketPath, "--timeout", "20",
+                String(number), "takeoff", "5",
+            ])
             #expect(sent.status == 0, "\(sent.output)")
             #expect(sent.output.contains("takeoff 5: accepted"))
             #expect(sent.output.contains("takeoff 5: completed"))
@@ -232,7 +273,9 @@ import Testing
             // An explicit takeover moves the lease; then station-a is the one refused.
             let taken = try send(b, ["--takeover", String(number), "hover"])
             #expect(taken.status == 0, "\(taken.output)")
-            try await waitUntil("station-a is refused after the takeover", timeout: .seconds(5), poll: .milliseconds(200)) {
+            try await waitUntil(
+                "station-a is refused after the takeover", timeout: .seconds(5), poll: .milliseconds(200)
+            ) {
                 let r = try send(a, [String(number), "hover"])
                 return r.status == 1 && r.output.contains("controlled by station-b")
             }
@@ -244,7 +287,9 @@ import Testing
             let station = try lab.startNode(host: 1, name: "station", role: "station")
             let drone = try lab.startNode(host: 2, name: "drone-2")
             let number = try await numberOfTheOnlyDrone(seenBy: station)
-            let up = try shell([try fleetmeshBinary(), "send", "--node", station.socketPath, String(number), "takeoff", "3"])
+            let up = try shell([
+                try fleetmeshBinary(), "send", "--node", station.socketPath, String(number), "takeoff", "3",
+            ])
             #expect(up.status == 0, "\(up.output)")
             // Silence starts with the last packet the drone heard from the station, just before this SIGTERM.
             let clock = ContinuousClock()

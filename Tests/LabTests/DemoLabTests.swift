@@ -6,7 +6,9 @@ import Testing
 /// and three drones through every capability; this runs it whole and checks what it reports.
 @Suite(.serialized) struct DemoLabTests {
     @Test func theDemoRunsToItsSummaryAndTheDronesAvoidEachOther() async throws {
-        let demo = URL(fileURLWithPath: try fleetmeshBinary()).deletingLastPathComponent().appendingPathComponent("fleetmesh-demo").path
+        let demo = URL(fileURLWithPath: try fleetmeshBinary()).deletingLastPathComponent().appendingPathComponent(
+            "fleetmesh-demo"
+        ).path
         let r = try shell([demo], environment: ["DEMO_SECONDS": "6"])
         print(r.output)
         #expect(r.status == 0)
@@ -28,10 +30,12 @@ import Testing
         #expect(text.contains("summary: mesh of 4 formed"))
         // DEMO_SECONDS counts from the end of the walkthrough (the README's words): the first drone stops at least
         // 6 s after the walkthrough is reported done, and the mesh's status line shows in between.
-        let done = try #require(text.firstMatch(of: /([0-9.]+) s  walkthrough done after [0-9]+ s; the mesh keeps running 6 s more/))
+        let done = try #require(
+            text.firstMatch(of: /([0-9.]+) s  walkthrough done after [0-9]+ s; the mesh keeps running 6 s more/))
         let stopped = try #require(text.firstMatch(of: /([0-9.]+) s  drone-[0-9] stopped/))
         let waited = (Double(stopped.1) ?? 0) - (Double(done.1) ?? 0)
-        #expect(waited >= 6 && waited < 9, "the demo kept the mesh up \(waited) s after the walkthrough, DEMO_SECONDS=6")
+        #expect(
+            waited >= 6 && waited < 9, "the demo kept the mesh up \(waited) s after the walkthrough, DEMO_SECONDS=6")
         #expect(text.contains("station-1: "))
     }
 }

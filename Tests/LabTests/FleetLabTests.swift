@@ -16,9 +16,14 @@ import Testing
     }
 
     /// The number each drone reports for itself, once all of them have one and `stations` see them all, live.
-    func settledNumbers(_ drones: [NodeProcess], seenBy stations: [NodeProcess], timeout: Duration = .seconds(20)) async throws -> [String: Int] {
+    func settledNumbers(_ drones: [NodeProcess], seenBy stations: [NodeProcess], timeout: Duration = .seconds(20))
+        async throws -> [String: Int]
+    {
         var numbers: [String: Int] = [:]
-        try await waitUntil("\(drones.count) drones with distinct numbers, seen live by every station", timeout: timeout, poll: .milliseconds(100)) {
+        try await waitUntil(
+            "\(drones.count) drones with distinct numbers, seen live by every station", timeout: timeout,
+            poll: .milliseconds(100)
+        ) {
             numbers = [:]
             for d in drones { numbers[d.name] = try d.status().node.uavNumber }
             guard numbers.count == drones.count, Set(numbers.values).count == drones.count else { return false }
@@ -38,7 +43,9 @@ import Testing
             let clock = ContinuousClock()
             let started = clock.now
             let numbers = try await settledNumbers(drones, seenBy: [a, b])
-            print("5 drones + 2 stations: numbers \(numbers.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")) settled and seen by both stations \(clock.now - started) after start")
+            print(
+                "5 drones + 2 stations: numbers \(numbers.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")) settled and seen by both stations \(clock.now - started) after start"
+            )
             #expect(numbers.values.allSatisfy { (1...250).contains($0) })
             // Stations carry no number.
             #expect(try a.status().node.uavNumber == nil && b.status().node.uavNumber == nil)
@@ -54,12 +61,16 @@ import Testing
             a.kill()
             let killed = clock.now
             var refusals = 0
-            try await waitUntil("station-b's hover is accepted after station-a died", timeout: .seconds(5), poll: .milliseconds(100)) {
+            try await waitUntil(
+                "station-b's hover is accepted after station-a died", timeout: .seconds(5), poll: .milliseconds(100)
+            ) {
                 let r = try send(b, [String(x), "hover"])
                 if r.output.contains("controlled by station-a") { refusals += 1 }
                 return r.status == 0
             }
-            print("lease released: station-b accepted \(clock.now - killed) after station-a was killed (\(refusals) refusals before)")
+            print(
+                "lease released: station-b accepted \(clock.now - killed) after station-a was killed (\(refusals) refusals before)"
+            )
             #expect(clock.now - killed < .seconds(3))
 
             // The drones still hear station-b: no failsafe.
@@ -77,8 +88,11 @@ import Testing
 
             // A station comes back: the drone reports what it did.
             let back = try lab.startNode(host: 2, name: "station-b", role: "station")
-            try await waitUntil("the returning station hears drone-3's failsafe report", timeout: .seconds(10), poll: .milliseconds(100)) {
-                back.log.contains("UAV \(x) (") && back.log.contains("was without a station for") && back.log.contains("hover after")
+            try await waitUntil(
+                "the returning station hears drone-3's failsafe report", timeout: .seconds(10), poll: .milliseconds(100)
+            ) {
+                back.log.contains("UAV \(x) (") && back.log.contains("was without a station for")
+                    && back.log.contains("hover after")
             }
         }
     }
@@ -101,7 +115,9 @@ import Testing
                     #expect(r.status == 0 || r.status == 2, "\(r.output)")
                 }
             }
-            print("30 % loss: \(acknowledged) of 8 commands acknowledged and completed, \(timedOut) without a final answer in time")
+            print(
+                "30 % loss: \(acknowledged) of 8 commands acknowledged and completed, \(timedOut) without a final answer in time"
+            )
             #expect(acknowledged >= 6)
             for h in 1...3 { try lab.lab("loss", String(h), "0") }
             let sentIDs = station.log.split(separator: "\n").compactMap { line -> Substring? in
@@ -110,14 +126,19 @@ import Testing
             }
             #expect(sentIDs.count == 8)
             // Commands whose wait timed out are still retransmitted: wait for every final answer before counting.
-            try await waitUntil("the station logs a final answer for every command", timeout: .seconds(20), poll: .milliseconds(100)) {
+            try await waitUntil(
+                "the station logs a final answer for every command", timeout: .seconds(20), poll: .milliseconds(100)
+            ) {
                 let log = station.log
-                return sentIDs.allSatisfy { id in [": completed", ": failed", ": rejected"].contains { log.contains("command \(id)\($0)") } }
+                return sentIDs.allSatisfy { id in
+                    [": completed", ": failed", ": rejected"].contains { log.contains("command \(id)\($0)") }
+                }
             }
             var executed = 0
             for d in drones {
                 var count: [Substring: Int] = [:]
-                for line in d.log.split(separator: "\n") where line.hasSuffix(" accepted") && line.contains("] command ") {
+                for line in d.log.split(separator: "\n")
+                where line.hasSuffix(" accepted") && line.contains("] command ") {
                     let id = line[line.range(of: "] command ")!.upperBound...].split(separator: " ").first!
                     count[id, default: 0] += 1
                 }
@@ -181,13 +202,17 @@ import Testing
             #expect(try send(station, [String(n), "takeoff", "5"]).status == 0)
             let before = try #require(try vehicles(station).first { $0.uavNumber == n })
             // Forward at half deflection for 2 s.
-            let r = try shell([try fleetmeshBinary(), "manual", "--node", station.socketPath, "--rate", "100", "--seconds", "2",
-                               "--x", "500", "--json", String(n)])
+            let r = try shell([
+                try fleetmeshBinary(), "manual", "--node", station.socketPath, "--rate", "100", "--seconds", "2",
+                "--x", "500", "--json", String(n),
+            ])
             #expect(r.status == 0, "\(r.output)")
             let report = try JSONDecoder().decode(ManualStreamReport.self, from: Data(r.output.utf8))
             #expect(report.samplesPerUAV >= 195 && report.samplesPerUAV <= 201 && report.unreachable.isEmpty)
             let seen = try #require(try drone.status().manualControl)
-            print("manual control 100 Hz for 2 s: sent \(report.samplesPerUAV) at \(report.sentRateHz) Hz; drone obeyed \(seen.received), rate \(seen.rateHz ?? 0) Hz, latency p50 \(seen.latencyP50Ms ?? -1) ms p99 \(seen.latencyP99Ms ?? -1) ms, gap p99 \(seen.gapP99Ms ?? -1) ms")
+            print(
+                "manual control 100 Hz for 2 s: sent \(report.samplesPerUAV) at \(report.sentRateHz) Hz; drone obeyed \(seen.received), rate \(seen.rateHz ?? 0) Hz, latency p50 \(seen.latencyP50Ms ?? -1) ms p99 \(seen.latencyP99Ms ?? -1) ms, gap p99 \(seen.gapP99Ms ?? -1) ms"
+            )
             #expect(seen.received == report.samplesPerUAV)
             #expect(abs((seen.rateHz ?? 0) - 100) < 5)
             #expect((seen.latencyP99Ms ?? 1000) < 50)
@@ -196,7 +221,10 @@ import Testing
                 return (v.latitude - before.latitude) * 111_200 > 2
             }
             // A number nobody holds: nothing is sent, exit 1.
-            let none = try shell([try fleetmeshBinary(), "manual", "--node", station.socketPath, "--seconds", "0.1", String(uavNumberNobodyHolds([n]))])
+            let none = try shell([
+                try fleetmeshBinary(), "manual", "--node", station.socketPath, "--seconds", "0.1",
+                String(uavNumberNobodyHolds([n])),
+            ])
             #expect(none.status == 1 && none.output.contains("unreachable"), "\(none.output)")
         }
     }
@@ -205,17 +233,19 @@ import Testing
         try await Lab.with(hosts: 1) { lab in
             let config = lab.directory.appendingPathComponent("bad-socket.toml").path
             try """
-                [node]
-                name = "station"
-                role = "station"
-                key_file = "\(lab.keyPath)"
-                state_dir = "\(lab.directory.path)/state-bad"
-                control_socket = "/proc/fleetmesh-cannot-exist/station.sock"
-                """.write(toFile: config, atomically: true, encoding: .utf8)
+            [node]
+            name = "station"
+            role = "station"
+            key_file = "\(lab.keyPath)"
+            state_dir = "\(lab.directory.path)/state-bad"
+            control_socket = "/proc/fleetmesh-cannot-exist/station.sock"
+            """.write(toFile: config, atomically: true, encoding: .utf8)
             let node = try lab.start(host: 1, tag: "bad-socket", [try fleetmeshBinary(), "run", "--config", config])
             try await waitUntil("the node exits", timeout: .seconds(10)) { !node.process.isRunning }
             #expect(node.process.wait() == 1)
-            #expect(node.output.contains("control socket /proc/fleetmesh-cannot-exist/station.sock failed"), "\(node.output)")
+            #expect(
+                node.output.contains("control socket /proc/fleetmesh-cannot-exist/station.sock failed"),
+                "\(node.output)")
             // The log names the failed part and says the node stops (it does not run on without its control socket).
             #expect(node.output.contains("stopping the node"))
         }

@@ -14,8 +14,9 @@ import Testing
 
     @Test func everyNodeReportsTheStationsOrigin() async throws {
         try await Lab.with(hosts: 3) { lab in
-            let station = try lab.startNode(host: 1, name: "station", role: "station",
-                                            extra: "[mission]\norigin = [50.0755, 14.4378, 0]\nzone = \"33N\"")
+            let station = try lab.startNode(
+                host: 1, name: "station", role: "station",
+                extra: "[mission]\norigin = [50.0755, 14.4378, 0]\nzone = \"33N\"")
             let drones = try (2...3).map { try lab.startNode(host: $0, name: "drone-\($0)") }
             let nodes = [station] + drones
             let agreed = try await waitUntil("every node reports the station's map origin", timeout: .seconds(15)) {
@@ -45,13 +46,17 @@ import Testing
             let json = try shell([cli, "origin", "--json", "--node", drones[1].socketPath])
             #expect(json.status == 0, "\(json.output)")
             let printed = try JSONDecoder().decode(OriginReport.self, from: Data(json.output.utf8))
-            #expect(printed.announcedByNode == first.announcedByNode && printed.zone == "33N" && printed.epoch == first.epoch)
+            #expect(
+                printed.announcedByNode == first.announcedByNode && printed.zone == "33N"
+                    && printed.epoch == first.epoch)
             let text = try shell([cli, "origin", "--node", station.socketPath])
             #expect(text.status == 0 && text.output.contains("33N (forced)"), "\(text.output)")
 
             for node in nodes {
                 #expect(node.log.contains("map origin 50.07550 14.43780 alt 0 (zone 33N) from station"), "\(node.name)")
-                let lines = node.log.split(separator: "\n").filter { $0.contains(" error ") || $0.contains(" warning ") }
+                let lines = node.log.split(separator: "\n").filter {
+                    $0.contains(" error ") || $0.contains(" warning ")
+                }
                 #expect(lines.isEmpty, "\(node.name) logged:\n\(lines.prefix(10).joined(separator: "\n"))")
             }
         }

@@ -27,7 +27,9 @@ import Testing
 
     @Test func fiveHostsFormAFullMesh() async throws {
         try await Lab.with(hosts: 5) { lab in
-            let nodes = try (1...5).map { try lab.startNode(host: $0, name: "n\($0)", role: $0 == 1 ? "station" : "drone") }
+            let nodes = try (1...5).map {
+                try lab.startNode(host: $0, name: "n\($0)", role: $0 == 1 ? "station" : "drone")
+            }
             try await waitUntil("every node in session with the 4 others", timeout: .seconds(15)) {
                 try nodes.allSatisfy { n in
                     let s = try n.status()
@@ -44,8 +46,9 @@ import Testing
             let otherKey = lab.directory.appendingPathComponent("other.key").path
             _ = try shell([try fleetmeshBinary(), "keygen", otherKey])
             // The intruder dials good-a by unicast (its fingerprint differs, so mDNS alone would never pair them).
-            let intruder = try lab.startNode(host: 3, name: "intruder", key: otherKey,
-                                             network: "static_peers = [\"\(try lab.address(1)):47800\"]")
+            let intruder = try lab.startNode(
+                host: 3, name: "intruder", key: otherKey,
+                network: "static_peers = [\"\(try lab.address(1)):47800\"]")
             try await waitUntil("good-a and good-b in session", timeout: .seconds(10)) {
                 a.peerState("good-b") == "established"
             }
@@ -75,30 +78,44 @@ import Testing
             // Each under its own instance name: avahi-publish gives up on an instance-name collision with the real
             // "d2" record, and what a forger claims is in the TXT record anyway.
             func forge(_ tag: String, id: String) throws {
-                _ = try lab.start(host: 3, tag: tag, ["avahi-publish", "-s", "d2 \(tag)", "_fleetmesh._udp", "47800",
-                                                       "v=1", "id=\(id)", "inc=00000000000000aa", "role=drone", "name=d2",
-                                                       "uav=\(number)", "fp=\(real.fingerprint)"])
+                _ = try lab.start(
+                    host: 3, tag: tag,
+                    [
+                        "avahi-publish", "-s", "d2 \(tag)", "_fleetmesh._udp", "47800",
+                        "v=1", "id=\(id)", "inc=00000000000000aa", "role=drone", "name=d2",
+                        "uav=\(number)", "fp=\(real.fingerprint)",
+                    ])
             }
             try forge("forged-new-id", id: String(repeating: "ab", count: 16))
             try forge("forged-same-id", id: real.id)
             let attacker = try lab.address(3)
-            try await waitUntil("the station has seen the forged adverts", timeout: .seconds(10), poll: .milliseconds(100)) {
-                (try station.status()).unverified?.contains { $0.claimedID == String(repeating: "ab", count: 16) } == true
+            try await waitUntil(
+                "the station has seen the forged adverts", timeout: .seconds(10), poll: .milliseconds(100)
+            ) {
+                (try station.status()).unverified?.contains { $0.claimedID == String(repeating: "ab", count: 16) }
+                    == true
             }
             // (The same-id advert is published alongside: at most its address becomes one more candidate of d2.)
             let s = try station.status()
-            #expect(s.peers.count == 1, "only the authenticated d2 is a peer: \(s.peers.map { "\($0.name ?? "?") \($0.address ?? "?")" })")
+            #expect(
+                s.peers.count == 1,
+                "only the authenticated d2 is a peer: \(s.peers.map { "\($0.name ?? "?") \($0.address ?? "?")" })")
             let peer = try #require(s.peers.first)
             #expect(peer.name == "d2" && peer.uavNumber == number && peer.id == real.id)
-            #expect(peer.address?.contains(attacker) == false, "d2 shown at the attacker's address \(peer.address ?? "")")
+            #expect(
+                peer.address?.contains(attacker) == false, "d2 shown at the attacker's address \(peer.address ?? "")")
             let forged = try #require(s.unverified?.first { $0.claimedID == String(repeating: "ab", count: 16) })
-            #expect(forged.claimedName == nil, "a name an authenticated peer holds is withheld, found \(forged.claimedName ?? "")")
+            #expect(
+                forged.claimedName == nil,
+                "a name an authenticated peer holds is withheld, found \(forged.claimedName ?? "")")
             #expect(forged.state == "discovered" || forged.state == "handshaking")
             // The CLI says so in words.
             let text = try shell([try fleetmeshBinary(), "status", "--node", station.socketPath]).output
             #expect(text.contains("UNVERIFIED ADVERTS") && text.contains("(name of an authenticated peer)"), "\(text)")
             let rows = text.split(separator: "\n").filter { $0.contains(attacker) }
-            #expect(rows.allSatisfy { !$0.contains(" \(number) ") }, "a row at the attacker's address carries UAV \(number): \(rows)")
+            #expect(
+                rows.allSatisfy { !$0.contains(" \(number) ") },
+                "a row at the attacker's address carries UAV \(number): \(rows)")
         }
     }
 
@@ -108,14 +125,18 @@ import Testing
             _ = try lab.startNode(host: 2, name: "b")
             try await waitUntil("a and b in session", timeout: .seconds(10)) { a.peerState("b") == "established" }
             let tool = repositoryRoot.appendingPathComponent("Tests/LabTests/udp_tool.py").path
-            let captured = try shell(["bash", labScript, "--name", lab.name,
-                                      "exec", "1", "python3", tool, "capture", "47800"])
+            let captured = try shell([
+                "bash", labScript, "--name", lab.name,
+                "exec", "1", "python3", tool, "capture", "47800",
+            ])
             try #require(captured.status == 0, "capture failed: \(captured.output)")
             let hex = captured.output.trimmingCharacters(in: .whitespacesAndNewlines)
             let before = (try a.status()).node.rejections["replayedCounter", default: 0]
             // The attacker on host 3 sends the captured, authentic datagram again.
-            let sent = try shell(["bash", labScript, "--name", lab.name,
-                                  "exec", "3", "python3", tool, "send", try lab.address(1), "47800", hex])
+            let sent = try shell([
+                "bash", labScript, "--name", lab.name,
+                "exec", "3", "python3", tool, "send", try lab.address(1), "47800", hex,
+            ])
             try #require(sent.status == 0, "send failed: \(sent.output)")
             try await waitUntil("a counts the replay", timeout: .seconds(5)) {
                 (try a.status()).node.rejections["replayedCounter", default: 0] == before + 1
@@ -133,8 +154,10 @@ import Testing
             _ = try lab.startNode(host: 2, name: "b")
             try await waitUntil("a and b in session", timeout: .seconds(10)) { a.peerState("b") == "established" }
             let tool = repositoryRoot.appendingPathComponent("Tests/LabTests/udp_tool.py").path
-            let fuzz = try shell(["bash", labScript, "--name", lab.name,
-                                  "exec", "3", "python3", tool, "fuzz", try lab.address(1), "47800", "3000", "7"])
+            let fuzz = try shell([
+                "bash", labScript, "--name", lab.name,
+                "exec", "3", "python3", tool, "fuzz", try lab.address(1), "47800", "3000", "7",
+            ])
             try #require(fuzz.status == 0, "fuzz failed: \(fuzz.output)")
             try await waitUntil("a has rejected the junk", timeout: .seconds(5)) {
                 (try a.status()).node.rejections.values.reduce(0, +) >= 2900
@@ -223,8 +246,10 @@ import Testing
             #expect(clock.now - stopAt < .milliseconds(500), "seen after \(seen)")
             // The DNS-SD record is withdrawn: host 1's avahi no longer lists b.
             try await waitUntil("b's record is gone from host 1's cache", timeout: .seconds(3)) {
-                let r = try shell(["bash", labScript, "--name", lab.name,
-                                   "exec", "1", "avahi-browse", "-ptk", "_fleetmesh._udp"])
+                let r = try shell([
+                    "bash", labScript, "--name", lab.name,
+                    "exec", "1", "avahi-browse", "-ptk", "_fleetmesh._udp",
+                ])
                 return !r.output.contains(";b;")
             }
         }
@@ -261,7 +286,9 @@ import Testing
             // The daemon is back when it serves clients again: after its own host-name probing (about 1 s, RFC 6762
             // §8.1), which no client can shorten. From then the node's record must be up again within 2 s (its own
             // probing is another second); the whole restart is bounded too.
-            let running = try await waitUntil("the daemon serves a again", timeout: .seconds(5), poll: .milliseconds(10)) {
+            let running = try await waitUntil(
+                "the daemon serves a again", timeout: .seconds(5), poll: .milliseconds(10)
+            ) {
                 (try a.status()).node.avahi == "running"
             }
             let republished = try await waitUntil("a re-published", timeout: .seconds(5), poll: .milliseconds(10)) {
@@ -290,7 +317,9 @@ import Testing
         }
     }
 
-    @Test("a node on a host with no D-Bus system bus keeps running, says why, retries, and publishes once bus and daemon are up")
+    @Test(
+        "a node on a host with no D-Bus system bus keeps running, says why, retries, and publishes once bus and daemon are up"
+    )
     func nodeStartsWithoutDBusAndPublishesWhenItAppears() async throws {
         try await Lab.with(hosts: 2) { lab in
             let b = try lab.startNode(host: 2, name: "b")
@@ -317,7 +346,9 @@ import Testing
     @Test func nameCollisionTakesAvahisAlternative() async throws {
         try await Lab.with(hosts: 2) { lab in
             let a = try lab.startNode(host: 1, name: "twin")
-            try await waitUntil("first twin published", timeout: .seconds(10)) { (try a.status()).node.publishedName == "twin" }
+            try await waitUntil("first twin published", timeout: .seconds(10)) {
+                (try a.status()).node.publishedName == "twin"
+            }
             let b = try lab.startNode(host: 2, name: "twin")
             // mDNS conflict resolution (RFC 6762 §9) decides which of the two yields; the one that does takes
             // Avahi's alternative and both keep running.
@@ -335,8 +366,9 @@ import Testing
     @Test func staticPeersWorkWithoutMulticastDiscovery() async throws {
         try await Lab.with(hosts: 2) { lab in
             let a = try lab.startNode(host: 1, name: "a", network: "advertise = false\ndiscover = false")
-            let b = try lab.startNode(host: 2, name: "b",
-                                      network: "advertise = false\ndiscover = false\nstatic_peers = [\"\(try lab.address(1)):47800\"]")
+            let b = try lab.startNode(
+                host: 2, name: "b",
+                network: "advertise = false\ndiscover = false\nstatic_peers = [\"\(try lab.address(1)):47800\"]")
             try await waitUntil("unicast session", timeout: .seconds(10)) {
                 a.peerState("b") == "established" && b.peerState("a") == "established"
             }
@@ -348,12 +380,14 @@ import Testing
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let cfg = dir.appendingPathComponent("bad.toml").path
-        try "[node]\nname = \"x\"\nrole = \"tank\"\nkey_file = \"k\"\n".write(toFile: cfg, atomically: true, encoding: .utf8)
+        try "[node]\nname = \"x\"\nrole = \"tank\"\nkey_file = \"k\"\n".write(
+            toFile: cfg, atomically: true, encoding: .utf8)
         let r = try shell([try fleetmeshBinary(), "run", "--config", cfg])
         #expect(r.status == 78)
         #expect(r.output.contains("config \(cfg): [node] role: must be \"station\" or \"drone\", found \"tank\""))
 
-        try "[node]\nname = \"x\"\nrole = \"drone\"\nkey_file = \"missing.key\"\nstate_dir = \"\(dir.path)/s\"\n".write(toFile: cfg, atomically: true, encoding: .utf8)
+        try "[node]\nname = \"x\"\nrole = \"drone\"\nkey_file = \"missing.key\"\nstate_dir = \"\(dir.path)/s\"\n".write(
+            toFile: cfg, atomically: true, encoding: .utf8)
         let r2 = try shell([try fleetmeshBinary(), "run", "--config", cfg])
         #expect(r2.status == 78)
         #expect(r2.output.contains("\(dir.path)/missing.key"))

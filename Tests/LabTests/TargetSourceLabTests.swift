@@ -25,12 +25,16 @@ import Testing
             _ = try lab.startNode(host: 2, name: "drone-2")
             var number = 0
             try await waitUntil("the station sees the drone with a number", timeout: .seconds(10)) {
-                guard let v = try vehicles(station).first(where: { !$0.stale && $0.uavNumber != nil }) else { return false }
+                guard let v = try vehicles(station).first(where: { !$0.stale && $0.uavNumber != nil }) else {
+                    return false
+                }
                 number = v.uavNumber!
                 return true
             }
             let cli = try fleetmeshBinary()
-            let takeoff = try shell([cli, "send", "--node", station.socketPath, "--timeout", "20", String(number), "takeoff", "10"])
+            let takeoff = try shell([
+                cli, "send", "--node", station.socketPath, "--timeout", "20", String(number), "takeoff", "10",
+            ])
             #expect(takeoff.status == 0, "\(takeoff.output)")
             let start = try #require(try vehicles(station).first { $0.uavNumber == number })
             // 15 m north and 12 m up.
@@ -39,18 +43,32 @@ import Testing
             // A stranger with another mesh key advertises too: its record is ignored (other fingerprint).
             let strangerKey = lab.directory.appendingPathComponent("stranger.key").path
             #expect(try shell([cli, "keygen", strangerKey]).status == 0)
-            let stranger = try lab.start(host: 3, tag: "stranger", ["python3", "-u", example, "--key", strangerKey, "--name", "stranger",
-                                                                   "--lat", "50.0", "--lon", "14.0", "--alt", "30", "--all"])
-            let phone = try lab.start(host: 3, tag: "phone", ["python3", "-u", example, "--key", lab.keyPath, "--name", "phone",
-                                                             "--lat", String(lat), "--lon", String(lon), "--alt", "12",
-                                                             "--uav", String(number), "--rate", "5"])
-            let found = try await waitUntil("the station subscribes to 'phone' and receives its targets", timeout: .seconds(10)) {
+            let stranger = try lab.start(
+                host: 3, tag: "stranger",
+                [
+                    "python3", "-u", example, "--key", strangerKey, "--name", "stranger",
+                    "--lat", "50.0", "--lon", "14.0", "--alt", "30", "--all",
+                ])
+            let phone = try lab.start(
+                host: 3, tag: "phone",
+                [
+                    "python3", "-u", example, "--key", lab.keyPath, "--name", "phone",
+                    "--lat", String(lat), "--lon", String(lon), "--alt", "12",
+                    "--uav", String(number), "--rate", "5",
+                ])
+            let found = try await waitUntil(
+                "the station subscribes to 'phone' and receives its targets", timeout: .seconds(10)
+            ) {
                 try sources(station).sources.contains { $0.name == "phone" && $0.targets >= 3 }
             }
             print("station receiving the phone's targets \(found) after the source started")
             #expect(phone.output.contains("subscribed: station"))
-            let flown = try await waitUntil("UAV \(number) reaches the phone's target", timeout: .seconds(25), poll: .milliseconds(100)) {
-                guard let v = try vehicles(station).first(where: { $0.uavNumber == number }), !v.stale else { return false }
+            let flown = try await waitUntil(
+                "UAV \(number) reaches the phone's target", timeout: .seconds(25), poll: .milliseconds(100)
+            ) {
+                guard let v = try vehicles(station).first(where: { $0.uavNumber == number }), !v.stale else {
+                    return false
+                }
                 let north = (v.latitude - lat) * 111_200
                 let east = (v.longitude - lon) * 111_200 * cos(lat * .pi / 180)
                 return (north * north + east * east).squareRoot() < 1.5 && abs(v.altitude - 12) < 1
@@ -61,12 +79,18 @@ import Testing
             let report = try sources(station)
             let port = try #require(report.port)
             let stationAddress = try lab.address(1)
-            let junk = try shell(lab.onHost(3, ["python3", "-c", """
-                import socket
-                s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-                for p in [b"hello", b"XXXX" + bytes(60), b"FMLB\\x01\\x02" + bytes(15) + b"\\x01" + bytes(40)]:
-                    s.sendto(p, ("\(stationAddress)", \(port)))
-                """]))
+            let junk = try shell(
+                lab.onHost(
+                    3,
+                    [
+                        "python3", "-c",
+                        """
+                        import socket
+                        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                        for p in [b"hello", b"XXXX" + bytes(60), b"FMLB\\x01\\x02" + bytes(15) + b"\\x01" + bytes(40)]:
+                            s.sendto(p, ("\(stationAddress)", \(port)))
+                        """,
+                    ]))
             #expect(junk.status == 0, "\(junk.output)")
             try await waitUntil("the refusals are counted", timeout: .seconds(5)) {
                 let r = try sources(station).rejected

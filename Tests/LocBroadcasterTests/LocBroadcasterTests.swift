@@ -10,7 +10,8 @@ import Testing
 
     /// Sealed by Examples/loc-broadcaster/loc_broadcaster.py (an independent implementation): mesh key 00 01 … 1f,
     /// sender 0102030405060708, counter 1, UAV 7, 50.0757 14.438 15.25 m, heading 90°, sent at 1.7e15 µs.
-    let pythonVector = "464d4c420102010203040506070800000000000000013965c541654b7c6a92950ae946c7ecae218b96ff328fb8a04c4dce755dfd60b81522d3b857ea592ac8"
+    let pythonVector =
+        "464d4c420102010203040506070800000000000000013965c541654b7c6a92950ae946c7ecae218b96ff328fb8a04c4dce755dfd60b81522d3b857ea592ac8"
 
     func bytes(_ hex: String) -> [UInt8] {
         var out: [UInt8] = []
@@ -30,8 +31,11 @@ import Testing
         #expect(d.sender == 0x0102_0304_0506_0708)
         #expect(d.counter == 1)
         let u = try TargetUpdate(decoding: d.body)
-        #expect(u.target == Target(address: .uav(7), location: GeoPoint(latitude: 50.0757, longitude: 14.438, altitude: 15.25),
-                                   headingCentidegrees: 9000))
+        #expect(
+            u.target
+                == Target(
+                    address: .uav(7), location: GeoPoint(latitude: 50.0757, longitude: 14.438, altitude: 15.25),
+                    headingCentidegrees: 9000))
         #expect(u.sentAtMicros == 1_700_000_000_000_000)
         // And Swift seals the same bytes from the same inputs.
         let again = LocBroadcasterDatagram(kind: .target, sender: 0x0102_0304_0506_0708, counter: 1, body: u.encode())
@@ -43,7 +47,10 @@ import Testing
         var wrong = LocBroadcasterKeys(meshKey: Array(repeating: 7, count: 32))
         let sealed = bytes(pythonVector)
         func error(_ b: [UInt8], _ keys: inout LocBroadcasterKeys) -> LocBroadcasterError? {
-            do { _ = try LocBroadcasterDatagram.open(b, keys: &keys); return nil } catch { return error }
+            do {
+                _ = try LocBroadcasterDatagram.open(b, keys: &keys)
+                return nil
+            } catch { return error }
         }
         #expect(error(sealed, &wrong) == .authenticationFailed)
         for i in [5, 6, 13, 21, 22, sealed.count - 1] {
@@ -54,28 +61,41 @@ import Testing
         }
         #expect(error(Array(sealed.prefix(30)), &good) == .tooShort(30))
         #expect(error(sealed + Array(repeating: 0, count: 600), &good) == .tooLong(sealed.count + 600))
-        var magic = sealed; magic[0] = 0x58
+        var magic = sealed
+        magic[0] = 0x58
         #expect(error(magic, &good) == .badMagic)
-        var version = sealed; version[4] = 2
+        var version = sealed
+        version[4] = 2
         #expect(error(version, &good) == .unsupportedVersion(2))
-        #expect(LocBroadcasterError.authenticationFailed.description == "authentication failed (wrong mesh key or altered datagram)")
+        #expect(
+            LocBroadcasterError.authenticationFailed.description
+                == "authentication failed (wrong mesh key or altered datagram)")
     }
 
     @Test func bodiesRoundTripAndBadBodiesAreNamed() throws {
         for address in [TargetAddress.all, .uav(250), .group([1, 2, 3])] {
-            let u = TargetUpdate(target: Target(address: address, location: GeoPoint(latitude: -33.5, longitude: 151.25, altitude: -2)),
-                                 sentAtMicros: 42)
+            let u = TargetUpdate(
+                target: Target(address: address, location: GeoPoint(latitude: -33.5, longitude: 151.25, altitude: -2)),
+                sentAtMicros: 42)
             #expect(try TargetUpdate(decoding: u.encode()) == u)
         }
         func error(_ b: [UInt8]) -> String {
-            do { _ = try TargetUpdate(decoding: b); return "no error" } catch { return error.description }
+            do {
+                _ = try TargetUpdate(decoding: b)
+                return "no error"
+            } catch { return error.description }
         }
-        let ok = TargetUpdate(target: Target(address: .uav(3), location: GeoPoint(latitude: 1, longitude: 2, altitude: 3)), sentAtMicros: 0).encode()
+        let ok = TargetUpdate(
+            target: Target(address: .uav(3), location: GeoPoint(latitude: 1, longitude: 2, altitude: 3)),
+            sentAtMicros: 0
+        ).encode()
         #expect(error(Array(ok.prefix(10))) == "malformed body: longitude at offset 7: needs 4 bytes, 3 left")
-        var zero = ok; zero[2] = 0
+        var zero = ok
+        zero[2] = 0
         #expect(error(zero) == "malformed body: UAV number 0 outside 1…250")
         #expect(error(ok + [1]) == "malformed body: 1 unexpected trailing bytes")
-        var kind = ok; kind[0] = 9
+        var kind = ok
+        kind[0] = 9
         #expect(error(kind) == "malformed body: unknown address kind 9")
     }
 
@@ -86,7 +106,8 @@ import Testing
         let first = sub.onSourceFound(name: "phone", address: 1, now: t(0))
         let second = sub.onSourceFound(name: "phone", address: 2, now: t(0))
         guard case .send(let s1, to: 1) = first.first, case .send(let s2, to: 2) = second.first else {
-            Issue.record("no subscriptions: \(first) \(second)"); return
+            Issue.record("no subscriptions: \(first) \(second)")
+            return
         }
         #expect(try source.onDatagram(s1, from: 10, now: t(0)) == SubscribeRequest(node: station, name: "station-1"))
         // A replayed subscription is refused; the second address renews the same NodeID's subscription.
@@ -94,7 +115,9 @@ import Testing
         _ = try source.onDatagram(s2, from: 11, now: t(1))
         #expect(source.subscribers.count == 1 && source.subscribers[station]?.address == 11)
 
-        let update = TargetUpdate(target: Target(address: .all, location: GeoPoint(latitude: 50, longitude: 14, altitude: 10)), sentAtMicros: 1)
+        let update = TargetUpdate(
+            target: Target(address: .all, location: GeoPoint(latitude: 50, longitude: 14, altitude: 10)),
+            sentAtMicros: 1)
         let (datagram, to) = source.publish(update, now: t(100))
         #expect(to == [11])
         #expect(sub.onDatagram(datagram, from: 2, now: t(101)) == [.target(update, source: "phone")])
@@ -104,7 +127,8 @@ import Testing
         let (newer, _) = source.publish(update, now: t(200))
         _ = sub.onDatagram(newer, from: 2, now: t(201))
         guard case .rejected(from: 2, .replayed) = sub.onDatagram(datagram, from: 2, now: t(202)).first else {
-            Issue.record("older datagram accepted"); return
+            Issue.record("older datagram accepted")
+            return
         }
         #expect(sub.rejectedCounts == ["replay": 1])
         #expect(sub.sourceReports.first?.targets == 2)
@@ -121,8 +145,10 @@ import Testing
         var sub = TargetSubscriber<Int>(node: station, name: "s", meshKey: key, senderID: 5)
         var other = TargetSubscriber<Int>(node: NodeID(high: 1, low: 1), name: "o", meshKey: key, senderID: 6)
         guard case .send(let subscribe, _) = other.onSourceFound(name: "x", address: 1, now: t(0)).first else { return }
-        guard case .rejected(_, .unexpectedKind(.subscribe)) = sub.onDatagram(subscribe, from: 3, now: t(0)).first else {
-            Issue.record("a subscription was taken for a target"); return
+        guard case .rejected(_, .unexpectedKind(.subscribe)) = sub.onDatagram(subscribe, from: 3, now: t(0)).first
+        else {
+            Issue.record("a subscription was taken for a target")
+            return
         }
         var rng = SystemRandomNumberGenerator()
         for n in 0..<2000 {

@@ -2,25 +2,38 @@ import Coordinator
 import MAVLink
 import MeshTypes
 import Testing
+
 @testable import MAVLinkBridge
 
 @Suite("Autopilot session (drone side)")
 struct AutopilotSessionTests {
-    @Test("commands before any HEARTBEAT are refused; the bridge heartbeats as a GCS and asks for streams once connected")
+    @Test(
+        "commands before any HEARTBEAT are refused; the bridge heartbeats as a GCS and asks for streams once connected")
     func connecting() {
         var s = AutopilotSession()
-        #expect(s.execute(testID, .takeoff(altitudeMillimetres: 5000), now: at(0)) == [.verdict(testID, .rejected("autopilot not connected (no HEARTBEAT yet)"))])
+        #expect(
+            s.execute(testID, .takeoff(altitudeMillimetres: 5000), now: at(0)) == [
+                .verdict(testID, .rejected("autopilot not connected (no HEARTBEAT yet)"))
+            ])
         let first = s.tick(now: at(0))
         let hb = sentFrames(first)
         #expect(hb.count == 1 && hb[0].systemID == 255 && hb[0].componentID == 190)
-        if case .heartbeat(let h) = hb[0].message { #expect(h.type == .gcs && h.autopilot == .invalid) } else { Issue.record("not a heartbeat") }
+        if case .heartbeat(let h) = hb[0].message {
+            #expect(h.type == .gcs && h.autopilot == .invalid)
+        } else {
+            Issue.record("not a heartbeat")
+        }
 
         var ap = FakeAutopilot(systemID: 7, flavour: .px4)
-        let d = s.receive(ap.heartbeat(mode: AutopilotFlavour.px4CustomMode(main: 4, sub: 3)), endOfDatagram: true, now: at(10))
+        let d = s.receive(
+            ap.heartbeat(mode: AutopilotFlavour.px4CustomMode(main: 4, sub: 3)), endOfDatagram: true, now: at(10))
         #expect(d.contains(.connected(.init(systemID: 7, componentID: 1, flavour: .px4, type: .quadrotor))))
         #expect(d.contains(.modeChanged("AUTO.LOITER")))
         // No position yet: refused with that reason.
-        #expect(s.execute(testID, .takeoff(altitudeMillimetres: 5000), now: at(20)) == [.verdict(testID, .rejected("no position from the autopilot yet"))])
+        #expect(
+            s.execute(testID, .takeoff(altitudeMillimetres: 5000), now: at(20)) == [
+                .verdict(testID, .rejected("no position from the autopilot yet"))
+            ])
         let requests = commands(s.tick(now: at(30)))
         let intervals = requests.filter { $0.command == .setMessageInterval }.map { UInt32($0.param1) }
         #expect(Set(intervals).isSuperset(of: [GlobalPositionInt.id, Attitude.id, SysStatus.id, ExtendedSysState.id]))
@@ -35,7 +48,9 @@ struct AutopilotSessionTests {
     func telemetry() {
         var ap = FakeAutopilot()
         var s = connected(&ap, mode: 4, armed: true, flying: true)
-        _ = s.receive(ap.position(lat: 50.2, lon: 14.5, rel: 12.5, vn: 150, ve: -30, vd: -20, hdg: 27_000), endOfDatagram: true, now: at(200))
+        _ = s.receive(
+            ap.position(lat: 50.2, lon: 14.5, rel: 12.5, vn: 150, ve: -30, vd: -20, hdg: 27_000), endOfDatagram: true,
+            now: at(200))
         _ = s.receive(ap.bytes(SysStatus(batteryRemaining: 63)), endOfDatagram: true, now: at(210))
         let v = try! #require(s.vehicleState)
         #expect(v.position == GeoPoint(latitude: 50.2, longitude: 14.5, altitude: 12.5))
@@ -52,13 +67,17 @@ struct AutopilotSessionTests {
         #expect(s.vehicleState?.headingCentidegrees == 27_000)
     }
 
-    @Test("ArduPilot takeoff: GUIDED, arm, NAV_TAKEOFF to the altitude above home; accepted after the last ACK, completed at altitude")
+    @Test(
+        "ArduPilot takeoff: GUIDED, arm, NAV_TAKEOFF to the altitude above home; accepted after the last ACK, completed at altitude"
+    )
     func arduTakeoff() {
         var ap = FakeAutopilot()
         var s = connected(&ap, mode: 5)
         var d = s.execute(testID, .takeoff(altitudeMillimetres: 10_000), now: at(200))
         var c = commands(d)
-        #expect(c.count == 1 && c[0].command == .doSetMode && c[0].param1 == 1 && c[0].param2 == 4 && c[0].targetSystem == 1)
+        #expect(
+            c.count == 1 && c[0].command == .doSetMode && c[0].param1 == 1 && c[0].param2 == 4 && c[0].targetSystem == 1
+        )
         #expect(reports(d).isEmpty)
         d = s.receive(ap.ack(.doSetMode), endOfDatagram: true, now: at(210))
         c = commands(d)
@@ -92,7 +111,8 @@ struct AutopilotSessionTests {
         let t = try! #require(commands(d).first)
         #expect(t.command == .navTakeoff && t.param7 == 310 && t.param5.isNaN && t.param6.isNaN)
         // HOME_POSITION, once heard, is the reference.
-        _ = s.receive(ap.bytes(HomePosition(latitude: 0, longitude: 0, altitude: 280_000)), endOfDatagram: true, now: at(220))
+        _ = s.receive(
+            ap.bytes(HomePosition(latitude: 0, longitude: 0, altitude: 280_000)), endOfDatagram: true, now: at(220))
         #expect(s.telemetry.homeAMSLMillimetres == 280_000)
     }
 
@@ -137,7 +157,12 @@ struct AutopilotSessionTests {
         var s = connected(&ap, mode: 4)
         _ = s.execute(testID, .takeoff(altitudeMillimetres: 5000), now: at(200))
         let d = s.receive(ap.ack(.componentArmDisarm, .temporarilyRejected), endOfDatagram: true, now: at(210))
-        #expect(reports(d) == [.verdict(testID, .rejected("autopilot refused MAV_CMD_COMPONENT_ARM_DISARM: MAV_RESULT_TEMPORARILY_REJECTED"))])
+        #expect(
+            reports(d) == [
+                .verdict(
+                    testID, .rejected("autopilot refused MAV_CMD_COMPONENT_ARM_DISARM: MAV_RESULT_TEMPORARILY_REJECTED")
+                )
+            ])
         // An ACK for another command does not count.
         var s2 = connected(&ap, mode: 4)
         _ = s2.execute(testID, .takeoff(altitudeMillimetres: 5000), now: at(200))
@@ -148,31 +173,43 @@ struct AutopilotSessionTests {
     func stateChecks() {
         var ap = FakeAutopilot()
         var flying = connected(&ap, mode: 4, armed: true, flying: true)
-        #expect(flying.execute(testID, .takeoff(altitudeMillimetres: 5000), now: at(200)) == [.verdict(testID, .rejected("already airborne"))])
+        #expect(
+            flying.execute(testID, .takeoff(altitudeMillimetres: 5000), now: at(200)) == [
+                .verdict(testID, .rejected("already airborne"))
+            ])
         var ground = connected(&ap, mode: 4)
         #expect(ground.execute(testID, .land, now: at(200)) == [.verdict(testID, .rejected("not airborne"))])
-        #expect(ground.execute(testID, .goto(GeoPoint(latitude: 50, longitude: 14, altitude: 5), speedCmS: 0), now: at(200))
+        #expect(
+            ground.execute(testID, .goto(GeoPoint(latitude: 50, longitude: 14, altitude: 5), speedCmS: 0), now: at(200))
                 == [.verdict(testID, .rejected("not airborne"))])
     }
 
-    @Test("silence: reported after 3 s without HEARTBEAT, running commands fail, new ones are refused, recovery on the next HEARTBEAT")
+    @Test(
+        "silence: reported after 3 s without HEARTBEAT, running commands fail, new ones are refused, recovery on the next HEARTBEAT"
+    )
     func silence() {
         var ap = FakeAutopilot()
         var s = connected(&ap, mode: 4, armed: true, flying: true)
-        _ = s.execute(testID, .goto(GeoPoint(latitude: 50.1001, longitude: 14.4, altitude: 10), speedCmS: 0), now: at(200))
+        _ = s.execute(
+            testID, .goto(GeoPoint(latitude: 50.1001, longitude: 14.4, altitude: 10), speedCmS: 0), now: at(200))
         #expect(s.vehicleState?.activity == .flyingToTarget)
         #expect(reports(s.tick(now: at(3000))).isEmpty)
         let d = s.tick(now: at(3100))
         #expect(d.contains(.silent(.milliseconds(3100))))
         #expect(d.contains(.completion(testID, .failed("autopilot silent"))))
         #expect(s.vehicleState?.linkQuality == 0)
-        #expect(s.execute(commandID(2), .hover, now: at(3300)) == [.verdict(commandID(2), .rejected("autopilot silent (no HEARTBEAT for 3.3 s)"))])
+        #expect(
+            s.execute(commandID(2), .hover, now: at(3300)) == [
+                .verdict(commandID(2), .rejected("autopilot silent (no HEARTBEAT for 3.3 s)"))
+            ])
         let back = s.receive(ap.heartbeat(mode: 4, armed: true), endOfDatagram: true, now: at(4000))
         #expect(back.contains { if case .connected = $0 { return true } else { return false } })
         #expect(s.vehicleState!.linkQuality > 0)
     }
 
-    @Test("ArduPilot goto: SET_POSITION_TARGET_GLOBAL_INT (position only, relative altitude), completed on arrival; a mode change fails it")
+    @Test(
+        "ArduPilot goto: SET_POSITION_TARGET_GLOBAL_INT (position only, relative altitude), completed on arrival; a mode change fails it"
+    )
     func arduGoto() {
         var ap = FakeAutopilot()
         var s = connected(&ap, mode: 4, armed: true, flying: true)
@@ -181,9 +218,12 @@ struct AutopilotSessionTests {
         #expect(commands(d).map(\.command) == [.doChangeSpeed])
         #expect(commands(d).first?.param2 == 3)
         d = s.receive(ap.ack(.doChangeSpeed), endOfDatagram: true, now: at(210))
-        let targets = sentMessages(d).compactMap { if case .setPositionTargetGlobalInt(let m) = $0 { return m } else { return nil } }
+        let targets = sentMessages(d).compactMap {
+            if case .setPositionTargetGlobalInt(let m) = $0 { return m } else { return nil }
+        }
         #expect(targets.count == 1)
-        #expect(targets.first?.coordinateFrame == .globalRelativeAltInt && targets.first?.alt == 15
+        #expect(
+            targets.first?.coordinateFrame == .globalRelativeAltInt && targets.first?.alt == 15
                 && targets.first?.latInt == dest.latitudeE7 && targets.first?.typeMask.rawValue == 3576)
         #expect(reports(d) == [.verdict(testID, .accepted)])
         d = s.receive(ap.position(lat: 50.10018, rel: 14.8), endOfDatagram: true, now: at(1000))
@@ -208,14 +248,19 @@ struct AutopilotSessionTests {
         let c = ints[0]
         #expect(c.command == .doReposition && c.frame == .global && c.x == dest.latitudeE7 && c.y == dest.longitudeE7)
         #expect(c.z == 320 && c.param1 == 2.5 && c.param2 == 1)
-        #expect(reports(s.receive(ap.ack(.doReposition), endOfDatagram: true, now: at(210))) == [.verdict(testID, .accepted)])
+        #expect(
+            reports(s.receive(ap.ack(.doReposition), endOfDatagram: true, now: at(210))) == [
+                .verdict(testID, .accepted)
+            ])
     }
 
     @Test("PX4 follow: the setpoint stream starts before OFFBOARD, runs at 10 Hz and carries the latest target")
     func px4Follow() {
         var ap = FakeAutopilot(flavour: .px4)
         var s = connected(&ap, mode: AutopilotFlavour.px4CustomMode(main: 4, sub: 3), armed: true, flying: true)
-        #expect(s.execute(testID, .followTarget(true), now: at(150)) == [.verdict(testID, .rejected("no target to follow"))])
+        #expect(
+            s.execute(testID, .followTarget(true), now: at(150)) == [.verdict(testID, .rejected("no target to follow"))]
+        )
         let first0 = GeoPoint(latitude: 50.1001, longitude: 14.4, altitude: 11)
         _ = s.applyTarget(first0, now: at(160))
         _ = s.receive(ap.ack(.doReposition), endOfDatagram: true, now: at(170))
@@ -224,17 +269,28 @@ struct AutopilotSessionTests {
         if case .setPositionTargetGlobalInt(let m)? = first.first { #expect(m.latInt == first0.latitudeE7) }
         #expect(first.count == 2)
         if case .setPositionTargetGlobalInt = first[0] {} else { Issue.record("stream first") }
-        if case .commandLong(let c) = first[1] { #expect(c.command == .doSetMode && c.param2 == 6) } else { Issue.record("then OFFBOARD") }
+        if case .commandLong(let c) = first[1] {
+            #expect(c.command == .doSetMode && c.param2 == 6)
+        } else {
+            Issue.record("then OFFBOARD")
+        }
         d = s.receive(ap.ack(.doSetMode), endOfDatagram: true, now: at(210))
         // The goto the first target started (DO_REPOSITION) gives way to following.
-        #expect(reports(d) == [.verdict(testID, .accepted), .note("a target ended: superseded by follow on"), .completion(testID, .completed)])
-        _ = s.receive(ap.heartbeat(mode: AutopilotFlavour.px4CustomMode(main: 6), armed: true), endOfDatagram: true, now: at(220))
+        #expect(
+            reports(d) == [
+                .verdict(testID, .accepted), .note("a target ended: superseded by follow on"),
+                .completion(testID, .completed),
+            ])
+        _ = s.receive(
+            ap.heartbeat(mode: AutopilotFlavour.px4CustomMode(main: 6), armed: true), endOfDatagram: true, now: at(220))
         #expect(s.vehicleState?.activity == .following)
         let target = GeoPoint(latitude: 50.1003, longitude: 14.4, altitude: 12)
         #expect(s.applyTarget(target, now: at(250)).isEmpty)
         var streamed: [SetPositionTargetGlobalInt] = []
         for t in stride(from: 300, through: 1290, by: 10) {
-            streamed += sentMessages(s.tick(now: at(t))).compactMap { if case .setPositionTargetGlobalInt(let m) = $0 { return m } else { return nil } }
+            streamed += sentMessages(s.tick(now: at(t))).compactMap {
+                if case .setPositionTargetGlobalInt(let m) = $0 { return m } else { return nil }
+            }
         }
         #expect(streamed.count == 10)
         #expect(streamed.allSatisfy { $0.latInt == target.latitudeE7 && $0.alt == 12 })
@@ -245,30 +301,53 @@ struct AutopilotSessionTests {
         #expect(!after.contains { if case .setPositionTargetGlobalInt = $0 { return true } else { return false } })
     }
 
-    @Test("ArduPilot follow and targets: GUIDED, then each target is a position target; not following, a target flies there")
+    @Test(
+        "ArduPilot follow and targets: GUIDED, then each target is a position target; not following, a target flies there"
+    )
     func arduTargets() {
         var ap = FakeAutopilot()
         var s = connected(&ap, mode: 4, armed: true, flying: true)
         let target = GeoPoint(latitude: 50.1003, longitude: 14.4, altitude: 12)
         var d = s.applyTarget(target, now: at(200))
-        #expect(sentMessages(d).contains { if case .setPositionTargetGlobalInt(let m) = $0 { return m.latInt == target.latitudeE7 } else { return false } })
+        #expect(
+            sentMessages(d).contains {
+                if case .setPositionTargetGlobalInt(let m) = $0 {
+                    return m.latInt == target.latitudeE7
+                } else {
+                    return false
+                }
+            })
         #expect(s.vehicleState?.activity == .flyingToTarget)
         d = s.execute(testID, .followTarget(true), now: at(300))
-        #expect(reports(d) == [.verdict(testID, .accepted), .note("a target ended: superseded by follow on"), .completion(testID, .completed)])
+        #expect(
+            reports(d) == [
+                .verdict(testID, .accepted), .note("a target ended: superseded by follow on"),
+                .completion(testID, .completed),
+            ])
         // Following starts at the latest target.
-        #expect(sentMessages(d).contains { if case .setPositionTargetGlobalInt(let m) = $0 { return m.latInt == target.latitudeE7 } else { return false } })
+        #expect(
+            sentMessages(d).contains {
+                if case .setPositionTargetGlobalInt(let m) = $0 {
+                    return m.latInt == target.latitudeE7
+                } else {
+                    return false
+                }
+            })
         d = s.applyTarget(GeoPoint(latitude: 50.1004, longitude: 14.4, altitude: 12), now: at(400))
         #expect(sentMessages(d).count == 1)
         #expect(s.vehicleState?.activity == .following)
     }
 
-    @Test("land and return: ArduPilot LAND / RTL modes, PX4 NAV_LAND / NAV_RETURN_TO_LAUNCH; completed when disarmed on the ground")
+    @Test(
+        "land and return: ArduPilot LAND / RTL modes, PX4 NAV_LAND / NAV_RETURN_TO_LAUNCH; completed when disarmed on the ground"
+    )
     func landing() {
         var ap = FakeAutopilot()
         var s = connected(&ap, mode: 4, armed: true, flying: true)
         var d = s.execute(testID, .land, now: at(200))
         #expect(commands(d).first?.command == .doSetMode && commands(d).first?.param2 == 9)
-        #expect(reports(s.receive(ap.ack(.doSetMode), endOfDatagram: true, now: at(210))) == [.verdict(testID, .accepted)])
+        #expect(
+            reports(s.receive(ap.ack(.doSetMode), endOfDatagram: true, now: at(210))) == [.verdict(testID, .accepted)])
         _ = s.receive(ap.heartbeat(mode: 9, armed: true), endOfDatagram: true, now: at(220))
         #expect(s.vehicleState?.activity == .landing)
         _ = s.receive(ap.landed(.onGround), endOfDatagram: true, now: at(3000))
@@ -282,33 +361,50 @@ struct AutopilotSessionTests {
         // The land plan was still waiting for its ACK: superseded, so refused (it never ran).
         var q = connected(&px, mode: AutopilotFlavour.px4CustomMode(main: 4, sub: 3), armed: true, flying: true)
         _ = q.execute(testID, .land, now: at(200))
-        #expect(reports(q.execute(commandID(2), .returnToLaunch, now: at(300))) == [.verdict(testID, .rejected("superseded by rtl"))])
+        #expect(
+            reports(q.execute(commandID(2), .returnToLaunch, now: at(300))) == [
+                .verdict(testID, .rejected("superseded by rtl"))
+            ])
     }
 
     @Test("trajectory: mission upload (ArduPilot: home item 0), then AUTO; completed on the last MISSION_ITEM_REACHED")
     func mission() {
         var ap = FakeAutopilot()
         var s = connected(&ap, mode: 4, armed: true, flying: true)
-        let points = [GeoPoint(latitude: 50.1001, longitude: 14.4, altitude: 10), GeoPoint(latitude: 50.1002, longitude: 14.4, altitude: 12)]
+        let points = [
+            GeoPoint(latitude: 50.1001, longitude: 14.4, altitude: 10),
+            GeoPoint(latitude: 50.1002, longitude: 14.4, altitude: 12),
+        ]
         var d = s.execute(testID, .trajectory(points), now: at(200))
-        guard case .missionCount(let count)? = sentMessages(d).first else { Issue.record("no MISSION_COUNT"); return }
+        guard case .missionCount(let count)? = sentMessages(d).first else {
+            Issue.record("no MISSION_COUNT")
+            return
+        }
         #expect(count.count == 3 && count.targetSystem == 1)
         var items: [MissionItemInt] = []
         for seq in 0..<3 {
-            d = s.receive(ap.bytes(MissionRequestInt(targetSystem: 255, targetComponent: 190, seq: UInt16(seq))), endOfDatagram: true, now: at(210 + seq))
+            d = s.receive(
+                ap.bytes(MissionRequestInt(targetSystem: 255, targetComponent: 190, seq: UInt16(seq))),
+                endOfDatagram: true, now: at(210 + seq))
             items += sentMessages(d).compactMap { if case .missionItemInt(let m) = $0 { return m } else { return nil } }
         }
         #expect(items.map(\.seq) == [0, 1, 2])
         #expect(items[1].frame == .globalRelativeAlt && items[1].x == points[0].latitudeE7 && items[2].z == 12)
-        d = s.receive(ap.bytes(MissionAck(targetSystem: 255, targetComponent: 190, type: .mavMissionAccepted)), endOfDatagram: true, now: at(300))
+        d = s.receive(
+            ap.bytes(MissionAck(targetSystem: 255, targetComponent: 190, type: .mavMissionAccepted)),
+            endOfDatagram: true, now: at(300))
         let after = sentMessages(d)
         #expect(after.contains { if case .missionSetCurrent(let m) = $0 { return m.seq == 1 } else { return false } })
         #expect(commands(d).first?.command == .doSetMode && commands(d).first?.param2 == 3)
-        #expect(reports(s.receive(ap.ack(.doSetMode), endOfDatagram: true, now: at(310))) == [.verdict(testID, .accepted)])
+        #expect(
+            reports(s.receive(ap.ack(.doSetMode), endOfDatagram: true, now: at(310))) == [.verdict(testID, .accepted)])
         _ = s.receive(ap.heartbeat(mode: 3, armed: true), endOfDatagram: true, now: at(320))
         #expect(s.vehicleState?.activity == .followingTrajectory)
         #expect(reports(s.receive(ap.bytes(MissionItemReached(seq: 1)), endOfDatagram: true, now: at(400))).isEmpty)
-        #expect(reports(s.receive(ap.bytes(MissionItemReached(seq: 2)), endOfDatagram: true, now: at(500))) == [.completion(testID, .completed)])
+        #expect(
+            reports(s.receive(ap.bytes(MissionItemReached(seq: 2)), endOfDatagram: true, now: at(500))) == [
+                .completion(testID, .completed)
+            ])
     }
 
     @Test("a refused mission refuses the trajectory")
@@ -316,7 +412,9 @@ struct AutopilotSessionTests {
         var ap = FakeAutopilot(flavour: .px4)
         var s = connected(&ap, mode: AutopilotFlavour.px4CustomMode(main: 4, sub: 3), armed: true, flying: true)
         _ = s.execute(testID, .trajectory([GeoPoint(latitude: 50.1001, longitude: 14.4, altitude: 10)]), now: at(200))
-        let d = s.receive(ap.bytes(MissionAck(targetSystem: 255, targetComponent: 190, type: .mavMissionNoSpace)), endOfDatagram: true, now: at(300))
+        let d = s.receive(
+            ap.bytes(MissionAck(targetSystem: 255, targetComponent: 190, type: .mavMissionNoSpace)),
+            endOfDatagram: true, now: at(300))
         #expect(reports(d) == [.verdict(testID, .rejected("autopilot refused the mission: MAV_MISSION_NO_SPACE"))])
     }
 
@@ -324,10 +422,14 @@ struct AutopilotSessionTests {
     func manual() {
         var ap = FakeAutopilot()
         var s = connected(&ap, mode: 4, armed: true, flying: true)
-        _ = s.execute(testID, .goto(GeoPoint(latitude: 50.11, longitude: 14.4, altitude: 10), speedCmS: 0), now: at(100))
+        _ = s.execute(
+            testID, .goto(GeoPoint(latitude: 50.11, longitude: 14.4, altitude: 10), speedCmS: 0), now: at(100))
         var d = s.applyManualControl(Coordinator.ManualControl(x: 300, y: -200, z: 400, r: 0), now: at(200))
         let m = sentMessages(d)
-        guard case .manualControl(let mc)? = m.first else { Issue.record("MANUAL_CONTROL first"); return }
+        guard case .manualControl(let mc)? = m.first else {
+            Issue.record("MANUAL_CONTROL first")
+            return
+        }
         #expect(mc.target == 1 && mc.x == 300 && mc.y == -200 && mc.z == 700)
         #expect(commands(d).first?.param2 == 5)
         d = s.receive(ap.ack(.doSetMode), endOfDatagram: true, now: at(210))
@@ -345,7 +447,8 @@ struct AutopilotSessionTests {
     func failsafe() {
         var ap = FakeAutopilot()
         var s = connected(&ap, mode: 4, armed: true, flying: true)
-        _ = s.execute(testID, .goto(GeoPoint(latitude: 50.11, longitude: 14.4, altitude: 10), speedCmS: 0), now: at(100))
+        _ = s.execute(
+            testID, .goto(GeoPoint(latitude: 50.11, longitude: 14.4, altitude: 10), speedCmS: 0), now: at(100))
         var d = s.failsafe(.returnHome, now: at(200))
         #expect(commands(d).first?.param2 == 6)
         d = s.receive(ap.ack(.doSetMode), endOfDatagram: true, now: at(210))
@@ -365,7 +468,10 @@ struct AutopilotSessionTests {
         let gcsBeat = gcs.encode(Heartbeat(type: .gcs, autopilot: .invalid), now: MAVLinkTimestamp(rawValue: 0))
         #expect(reports(s.receive(gcsBeat, endOfDatagram: true, now: at(10))).isEmpty)
         var mine = FakeAutopilot(systemID: 9)
-        #expect(s.receive(mine.heartbeat(), endOfDatagram: true, now: at(20)).contains { if case .connected(let i) = $0 { return i.systemID == 9 } else { return false } })
+        #expect(
+            s.receive(mine.heartbeat(), endOfDatagram: true, now: at(20)).contains {
+                if case .connected(let i) = $0 { return i.systemID == 9 } else { return false }
+            })
         // Telemetry from another system is ignored.
         _ = s.receive(other.position(rel: 30), endOfDatagram: true, now: at(30))
         #expect(s.vehicleState == nil)

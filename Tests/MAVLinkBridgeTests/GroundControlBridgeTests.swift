@@ -2,17 +2,22 @@ import Coordinator
 import MAVLink
 import MeshTypes
 import Testing
+
 @testable import MAVLinkBridge
 
 /// A ground-control program as the tests see it: sysid 255, compid 190, at address "qgc".
 struct FakeGCS {
     var encoder = MAVLinkEncoder(systemID: 255, componentID: 190)
-    mutating func bytes(_ m: some MAVLinkMessageType) -> [UInt8] { encoder.encode(m, now: MAVLinkTimestamp(rawValue: 0)) }
+    mutating func bytes(_ m: some MAVLinkMessageType) -> [UInt8] {
+        encoder.encode(m, now: MAVLinkTimestamp(rawValue: 0))
+    }
     mutating func heartbeat() -> [UInt8] { bytes(Heartbeat(type: .gcs, autopilot: .invalid)) }
     mutating func long(_ cmd: MAVCmd, to target: UInt8, confirmation: UInt8 = 0, _ p: [Float] = []) -> [UInt8] {
         let v = p + Array(repeating: 0, count: max(0, 7 - p.count))
-        return bytes(CommandLong(targetSystem: target, targetComponent: 1, command: cmd, confirmation: confirmation,
-                                 param1: v[0], param2: v[1], param3: v[2], param4: v[3], param5: v[4], param6: v[5], param7: v[6]))
+        return bytes(
+            CommandLong(
+                targetSystem: target, targetComponent: 1, command: cmd, confirmation: confirmation,
+                param1: v[0], param2: v[1], param3: v[2], param4: v[3], param5: v[4], param6: v[5], param7: v[6]))
     }
 }
 
@@ -29,42 +34,57 @@ func framesSent(_ directives: [Bridge.Directive]) -> [(String, MAVLinkFrame)] {
 }
 
 func acks(_ directives: [Bridge.Directive]) -> [(from: UInt8, ack: CommandAck)] {
-    framesSent(directives).compactMap { if case .commandAck(let a) = $0.1.message { return ($0.1.systemID, a) } else { return nil } }
+    framesSent(directives).compactMap {
+        if case .commandAck(let a) = $0.1.message { return ($0.1.systemID, a) } else { return nil }
+    }
 }
 
 func texts(_ directives: [Bridge.Directive]) -> [String] {
-    framesSent(directives).compactMap { if case .statustext(let t) = $0.1.message { return t.text } else { return nil } }
+    framesSent(directives).compactMap {
+        if case .statustext(let t) = $0.1.message { return t.text } else { return nil }
+    }
 }
 
 func meshCommands(_ directives: [Bridge.Directive]) -> [(Command, UInt8, UInt64)] {
     directives.compactMap { if case .command(let c, let n, let t) = $0 { return (c, n, t) } else { return nil } }
 }
 
-func state(_ lat: Double = 50.1, _ lon: Double = 14.4, alt: Double = 0, activity: VehicleActivity = .landed, armed: Bool = false,
-           battery: UInt8 = 80) -> Coordinator.VehicleState {
-    Coordinator.VehicleState(position: GeoPoint(latitude: lat, longitude: lon, altitude: alt), velocityNorthCmS: 100,
-                             velocityEastCmS: 0, velocityDownCmS: -50, headingCentidegrees: 9000, batteryPercent: battery,
-                             activity: activity, armed: armed, linkQuality: 100)
+func state(
+    _ lat: Double = 50.1, _ lon: Double = 14.4, alt: Double = 0, activity: VehicleActivity = .landed,
+    armed: Bool = false,
+    battery: UInt8 = 80
+) -> Coordinator.VehicleState {
+    Coordinator.VehicleState(
+        position: GeoPoint(latitude: lat, longitude: lon, altitude: alt), velocityNorthCmS: 100,
+        velocityEastCmS: 0, velocityDownCmS: -50, headingCentidegrees: 9000, batteryPercent: battery,
+        activity: activity, armed: armed, linkQuality: 100)
 }
 
 /// A bridge that knows UAV 7 (landed) and UAV 12 (hovering at 10 m) and has heard the GCS at "qgc".
 func bridge(origin: Double? = 250) -> (Bridge, FakeGCS) {
     var b = Bridge()
     var g = FakeGCS()
-    _ = b.tick(vehicles: [.init(uavNumber: 7, state: state(), isStale: false),
-                          .init(uavNumber: 12, state: state(alt: 10, activity: .hovering, armed: true), isStale: false)],
-               originAltitude: origin, now: at(0))
+    _ = b.tick(
+        vehicles: [
+            .init(uavNumber: 7, state: state(), isStale: false),
+            .init(uavNumber: 12, state: state(alt: 10, activity: .hovering, armed: true), isStale: false),
+        ],
+        originAltitude: origin, now: at(0))
     _ = b.receive(g.heartbeat(), from: "qgc", now: at(1))
     return (b, g)
 }
 
 @Suite("Ground-control bridge (station side)")
 struct GroundControlBridgeTests {
-    @Test("every fresh vehicle streams under its UAV number to every peer and fixed destination; stale ones and no listeners mean nothing")
+    @Test(
+        "every fresh vehicle streams under its UAV number to every peer and fixed destination; stale ones and no listeners mean nothing"
+    )
     func streams() {
         var b = Bridge(fixedDestinations: ["fixed"])
-        let fleet: [Bridge.Vehicle] = [.init(uavNumber: 7, state: state(alt: 12, activity: .hovering, armed: true), isStale: false),
-                                       .init(uavNumber: 9, state: state(), isStale: true)]
+        let fleet: [Bridge.Vehicle] = [
+            .init(uavNumber: 7, state: state(alt: 12, activity: .hovering, armed: true), isStale: false),
+            .init(uavNumber: 9, state: state(), isStale: true),
+        ]
         var g = FakeGCS()
         _ = b.receive(g.heartbeat(), from: "qgc", now: at(0))
         let d = b.tick(vehicles: fleet, originAltitude: 250, now: at(20))
@@ -72,7 +92,11 @@ struct GroundControlBridgeTests {
         #expect(Set(sent.map(\.0)) == ["fixed", "qgc"])
         #expect(sent.allSatisfy { $0.1.systemID == 7 && $0.1.componentID == 1 })
         let names = Set(sent.map { $0.1.message.name })
-        #expect(names.isSuperset(of: ["HEARTBEAT", "GLOBAL_POSITION_INT", "ATTITUDE", "SYS_STATUS", "BATTERY_STATUS", "VFR_HUD", "EXTENDED_SYS_STATE"]))
+        #expect(
+            names.isSuperset(of: [
+                "HEARTBEAT", "GLOBAL_POSITION_INT", "ATTITUDE", "SYS_STATUS", "BATTERY_STATUS", "VFR_HUD",
+                "EXTENDED_SYS_STATE",
+            ]))
         for (_, f) in sent {
             switch f.message {
             case .heartbeat(let h):
@@ -108,15 +132,24 @@ struct GroundControlBridgeTests {
         var g = FakeGCS()
         let joined = b.receive(g.heartbeat(), from: "qgc", now: at(100))
         #expect(joined.count == 1)
-        if case .peerJoined(let p) = joined.first { #expect(p.systemID == 255 && p.sendsHeartbeats) } else { Issue.record("no join") }
+        if case .peerJoined(let p) = joined.first {
+            #expect(p.systemID == 255 && p.sendsHeartbeats)
+        } else {
+            Issue.record("no join")
+        }
         #expect(b.receive(g.heartbeat(), from: "qgc", now: at(1100)).isEmpty)
-        #expect(!b.tick(vehicles: fleet, originAltitude: nil, now: at(11_000)).contains { if case .peerLeft = $0 { return true } else { return false } })
+        #expect(
+            !b.tick(vehicles: fleet, originAltitude: nil, now: at(11_000)).contains {
+                if case .peerLeft = $0 { return true } else { return false }
+            })
         let left = b.tick(vehicles: fleet, originAltitude: nil, now: at(11_200))
         #expect(left.contains { if case .peerLeft = $0 { return true } else { return false } })
         #expect(framesSent(b.tick(vehicles: fleet, originAltitude: nil, now: at(13_000))).isEmpty)
     }
 
-    @Test("NAV_TAKEOFF becomes a FleetMesh takeoff; the answers become COMMAND_ACK from the UAV, and a STATUSTEXT on completion")
+    @Test(
+        "NAV_TAKEOFF becomes a FleetMesh takeoff; the answers become COMMAND_ACK from the UAV, and a STATUSTEXT on completion"
+    )
     func takeoff() {
         var (b, g) = bridge()
         var d = b.receive(g.long(.navTakeoff, to: 7, [0, 0, 0, 0, 0, 0, 15]), from: "qgc", now: at(100))
@@ -145,7 +178,10 @@ struct GroundControlBridgeTests {
         var d = ask(200, .rejected(.unknownUAVNumber(200)))
         #expect(acks(d).map(\.ack.result) == [.denied] && acks(d).first?.from == 200)
         #expect(texts(d) == ["land rejected: unknown UAV number 200"])
-        #expect(d.contains { if case .note(let t) = $0 { return t.contains("unknown UAV number 200") } else { return false } })
+        #expect(
+            d.contains {
+                if case .note(let t) = $0 { return t.contains("unknown UAV number 200") } else { return false }
+            })
         d = ask(12, .rejected(.controlledBy("station-b")))
         #expect(acks(d).map(\.ack.result) == [.denied] && texts(d) == ["land rejected: controlled by station-b"])
         d = ask(12, .rejected(.contestedNumber(12)))
@@ -156,11 +192,15 @@ struct GroundControlBridgeTests {
         #expect(acks(d).map(\.ack.result) == [.failed] && texts(d) == ["land failed: no answer from UAV 12"])
         #expect(Bridge.result(for: .targetRestarted) == .temporarilyRejected)
         #expect(Bridge.result(for: .vehicle("autopilot silent (no HEARTBEAT for 3.1 s)")) == .temporarilyRejected)
-        #expect(Bridge.result(for: .vehicle("autopilot refused MAV_CMD_NAV_TAKEOFF: MAV_RESULT_UNSUPPORTED")) == .unsupported)
+        #expect(
+            Bridge.result(for: .vehicle("autopilot refused MAV_CMD_NAV_TAKEOFF: MAV_RESULT_UNSUPPORTED"))
+                == .unsupported)
         #expect(Bridge.result(for: .vehicle("autopilot did not acknowledge MAV_CMD_DO_SET_MODE")) == .failed)
     }
 
-    @Test("a retransmission (confirmation > 0) is answered IN_PROGRESS while pending, then with the same result; it never runs twice")
+    @Test(
+        "a retransmission (confirmation > 0) is answered IN_PROGRESS while pending, then with the same result; it never runs twice"
+    )
     func retransmission() {
         var (b, g) = bridge()
         var d = b.receive(g.long(.navLand, to: 12), from: "qgc", now: at(100))
@@ -178,22 +218,39 @@ struct GroundControlBridgeTests {
     @Test("goto: DO_REPOSITION (LONG: relative altitude; INT: its frame), SET_POSITION_TARGET_GLOBAL_INT deduplicated")
     func gotos() {
         var (b, g) = bridge(origin: 250)
-        var d = b.receive(g.long(.doReposition, to: 12, [3, 0, 0, .nan, 50.1002, 14.4003, 20]), from: "qgc", now: at(100))
+        var d = b.receive(
+            g.long(.doReposition, to: 12, [3, 0, 0, .nan, 50.1002, 14.4003, 20]), from: "qgc", now: at(100))
         // COMMAND_LONG carries degrees as 32-bit floats: about 1 m of resolution at 50°.
-        guard case .goto(let p, 300)? = meshCommands(d).first?.0 else { Issue.record("no goto at 3 m/s"); return }
-        #expect(abs(p.latitude - 50.1002) < 1e-5 && abs(p.longitude - 14.4003) < 1e-5 && p.altitudeMillimetres == 20_000)
+        guard case .goto(let p, 300)? = meshCommands(d).first?.0 else {
+            Issue.record("no goto at 3 m/s")
+            return
+        }
+        #expect(
+            abs(p.latitude - 50.1002) < 1e-5 && abs(p.longitude - 14.4003) < 1e-5 && p.altitudeMillimetres == 20_000)
         // NaN latitude and longitude: here, at the new altitude.
         d = b.receive(g.long(.doReposition, to: 12, [-1, 0, 0, .nan, .nan, .nan, 25]), from: "qgc", now: at(200))
         #expect(meshCommands(d).first?.0 == .goto(GeoPoint(latitude: 50.1, longitude: 14.4, altitude: 25), speedCmS: 0))
-        d = b.receive(g.bytes(CommandInt(targetSystem: 12, targetComponent: 1, frame: .global, command: .doReposition,
-                                         param1: -1, param4: .nan, x: 501_001_000, y: 144_002_000, z: 270)), from: "qgc", now: at(300))
-        #expect(meshCommands(d).first?.0 == .goto(GeoPoint(latitudeE7: 501_001_000, longitudeE7: 144_002_000, altitudeMillimetres: 20_000), speedCmS: 0))
-        let target = SetPositionTargetGlobalInt(targetSystem: 12, targetComponent: 1, coordinateFrame: .globalRelativeAltInt,
-                                                typeMask: [.vxIgnore, .vyIgnore, .vzIgnore, .axIgnore, .ayIgnore, .azIgnore, .yawIgnore, .yawRateIgnore],
-                                                latInt: 501_000_500, lonInt: 144_000_000, alt: 11)
+        d = b.receive(
+            g.bytes(
+                CommandInt(
+                    targetSystem: 12, targetComponent: 1, frame: .global, command: .doReposition,
+                    param1: -1, param4: .nan, x: 501_001_000, y: 144_002_000, z: 270)), from: "qgc", now: at(300))
+        #expect(
+            meshCommands(d).first?.0
+                == .goto(
+                    GeoPoint(latitudeE7: 501_001_000, longitudeE7: 144_002_000, altitudeMillimetres: 20_000),
+                    speedCmS: 0))
+        let target = SetPositionTargetGlobalInt(
+            targetSystem: 12, targetComponent: 1, coordinateFrame: .globalRelativeAltInt,
+            typeMask: [.vxIgnore, .vyIgnore, .vzIgnore, .axIgnore, .ayIgnore, .azIgnore, .yawIgnore, .yawRateIgnore],
+            latInt: 501_000_500, lonInt: 144_000_000, alt: 11)
         d = b.receive(g.bytes(target), from: "qgc", now: at(400))
         let sent = meshCommands(d)
-        #expect(sent.first?.0 == .goto(GeoPoint(latitudeE7: 501_000_500, longitudeE7: 144_000_000, altitudeMillimetres: 11_000), speedCmS: 0))
+        #expect(
+            sent.first?.0
+                == .goto(
+                    GeoPoint(latitudeE7: 501_000_500, longitudeE7: 144_000_000, altitudeMillimetres: 11_000),
+                    speedCmS: 0))
         #expect(b.receive(g.bytes(target), from: "qgc", now: at(500)).isEmpty)
         // Not acknowledged in MAVLink: a refusal is a STATUSTEXT.
         d = b.onAnswer(ticket: sent[0].2, .rejected(.vehicle("not airborne")), now: at(600))
@@ -207,7 +264,9 @@ struct GroundControlBridgeTests {
     @Test("MANUAL_CONTROL: z from 0…1000 (500 = centre) to −1000…1000; unknown targets get one STATUSTEXT")
     func manual() {
         var (b, g) = bridge()
-        let d = b.receive(g.bytes(MAVLink.ManualControl(target: 12, x: 500, y: -300, z: 750, r: 10, buttons: 3)), from: "qgc", now: at(100))
+        let d = b.receive(
+            g.bytes(MAVLink.ManualControl(target: 12, x: 500, y: -300, z: 750, r: 10, buttons: 3)), from: "qgc",
+            now: at(100))
         #expect(d == [.manualControl(Coordinator.ManualControl(x: 500, y: -300, z: 500, r: 10, buttons: 3), uav: 12)])
         let unknown = b.receive(g.bytes(MAVLink.ManualControl(target: 99, z: 500)), from: "qgc", now: at(200))
         #expect(texts(unknown) == ["UAV 99 is not in the mesh"])
@@ -219,7 +278,9 @@ struct GroundControlBridgeTests {
         var (b, g) = bridge()
         var d = b.receive(g.long(.doSetMode, to: 12, [1, 7]), from: "qgc", now: at(100))
         #expect(meshCommands(d).first?.0 == .returnToLaunch)
-        d = b.receive(g.bytes(SetMode(targetSystem: 12, baseMode: MAVMode(rawValue: 1), customMode: 2)), from: "qgc", now: at(200))
+        d = b.receive(
+            g.bytes(SetMode(targetSystem: 12, baseMode: MAVMode(rawValue: 1), customMode: 2)), from: "qgc", now: at(200)
+        )
         let t = meshCommands(d)
         #expect(t.first?.0 == .hover)
         d = b.onAnswer(ticket: t[0].2, .accepted, now: at(210))
@@ -228,7 +289,9 @@ struct GroundControlBridgeTests {
         #expect(meshCommands(d).isEmpty && acks(d).map(\.ack.result) == [.denied])
     }
 
-    @Test("local answers: arming, unsupported commands, broadcast and out-of-range targets, parameters, missions, capabilities")
+    @Test(
+        "local answers: arming, unsupported commands, broadcast and out-of-range targets, parameters, missions, capabilities"
+    )
     func localAnswers() {
         var (b, g) = bridge()
         var d = b.receive(g.long(.componentArmDisarm, to: 7, [1]), from: "qgc", now: at(100))
@@ -242,42 +305,88 @@ struct GroundControlBridgeTests {
         d = b.receive(g.long(.navLand, to: 252), from: "qgc", now: at(100))
         #expect(acks(d).map(\.ack.result) == [.denied] && meshCommands(d).isEmpty)
         d = b.receive(g.bytes(ParamRequestList(targetSystem: 7, targetComponent: 1)), from: "qgc", now: at(100))
-        if case .paramValue(let p)? = framesSent(d).first?.1.message { #expect(p.paramId == "FM_UAV_NUMBER" && p.paramValue == 7 && p.paramCount == 1) }
-        else { Issue.record("no PARAM_VALUE") }
+        if case .paramValue(let p)? = framesSent(d).first?.1.message {
+            #expect(p.paramId == "FM_UAV_NUMBER" && p.paramValue == 7 && p.paramCount == 1)
+        } else {
+            Issue.record("no PARAM_VALUE")
+        }
         d = b.receive(g.bytes(MissionRequestList(targetSystem: 7, targetComponent: 1)), from: "qgc", now: at(100))
-        if case .missionCount(let c)? = framesSent(d).first?.1.message { #expect(c.count == 0) } else { Issue.record("no MISSION_COUNT") }
+        if case .missionCount(let c)? = framesSent(d).first?.1.message {
+            #expect(c.count == 0)
+        } else {
+            Issue.record("no MISSION_COUNT")
+        }
         d = b.receive(g.long(.requestMessage, to: 7, [Float(AutopilotVersion.id)]), from: "qgc", now: at(100))
-        #expect(framesSent(d).contains { if case .autopilotVersion(let v) = $0.1.message { return v.capabilities.contains(.mavlink2) } else { return false } })
+        #expect(
+            framesSent(d).contains {
+                if case .autopilotVersion(let v) = $0.1.message {
+                    return v.capabilities.contains(.mavlink2)
+                } else {
+                    return false
+                }
+            })
         _ = b.tick(vehicles: [.init(uavNumber: 7, state: state(), isStale: false)], originAltitude: 250, now: at(200))
         d = b.receive(g.long(.getHomePosition, to: 7), from: "qgc", now: at(300))
-        #expect(framesSent(d).contains { if case .homePosition(let h) = $0.1.message { return h.altitude == 250_000 && h.latitude == 501_000_000 } else { return false } })
+        #expect(
+            framesSent(d).contains {
+                if case .homePosition(let h) = $0.1.message {
+                    return h.altitude == 250_000 && h.latitude == 501_000_000
+                } else {
+                    return false
+                }
+            })
     }
 
     @Test("a mission upload becomes a trajectory command; its MISSION_ACK follows the mesh's verdict")
     func missionUpload() {
         var (b, g) = bridge()
-        var d = b.receive(g.bytes(MissionCount(targetSystem: 12, targetComponent: 1, count: 2)), from: "qgc", now: at(100))
-        guard case .missionRequestInt(let r)? = framesSent(d).first?.1.message else { Issue.record("no request"); return }
+        var d = b.receive(
+            g.bytes(MissionCount(targetSystem: 12, targetComponent: 1, count: 2)), from: "qgc", now: at(100))
+        guard case .missionRequestInt(let r)? = framesSent(d).first?.1.message else {
+            Issue.record("no request")
+            return
+        }
         #expect(r.seq == 0 && r.targetSystem == 255)
-        d = b.receive(g.bytes(MissionItemInt(targetSystem: 12, targetComponent: 1, seq: 0, frame: .globalRelativeAlt, command: .navWaypoint,
-                                             x: 501_001_000, y: 144_000_000, z: 10)), from: "qgc", now: at(110))
-        guard case .missionRequestInt(let r1)? = framesSent(d).first?.1.message else { Issue.record("no request"); return }
+        d = b.receive(
+            g.bytes(
+                MissionItemInt(
+                    targetSystem: 12, targetComponent: 1, seq: 0, frame: .globalRelativeAlt, command: .navWaypoint,
+                    x: 501_001_000, y: 144_000_000, z: 10)), from: "qgc", now: at(110))
+        guard case .missionRequestInt(let r1)? = framesSent(d).first?.1.message else {
+            Issue.record("no request")
+            return
+        }
         #expect(r1.seq == 1)
-        d = b.receive(g.bytes(MissionItemInt(targetSystem: 12, targetComponent: 1, seq: 1, frame: .global, command: .navWaypoint,
-                                             x: 501_002_000, y: 144_000_000, z: 262)), from: "qgc", now: at(120))
+        d = b.receive(
+            g.bytes(
+                MissionItemInt(
+                    targetSystem: 12, targetComponent: 1, seq: 1, frame: .global, command: .navWaypoint,
+                    x: 501_002_000, y: 144_000_000, z: 262)), from: "qgc", now: at(120))
         let cmd = try! #require(meshCommands(d).first)
-        #expect(cmd.0 == .trajectory([GeoPoint(latitudeE7: 501_001_000, longitudeE7: 144_000_000, altitudeMillimetres: 10_000),
-                                      GeoPoint(latitudeE7: 501_002_000, longitudeE7: 144_000_000, altitudeMillimetres: 12_000)]))
-        d = b.onAnswer(ticket: cmd.2, .rejected(.vehicle("trajectory upload is not supported by the simulated vehicle")), now: at(130))
-        #expect(framesSent(d).contains { if case .missionAck(let a) = $0.1.message { return a.type == .mavMissionDenied } else { return false } })
+        #expect(
+            cmd.0
+                == .trajectory([
+                    GeoPoint(latitudeE7: 501_001_000, longitudeE7: 144_000_000, altitudeMillimetres: 10_000),
+                    GeoPoint(latitudeE7: 501_002_000, longitudeE7: 144_000_000, altitudeMillimetres: 12_000),
+                ]))
+        d = b.onAnswer(
+            ticket: cmd.2, .rejected(.vehicle("trajectory upload is not supported by the simulated vehicle")),
+            now: at(130))
+        #expect(
+            framesSent(d).contains {
+                if case .missionAck(let a) = $0.1.message { return a.type == .mavMissionDenied } else { return false }
+            })
     }
 
     @Test("frames of our own vehicles coming back are ignored; long STATUSTEXTs are chunked")
     func echoesAndChunks() {
         var (b, _) = bridge()
         var echo = MAVLinkEncoder(systemID: 12, componentID: 1)
-        #expect(b.receive(echo.encode(CommandLong(targetSystem: 7, command: .navLand), now: MAVLinkTimestamp(rawValue: 0)),
-                          from: "router", now: at(100)).isEmpty)
+        #expect(
+            b.receive(
+                echo.encode(CommandLong(targetSystem: 7, command: .navLand), now: MAVLinkTimestamp(rawValue: 0)),
+                from: "router", now: at(100)
+            ).isEmpty)
         #expect(Bridge.chunks(String(repeating: "a", count: 120)).map(\.count) == [50, 50, 20])
         #expect(Bridge.chunks(String(repeating: "b", count: 100)).map(\.count) == [50, 50, 0])
         #expect(Bridge.chunks(String(repeating: "c", count: 50)).map(\.count) == [50])

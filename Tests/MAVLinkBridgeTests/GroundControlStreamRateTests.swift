@@ -3,6 +3,7 @@ import Determinism
 import MAVLink
 import MeshTypes
 import Testing
+
 @testable import MAVLinkBridge
 
 /// The streams a ground station receives keep their documented rates when ticks come late: each next send is due
@@ -18,8 +19,11 @@ import Testing
             let t = start + k * 50 + lateBy(k)
             // The ground station's own HEARTBEAT once a second keeps it a peer (it is dropped after 10 s of silence).
             if k % 20 == 0 { _ = b.receive(g.heartbeat(), from: "qgc", now: at(t)) }
-            let out = b.tick(vehicles: [.init(uavNumber: 12, state: state(alt: 10, activity: .hovering, armed: true), isStale: false)],
-                             originAltitude: 250, now: at(t))
+            let out = b.tick(
+                vehicles: [
+                    .init(uavNumber: 12, state: state(alt: 10, activity: .hovering, armed: true), isStale: false)
+                ],
+                originAltitude: 250, now: at(t))
             for (_, frame) in framesSent(out) where frame.systemID == 12 {
                 switch frame.message {
                 case .heartbeat: counts["HEARTBEAT", default: 0] += 1

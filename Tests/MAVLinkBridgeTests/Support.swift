@@ -1,6 +1,7 @@
 import Coordinator
 import MAVLink
 import MeshTypes
+
 @testable import MAVLinkBridge
 
 /// A test stand-in for an autopilot: builds its frames and reads the bridge's.
@@ -13,25 +14,37 @@ struct FakeAutopilot {
         self.flavour = flavour
     }
 
-    mutating func bytes(_ m: some MAVLinkMessageType) -> [UInt8] { encoder.encode(m, now: MAVLinkTimestamp(rawValue: 0)) }
+    mutating func bytes(_ m: some MAVLinkMessageType) -> [UInt8] {
+        encoder.encode(m, now: MAVLinkTimestamp(rawValue: 0))
+    }
 
     mutating func heartbeat(mode: UInt32 = 0, armed: Bool = false) -> [UInt8] {
-        bytes(Heartbeat(type: .quadrotor, autopilot: flavour == .px4 ? .px4 : .ardupilotmega,
-                        baseMode: armed ? [.customModeEnabled, .safetyArmed] : [.customModeEnabled],
-                        customMode: mode, systemStatus: armed ? .active : .standby))
+        bytes(
+            Heartbeat(
+                type: .quadrotor, autopilot: flavour == .px4 ? .px4 : .ardupilotmega,
+                baseMode: armed ? [.customModeEnabled, .safetyArmed] : [.customModeEnabled],
+                customMode: mode, systemStatus: armed ? .active : .standby))
     }
 
-    mutating func position(lat: Double = 50.1, lon: Double = 14.4, rel: Double = 0, amsl: Double = 300,
-                           vn: Int16 = 0, ve: Int16 = 0, vd: Int16 = 0, hdg: UInt16 = 9000) -> [UInt8] {
-        bytes(GlobalPositionInt(timeBootMs: 1, lat: Int32((lat * 1e7).rounded()), lon: Int32((lon * 1e7).rounded()),
-                                alt: Int32(((amsl + rel) * 1000).rounded()), relativeAlt: Int32((rel * 1000).rounded()),
-                                vx: vn, vy: ve, vz: vd, hdg: hdg))
+    mutating func position(
+        lat: Double = 50.1, lon: Double = 14.4, rel: Double = 0, amsl: Double = 300,
+        vn: Int16 = 0, ve: Int16 = 0, vd: Int16 = 0, hdg: UInt16 = 9000
+    ) -> [UInt8] {
+        bytes(
+            GlobalPositionInt(
+                timeBootMs: 1, lat: Int32((lat * 1e7).rounded()), lon: Int32((lon * 1e7).rounded()),
+                alt: Int32(((amsl + rel) * 1000).rounded()), relativeAlt: Int32((rel * 1000).rounded()),
+                vx: vn, vy: ve, vz: vd, hdg: hdg))
     }
 
-    mutating func landed(_ state: MAVLandedState) -> [UInt8] { bytes(ExtendedSysState(vtolState: .undefined, landedState: state)) }
+    mutating func landed(_ state: MAVLandedState) -> [UInt8] {
+        bytes(ExtendedSysState(vtolState: .undefined, landedState: state))
+    }
 
     mutating func ack(_ cmd: MAVCmd, _ result: MAVResult = .accepted) -> [UInt8] {
-        bytes(CommandAck(command: cmd, result: result, progress: 0, resultParam2: 0, targetSystem: 255, targetComponent: 190))
+        bytes(
+            CommandAck(
+                command: cmd, result: result, progress: 0, resultParam2: 0, targetSystem: 255, targetComponent: 190))
     }
 }
 
@@ -64,13 +77,17 @@ func reports(_ directives: [AutopilotSession.Directive]) -> [AutopilotSession.Di
 }
 
 let testID = CommandID(origin: NodeID(high: 1, low: 2), originIncarnation: 3, counter: 1)
-func commandID(_ n: UInt64) -> CommandID { CommandID(origin: NodeID(high: 1, low: 2), originIncarnation: 3, counter: n) }
+func commandID(_ n: UInt64) -> CommandID {
+    CommandID(origin: NodeID(high: 1, low: 2), originIncarnation: 3, counter: n)
+}
 
 func at(_ ms: Int) -> MeshInstant { MeshInstant(nanoseconds: UInt64(ms) * 1_000_000) }
 
 /// A session connected to `autopilot` with a position (landed unless `flying`), at time 0…100 ms.
-func connected(_ autopilot: inout FakeAutopilot, mode: UInt32 = 0, armed: Bool = false, flying: Bool = false,
-               configuration: AutopilotSession.Configuration = .init()) -> AutopilotSession {
+func connected(
+    _ autopilot: inout FakeAutopilot, mode: UInt32 = 0, armed: Bool = false, flying: Bool = false,
+    configuration: AutopilotSession.Configuration = .init()
+) -> AutopilotSession {
     var s = AutopilotSession(configuration: configuration)
     _ = s.receive(autopilot.heartbeat(mode: mode, armed: armed), endOfDatagram: true, now: at(0))
     _ = s.receive(autopilot.position(rel: flying ? 10 : 0), endOfDatagram: true, now: at(10))

@@ -46,7 +46,9 @@ import Testing
         for name in fresh {
             let a = try Data(contentsOf: scratch.appendingPathComponent(name))
             let b = try? Data(contentsOf: committed.appendingPathComponent(name))
-            #expect(a == b, """
+            #expect(
+                a == b,
+                """
                 \(name) is stale: re-run `python3 Tools/mavgen/mavgen.py --out Sources/MAVLink/Generated`. If the \
                 "Definitions" line of MAVLinkMessage.swift differs, the installed pymavlink ships other XML than the \
                 one the committed code was generated from.

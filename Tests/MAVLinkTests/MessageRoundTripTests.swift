@@ -58,8 +58,9 @@ import Testing
     }
 
     @Test func zeroTruncationOnSendAndZeroExtensionOnReceive() throws {
-        let msg = GlobalPositionInt(timeBootMs: 1234, lat: 473_977_420, lon: 85_455_940, alt: 0, relativeAlt: 0,
-                                    vx: 0, vy: 0, vz: 0, hdg: 0)
+        let msg = GlobalPositionInt(
+            timeBootMs: 1234, lat: 473_977_420, lon: 85_455_940, alt: 0, relativeAlt: 0,
+            vx: 0, vy: 0, vz: 0, hdg: 0)
         let frame = MAVLinkEncoder.frame(for: msg, sysid: 1, compid: 1, seq: 0)
         // lat/lon end at byte 12; everything after is zero and is not sent.
         #expect(frame.payload.count == 12)
@@ -72,8 +73,9 @@ import Testing
     }
 
     @Test func extensionFieldsAndForwardCompatibility() throws {
-        let ack = CommandAck(command: .componentArmDisarm, result: .accepted, progress: 50, resultParam2: -7,
-                             targetSystem: 9, targetComponent: 1)
+        let ack = CommandAck(
+            command: .componentArmDisarm, result: .accepted, progress: 50, resultParam2: -7,
+            targetSystem: 9, targetComponent: 1)
         let payload = ack.encodedPayload()
         #expect(payload.count == CommandAck.maxPayloadLength)
         // A MAVLink 1 style payload (no extensions) decodes with extension fields zero.
@@ -85,7 +87,8 @@ import Testing
         // Strings: NUL-terminated or exactly full length.
         let text = Statustext(severity: .warning, text: String(repeating: "x", count: 50))
         #expect(Statustext(payload: text.encodedPayload()).text.count == 50)
-        #expect(Statustext(payload: Statustext(text: String(repeating: "y", count: 60)).encodedPayload()).text.count == 50)
+        #expect(
+            Statustext(payload: Statustext(text: String(repeating: "y", count: 60)).encodedPayload()).text.count == 50)
         #expect(ParamValue(payload: ParamValue(paramId: "SYSID_THISMAV").encodedPayload()).paramId == "SYSID_THISMAV")
     }
 

@@ -4,9 +4,11 @@ import Testing
 
 @Suite struct ParserTests {
     static let sample: [any MAVLinkMessageType] = [
-        Heartbeat(type: .quadrotor, autopilot: .px4, baseMode: [.safetyArmed], customMode: 65536, systemStatus: .active),
-        GlobalPositionInt(timeBootMs: 1000, lat: 473_977_420, lon: 85_455_940, alt: 488_000, relativeAlt: 10_000,
-                          vx: 12, vy: -3, vz: 0, hdg: 9000),
+        Heartbeat(
+            type: .quadrotor, autopilot: .px4, baseMode: [.safetyArmed], customMode: 65536, systemStatus: .active),
+        GlobalPositionInt(
+            timeBootMs: 1000, lat: 473_977_420, lon: 85_455_940, alt: 488_000, relativeAlt: 10_000,
+            vx: 12, vy: -3, vz: 0, hdg: 9000),
         Attitude(timeBootMs: 1000, roll: 0.01, pitch: -0.02, yaw: 1.5, rollspeed: 0, pitchspeed: 0, yawspeed: 0.1),
         Statustext(severity: .info, text: "Armed"),
         CommandLong(targetSystem: 1, targetComponent: 1, command: .componentArmDisarm, param1: 1),
@@ -36,8 +38,9 @@ import Testing
             for _ in 0..<Int.random(in: 1...3, using: &rng) {
                 // Garbage rich in start markers, then a valid frame.
                 let garbage = (0..<Int.random(in: 0...300, using: &rng)).map { _ in
-                    Int.random(in: 0..<8, using: &rng) == 0 ? (Bool.random(using: &rng) ? 0xFD : 0xFE)
-                                                           : UInt8.random(in: 0...255, using: &rng)
+                    Int.random(in: 0..<8, using: &rng) == 0
+                        ? (Bool.random(using: &rng) ? 0xFD : 0xFE)
+                        : UInt8.random(in: 0...255, using: &rng)
                 }
                 stream += garbage
                 let frame = Self.frameBytes(Self.sample[round % Self.sample.count], seq: seq)
@@ -62,7 +65,10 @@ import Testing
             for want in expected {
                 inserted += 1
                 while let got = it.next() {
-                    if got == want { recovered += 1; break }
+                    if got == want {
+                        recovered += 1
+                        break
+                    }
                 }
             }
         }
@@ -109,9 +115,12 @@ import Testing
                 default:
                     // The first report is always the checksum failure of this very frame; later reports may come
                     // from start-marker bytes inside its payload while the parser rescans.
-                    #expect(drops.first == .badChecksum(messageID: UInt32(original[7]),
-                                                        expected: expectedCRC(bytes), found: foundCRC(bytes)),
-                            "byte \(index): \(drops)")
+                    #expect(
+                        drops.first
+                            == .badChecksum(
+                                messageID: UInt32(original[7]),
+                                expected: expectedCRC(bytes), found: foundCRC(bytes)),
+                        "byte \(index): \(drops)")
                     #expect(parser.statistics.badChecksums >= 1)
                 }
             }
@@ -145,12 +154,14 @@ import Testing
     }
 
     @Test func mavlink1FramesAreRead() throws {
-        let hb = Heartbeat(type: .fixedWing, autopilot: .ardupilotmega, baseMode: [.customModeEnabled], customMode: 10,
-                           systemStatus: .standby)
+        let hb = Heartbeat(
+            type: .fixedWing, autopilot: .ardupilotmega, baseMode: [.customModeEnabled], customMode: 10,
+            systemStatus: .standby)
         let v1 = try MAVLinkEncoder.mavlink1Frame(for: hb, sysid: 7, compid: 1, seq: 42)
         // Byte layout: FE len seq sys comp msgid payload crc
         #expect(Array(v1.bytes.prefix(6)) == [0xFE, 9, 42, 7, 1, 0])
-        let sys = try MAVLinkEncoder.mavlink1Frame(for: SysStatus(load: 500, batteryRemaining: 80), sysid: 7, compid: 1, seq: 43)
+        let sys = try MAVLinkEncoder.mavlink1Frame(
+            for: SysStatus(load: 500, batteryRemaining: 80), sysid: 7, compid: 1, seq: 43)
         #expect(sys.payload.count == SysStatus.minPayloadLength)
         let (frames, drops, parser) = parseAll(v1.bytes + sys.bytes + Self.frameBytes(hb, seq: 44))
         #expect(drops.isEmpty)
@@ -164,7 +175,8 @@ import Testing
             try MAVLinkEncoder.mavlink1Frame(for: Odometry(), sysid: 1, compid: 1, seq: 0)
         }
         // With MAVLink 1 disabled, 0xFE is just a byte.
-        let (only2, _, p2) = parseAll(v1.bytes + Self.frameBytes(hb, seq: 1), configuration: .init(acceptsMAVLink1: false))
+        let (only2, _, p2) = parseAll(
+            v1.bytes + Self.frameBytes(hb, seq: 1), configuration: .init(acceptsMAVLink1: false))
         #expect(only2.count == 1 && only2[0].version == .v2 && p2.statistics.bytesDiscarded == v1.bytes.count)
     }
 
@@ -181,7 +193,8 @@ import Testing
 
     @Test func unknownMessageIDsAreDroppedOrDeliveredByPolicy() throws {
         // A frame for an id the dialect does not know (e.g. an ArduPilot dialect message), checksummed with 0x33.
-        let foreign = MAVLinkEncoder.frame(messageID: 11_000, crcExtra: 0x33, payload: [1, 2, 3], sysid: 1, compid: 1, seq: 0)
+        let foreign = MAVLinkEncoder.frame(
+            messageID: 11_000, crcExtra: 0x33, payload: [1, 2, 3], sysid: 1, compid: 1, seq: 0)
         let (none, drops, _) = parseAll(foreign.bytes)
         #expect(none.isEmpty && drops == [.unknownMessageID(11_000)])
 
@@ -190,7 +203,8 @@ import Testing
         #expect(delivered.first?.message == .unknown(id: 11_000, payload: [1, 2, 3]))
 
         // Teaching the dialect the id makes the checksum verifiable; it still decodes as `.unknown`.
-        let info = MAVLinkMessageInfo(id: 11_000, name: "VENDOR", crcExtra: 0x33, minPayloadLength: 3, maxPayloadLength: 3)
+        let info = MAVLinkMessageInfo(
+            id: 11_000, name: "VENDOR", crcExtra: 0x33, minPayloadLength: 3, maxPayloadLength: 3)
         let dialect = MAVLinkDialect.common.adding([info])
         let (verified, vdrops, _) = parseAll(foreign.bytes, configuration: .init(dialect: dialect))
         #expect(verified.count == 1 && vdrops.isEmpty)
@@ -217,8 +231,9 @@ import Testing
 
     @Test func signedFramesCarryTheirTrailerThroughTheParser() throws {
         let params = MAVLinkSignatureParameters(key: TestData.key, linkID: 2, timestamp: .init(rawValue: 123_456_789))
-        let frame = MAVLinkEncoder.frame(for: VfrHud(airspeed: 12, groundspeed: 11, heading: 90), sysid: 1, compid: 1,
-                                         seq: 0, signing: params)
+        let frame = MAVLinkEncoder.frame(
+            for: VfrHud(airspeed: 12, groundspeed: 11, heading: 90), sysid: 1, compid: 1,
+            seq: 0, signing: params)
         let (frames, _, _) = parseAll(frame.bytes)
         #expect(frames == [frame])
         #expect(frames.first?.signature?.linkID == 2 && frames.first?.signature?.timestamp.rawValue == 123_456_789)

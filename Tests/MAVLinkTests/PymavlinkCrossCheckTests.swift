@@ -8,10 +8,13 @@ import Testing
     static let names = MAVLinkMessage.generatedTypes.map { $0.messageName }
 
     @Test func pymavlinkFramesDecodeAndReencodeByteExactInSwift() throws {
-        let vectors = try Pymavlink.run(["generate", "--seed", "7", "--key", TestData.keyHex, "--link", "9",
-                                         "--timestamp", "500000000", "--messages", Self.names.joined(separator: ",")])
-        #expect(vectors.allSatisfy { ($0["kind"] as? String) != "missing" },
-                "pymavlink lacks a generated message: \(vectors.filter { ($0["kind"] as? String) == "missing" })")
+        let vectors = try Pymavlink.run([
+            "generate", "--seed", "7", "--key", TestData.keyHex, "--link", "9",
+            "--timestamp", "500000000", "--messages", Self.names.joined(separator: ","),
+        ])
+        #expect(
+            vectors.allSatisfy { ($0["kind"] as? String) != "missing" },
+            "pymavlink lacks a generated message: \(vectors.filter { ($0["kind"] as? String) == "missing" })")
         var kinds: [String: Int] = [:]
         for vector in vectors where (vector["kind"] as? String) != "missing" {
             let name = try #require(vector["name"] as? String)
@@ -30,7 +33,8 @@ import Testing
 
             // Re-encode in Swift with the same header (and signature parameters): must be byte-identical.
             let reencoded = try reencode(type, frame: frame)
-            #expect(reencoded == bytes, "\(name)/\(kind): swift \(hexString(reencoded)) vs pymavlink \(hexString(bytes))")
+            #expect(
+                reencoded == bytes, "\(name)/\(kind): swift \(hexString(reencoded)) vs pymavlink \(hexString(bytes))")
 
             if kind == "v2signed" {
                 var verifier = MAVLinkSignatureVerifier(key: TestData.key)
@@ -38,8 +42,9 @@ import Testing
                 #expect(throws: Never.self, "\(name)") { try verifier.verify(frame, now: now) }
             }
         }
-        #expect(kinds["v2"] == Self.names.count - 0 && kinds["v2signed"] == Self.names.count && (kinds["v1"] ?? 0) > 20,
-                "vector kinds: \(kinds)")
+        #expect(
+            kinds["v2"] == Self.names.count - 0 && kinds["v2signed"] == Self.names.count && (kinds["v1"] ?? 0) > 20,
+            "vector kinds: \(kinds)")
     }
 
     @Test func swiftFramesParseInPymavlinkWithSameFieldsAndBytes() throws {
@@ -50,17 +55,23 @@ import Testing
         var seq: UInt8 = 0
         for type in MAVLinkMessage.generatedTypes {
             for variant in 0..<4 {
-                let payload = variant == 1 ? [UInt8](repeating: 0, count: type.maxPayloadLength)
-                                           : TestData.randomPayload(for: type, using: &rng)
+                let payload =
+                    variant == 1
+                    ? [UInt8](repeating: 0, count: type.maxPayloadLength)
+                    : TestData.randomPayload(for: type, using: &rng)
                 seq &+= 1
                 let sign = variant == 2 ? signer.nextParameters(now: MAVLinkTimestamp(rawValue: 700_000_000)) : nil
-                guard let (message, frame) = makeFrame(type, payload: payload, seq: seq, signing: sign,
-                                                       mavlink1: variant == 3) else { continue }
+                guard
+                    let (message, frame) = makeFrame(
+                        type, payload: payload, seq: seq, signing: sign,
+                        mavlink1: variant == 3)
+                else { continue }
                 lines.append(frame.bytes)
                 messages.append(message)
             }
         }
-        let input = FileManager.default.temporaryDirectory.appendingPathComponent("mavlink-swift-frames-\(getpid()).txt")
+        let input = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "mavlink-swift-frames-\(getpid()).txt")
         try lines.map(hexString).joined(separator: "\n").write(to: input, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: input) }
         let results = try Pymavlink.run(["parse", "--key", TestData.keyHex, "--input", input.path])
@@ -87,8 +98,10 @@ import Testing
 
     // MARK: helpers
 
-    private func checkFields(_ type: any MAVLinkMessageType.Type, frame: MAVLinkFrame, expected: [String: Any],
-                             context: String) throws {
+    private func checkFields(
+        _ type: any MAVLinkMessageType.Type, frame: MAVLinkFrame, expected: [String: Any],
+        context: String
+    ) throws {
         let message = decodeAny(type, frame.payload)
         let ours = TestData.fieldValues(message)
         for (name, theirs) in expected {
@@ -104,22 +117,29 @@ import Testing
     private func reencode<M: MAVLinkMessageType>(_ type: M.Type, frame: MAVLinkFrame) throws -> [UInt8] {
         let message = try frame.decode(M.self)
         if frame.version == .v1 {
-            return try MAVLinkEncoder.mavlink1Frame(for: message, sysid: frame.systemID, compid: frame.componentID,
-                                                    seq: frame.sequence).bytes
+            return try MAVLinkEncoder.mavlink1Frame(
+                for: message, sysid: frame.systemID, compid: frame.componentID,
+                seq: frame.sequence
+            ).bytes
         }
         let signing = frame.signature.map {
             MAVLinkSignatureParameters(key: TestData.key, linkID: $0.linkID, timestamp: $0.timestamp)
         }
-        return MAVLinkEncoder.frame(for: message, sysid: frame.systemID, compid: frame.componentID,
-                                    seq: frame.sequence, signing: signing).bytes
+        return MAVLinkEncoder.frame(
+            for: message, sysid: frame.systemID, compid: frame.componentID,
+            seq: frame.sequence, signing: signing
+        ).bytes
     }
 
-    private func makeFrame<M: MAVLinkMessageType>(_ type: M.Type, payload: [UInt8], seq: UInt8,
-                                                  signing: MAVLinkSignatureParameters?,
-                                                  mavlink1: Bool) -> (any MAVLinkMessageType, MAVLinkFrame)? {
+    private func makeFrame<M: MAVLinkMessageType>(
+        _ type: M.Type, payload: [UInt8], seq: UInt8,
+        signing: MAVLinkSignatureParameters?,
+        mavlink1: Bool
+    ) -> (any MAVLinkMessageType, MAVLinkFrame)? {
         let message = M(payload: payload)
         if mavlink1 {
-            guard M.id <= 255, let frame = try? MAVLinkEncoder.mavlink1Frame(for: message, sysid: 17, compid: 1, seq: seq)
+            guard M.id <= 255,
+                let frame = try? MAVLinkEncoder.mavlink1Frame(for: message, sysid: 17, compid: 1, seq: seq)
             else { return nil }
             return (message, frame)
         }

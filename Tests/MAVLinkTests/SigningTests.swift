@@ -5,11 +5,14 @@ import Testing
     typealias Rejection = MAVLinkSignatureVerifier.Rejection
     let t0 = MAVLinkTimestamp(rawValue: 400_000_000_000)  // about 46 days after the epoch
 
-    func signedFrame(_ message: some MAVLinkMessageType = Attitude(timeBootMs: 5, roll: 0.5),
-                     sysid: UInt8 = 1, compid: UInt8 = 1, link: UInt8 = 0, at ts: MAVLinkTimestamp,
-                     key: MAVLinkSigningKey = TestData.key) -> MAVLinkFrame {
-        MAVLinkEncoder.frame(for: message, sysid: sysid, compid: compid, seq: 0,
-                             signing: MAVLinkSignatureParameters(key: key, linkID: link, timestamp: ts))
+    func signedFrame(
+        _ message: some MAVLinkMessageType = Attitude(timeBootMs: 5, roll: 0.5),
+        sysid: UInt8 = 1, compid: UInt8 = 1, link: UInt8 = 0, at ts: MAVLinkTimestamp,
+        key: MAVLinkSigningKey = TestData.key
+    ) -> MAVLinkFrame {
+        MAVLinkEncoder.frame(
+            for: message, sysid: sysid, compid: compid, seq: 0,
+            signing: MAVLinkSignatureParameters(key: key, linkID: link, timestamp: ts))
     }
 
     func reparsed(_ frame: MAVLinkFrame) throws -> MAVLinkFrame {
@@ -93,8 +96,9 @@ import Testing
     }
 
     @Test func unsignedFramesWhenSigningIsRequired() throws {
-        var strict = MAVLinkSignatureVerifier(key: TestData.key, policy: .requireSigned,
-                                              unsignedMessageIDs: [RadioStatus.id])
+        var strict = MAVLinkSignatureVerifier(
+            key: TestData.key, policy: .requireSigned,
+            unsignedMessageIDs: [RadioStatus.id])
         let unsigned = MAVLinkEncoder.frame(for: Heartbeat(), sysid: 1, compid: 1, seq: 0)
         #expect(throws: Rejection.unsigned(messageID: Heartbeat.id)) { try strict.verify(unsigned, now: t0) }
         let radio = MAVLinkEncoder.frame(for: RadioStatus(rssi: 200), sysid: 51, compid: 68, seq: 0)
@@ -108,14 +112,18 @@ import Testing
 
         var lenient = MAVLinkSignatureVerifier(key: TestData.key, policy: .acceptUnsigned)
         #expect(try lenient.verify(unsigned, now: t0) == .unsigned)
-        #expect(throws: Rejection.self) { try lenient.verify(signedFrame(at: t0, key: .init(passphrase: "x")), now: t0) }
+        #expect(throws: Rejection.self) {
+            try lenient.verify(signedFrame(at: t0, key: .init(passphrase: "x")), now: t0)
+        }
     }
 
     @Test func streamTableIsBounded() throws {
         var verifier = MAVLinkSignatureVerifier(key: TestData.key, maxStreams: 2)
         _ = try verifier.verify(signedFrame(sysid: 1, at: t0), now: t0)
         _ = try verifier.verify(signedFrame(sysid: 2, at: t0), now: t0)
-        #expect(throws: Rejection.tooManyStreams(limit: 2)) { try verifier.verify(signedFrame(sysid: 3, at: t0), now: t0) }
+        #expect(throws: Rejection.tooManyStreams(limit: 2)) {
+            try verifier.verify(signedFrame(sysid: 3, at: t0), now: t0)
+        }
     }
 
     @Test func signerTimestampsAlwaysRise() {
@@ -124,7 +132,9 @@ import Testing
         let b = signer.nextParameters(now: t0).timestamp
         let c = signer.nextParameters(now: MAVLinkTimestamp(rawValue: t0.rawValue - 500)).timestamp
         let d = signer.nextParameters(now: MAVLinkTimestamp(rawValue: t0.rawValue + 1000)).timestamp
-        #expect(a == t0 && b.rawValue == t0.rawValue + 1 && c.rawValue == t0.rawValue + 2 && d.rawValue == t0.rawValue + 1000)
+        #expect(
+            a == t0 && b.rawValue == t0.rawValue + 1 && c.rawValue == t0.rawValue + 2
+                && d.rawValue == t0.rawValue + 1000)
 
         var encoder = MAVLinkEncoder(systemID: 1, componentID: 1, signing: signer)
         var verifier = MAVLinkSignatureVerifier(key: TestData.key)
@@ -145,8 +155,9 @@ import Testing
         }
         #expect(MAVLinkSigningKey(passphrase: "abc").bytes.count == 32)
         // Trailer layout: link id, 48-bit little-endian timestamp, 48-bit signature.
-        let sig = MAVLinkSignature(linkID: 0xAB, timestamp: MAVLinkTimestamp(rawValue: 0x0102_0304_0506),
-                                   value: 0x1112_1314_1516)
+        let sig = MAVLinkSignature(
+            linkID: 0xAB, timestamp: MAVLinkTimestamp(rawValue: 0x0102_0304_0506),
+            value: 0x1112_1314_1516)
         #expect(sig.bytes == [0xAB, 6, 5, 4, 3, 2, 1, 0x16, 0x15, 0x14, 0x13, 0x12, 0x11])
         #expect(MAVLinkSignature(bytes: sig.bytes) == sig)
     }

@@ -63,7 +63,8 @@ enum TestData {
             switch swift {
             case let a as [Float]: return a.count == list.count && zip(a, list).allSatisfy { matches($0, $1) }
             case let a as [Double]: return a.count == list.count && zip(a, list).allSatisfy { matches($0, $1) }
-            case let a as [any BinaryInteger]: return a.count == list.count && zip(a, list).allSatisfy { matches($0, $1) }
+            case let a as [any BinaryInteger]:
+                return a.count == list.count && zip(a, list).allSatisfy { matches($0, $1) }
             default: return false
             }
         }
@@ -96,7 +97,8 @@ enum Pymavlink {
         process.standardOutput = out
         process.standardError = err
         do { try process.run() } catch {
-            throw Failure(description: "cannot start python3 (\(error)); install Python 3 and `python3 -m pip install pymavlink`")
+            throw Failure(
+                description: "cannot start python3 (\(error)); install Python 3 and `python3 -m pip install pymavlink`")
         }
         let data = out.fileHandleForReading.readDataToEndOfFile()
         let errText = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -128,7 +130,8 @@ func hexString(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", 
 
 /// Parses a complete byte string and returns the frames and drop reasons.
 func parseAll(_ bytes: [UInt8], configuration: MAVLinkParser.Configuration = .init())
-    -> (frames: [MAVLinkFrame], drops: [MAVLinkParser.DropReason], parser: MAVLinkParser) {
+    -> (frames: [MAVLinkFrame], drops: [MAVLinkParser.DropReason], parser: MAVLinkParser)
+{
     var parser = MAVLinkParser(configuration: configuration)
     var frames: [MAVLinkFrame] = []
     var drops: [MAVLinkParser.DropReason] = []

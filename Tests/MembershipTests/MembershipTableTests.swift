@@ -1,5 +1,6 @@
 import MeshTypes
 import Testing
+
 @testable import Membership
 
 private typealias Table = MembershipTable<String>
@@ -19,7 +20,8 @@ private func established(at t: Int = 0) -> Table {
 @Suite struct MembershipTableTests {
     @Test func discoveryStartsHandshake() {
         var table = Table(localID: me)
-        let out = table.onDiscovered(id: peerA, incarnation: 1, name: "a", role: .drone, uavNumber: 3, address: "A", now: ms(0))
+        let out = table.onDiscovered(
+            id: peerA, incarnation: 1, name: "a", role: .drone, uavNumber: 3, address: "A", now: ms(0))
         #expect(out.contains(.connect(expecting: peerA, address: "A")))
         #expect(table.peers[peerA]?.state == .handshaking)
         #expect(table.peers[peerA]?.uavNumber == 3)
@@ -27,7 +29,10 @@ private func established(at t: Int = 0) -> Table {
 
     @Test func ownRecordIgnored() {
         var table = Table(localID: me)
-        #expect(table.onDiscovered(id: me, incarnation: 1, name: "me", role: .station, uavNumber: nil, address: "X", now: ms(0)).isEmpty)
+        #expect(
+            table.onDiscovered(
+                id: me, incarnation: 1, name: "me", role: .station, uavNumber: nil, address: "X", now: ms(0)
+            ).isEmpty)
         #expect(table.peers.isEmpty)
     }
 
@@ -71,7 +76,9 @@ private func established(at t: Int = 0) -> Table {
         #expect(probes == [1250, 1750, 2250, 2750])
     }
 
-    @Test("any authenticated datagram brings a peer back, whatever its state", arguments: [PeerState.suspect, .lost, .handshaking])
+    @Test(
+        "any authenticated datagram brings a peer back, whatever its state",
+        arguments: [PeerState.suspect, .lost, .handshaking])
     func anyAuthenticatedDatagramBringsThePeerBack(from state: PeerState) {
         var table = established()
         var t = 10
@@ -83,7 +90,8 @@ private func established(at t: Int = 0) -> Table {
         if state == .handshaking {
             // A fresh record from discovery only: handshaking, not yet authenticated.
             table = Table(localID: me)
-            _ = table.onDiscovered(id: peerA, incarnation: 1, name: "a", role: .drone, uavNumber: nil, address: "A", now: ms(0))
+            _ = table.onDiscovered(
+                id: peerA, incarnation: 1, name: "a", role: .drone, uavNumber: nil, address: "A", now: ms(0))
         }
         #expect(table.peers[peerA]?.state == state)
         let out = table.onHeard(id: peerA, now: ms(t + 5))
@@ -93,7 +101,8 @@ private func established(at t: Int = 0) -> Table {
 
     @Test func aForgottenPeerIsStillProbedAndComesBackWithItsName() {
         var table = Table(localID: me, configuration: .init(forgetAfter: .seconds(5)))
-        _ = table.onDiscovered(id: peerA, incarnation: 1, name: "a", role: .drone, uavNumber: 7, address: "A", now: ms(0))
+        _ = table.onDiscovered(
+            id: peerA, incarnation: 1, name: "a", role: .drone, uavNumber: 7, address: "A", now: ms(0))
         _ = table.onEstablished(id: peerA, incarnation: 1, role: .drone, address: "A", now: ms(1))
         var forgottenAt: Int?
         var probesAfter = 0
@@ -124,8 +133,10 @@ private func established(at t: Int = 0) -> Table {
     @Test("a forgotten peer whose records are withdrawn and re-advertised keeps its session, identity and probes")
     func aForgottenPeerOutlivesItsRecords() {
         var table = Table(localID: me, configuration: .init(forgetAfter: .seconds(2)))
-        _ = table.onDiscovered(id: peerA, incarnation: 1, name: "a", role: .drone, uavNumber: 7, address: "A", now: ms(0))
-        _ = table.onDiscovered(id: peerA, incarnation: 1, name: "a", role: .drone, uavNumber: 7, address: "A6", now: ms(0))
+        _ = table.onDiscovered(
+            id: peerA, incarnation: 1, name: "a", role: .drone, uavNumber: 7, address: "A", now: ms(0))
+        _ = table.onDiscovered(
+            id: peerA, incarnation: 1, name: "a", role: .drone, uavNumber: 7, address: "A6", now: ms(0))
         _ = table.onEstablished(id: peerA, incarnation: 1, role: .drone, address: "A", now: ms(1))
         for t in stride(from: 10, through: 3000, by: 10) { _ = table.onTick(now: ms(t)) }
         #expect(table.forgotten[peerA] != nil)
@@ -138,20 +149,26 @@ private func established(at t: Int = 0) -> Table {
         }
         #expect(probed.count >= 2 && probed.allSatisfy { $0 == "A" }, "probed at the session's address: \(probed)")
         // A (possibly forged) advert back: one more address, a probe at the next tick, nothing renamed or listed.
-        #expect(table.onDiscovered(id: peerA, incarnation: 9, name: "evil", role: .station, uavNumber: 99, address: "X",
-                                   now: ms(4505)).isEmpty)
+        #expect(
+            table.onDiscovered(
+                id: peerA, incarnation: 9, name: "evil", role: .station, uavNumber: 99, address: "X",
+                now: ms(4505)
+            ).isEmpty)
         #expect(table.peers[peerA] == nil)
         #expect(table.onTick(now: ms(4510)).contains { if case .probe(peerA, _) = $0 { true } else { false } })
         _ = table.onHeard(id: peerA, now: ms(4600))
-        #expect(table.peers[peerA]?.name == "a" && table.peers[peerA]?.uavNumber == 7 && table.peers[peerA]?.address == "A")
+        #expect(
+            table.peers[peerA]?.name == "a" && table.peers[peerA]?.uavNumber == 7 && table.peers[peerA]?.address == "A")
     }
 
     @Test func anAdvertNeverRenamesAnAuthenticatedPeer() {
         var table = Table(localID: me)
-        _ = table.onDiscovered(id: peerA, incarnation: 1, name: "d2", role: .drone, uavNumber: 12, address: "A", now: ms(0))
+        _ = table.onDiscovered(
+            id: peerA, incarnation: 1, name: "d2", role: .drone, uavNumber: 12, address: "A", now: ms(0))
         _ = table.onEstablished(id: peerA, incarnation: 1, role: .drone, address: "A", now: ms(1))
         // A forged advert with the same id from elsewhere.
-        _ = table.onDiscovered(id: peerA, incarnation: 1, name: "evil", role: .station, uavNumber: 188, address: "X", now: ms(5))
+        _ = table.onDiscovered(
+            id: peerA, incarnation: 1, name: "evil", role: .station, uavNumber: 188, address: "X", now: ms(5))
         #expect(table.peers[peerA]?.name == "d2")
         #expect(table.peers[peerA]?.uavNumber == 12)
         #expect(table.peers[peerA]?.role == .drone)
@@ -160,8 +177,10 @@ private func established(at t: Int = 0) -> Table {
 
     @Test func reconnectionTriesEveryCandidateAddressInTurn() {
         var table = Table(localID: me)
-        _ = table.onDiscovered(id: peerA, incarnation: 1, name: "a", role: .drone, uavNumber: nil, address: "v6", now: ms(0))
-        _ = table.onDiscovered(id: peerA, incarnation: 1, name: "a", role: .drone, uavNumber: nil, address: "v4", now: ms(1))
+        _ = table.onDiscovered(
+            id: peerA, incarnation: 1, name: "a", role: .drone, uavNumber: nil, address: "v6", now: ms(0))
+        _ = table.onDiscovered(
+            id: peerA, incarnation: 1, name: "a", role: .drone, uavNumber: nil, address: "v4", now: ms(1))
         var tried: [String] = []
         for t in stride(from: 10, through: 2000, by: 10) {
             for case .connect(_, let address) in table.onTick(now: ms(t)) { tried.append(address) }
@@ -207,7 +226,8 @@ private func established(at t: Int = 0) -> Table {
 
     @Test func newIncarnationInDiscoveryReconnects() {
         var table = established()
-        let out = table.onDiscovered(id: peerA, incarnation: 8, name: "a", role: .drone, uavNumber: nil, address: "A", now: ms(100))
+        let out = table.onDiscovered(
+            id: peerA, incarnation: 8, name: "a", role: .drone, uavNumber: nil, address: "A", now: ms(100))
         #expect(out.contains(.connect(expecting: peerA, address: "A")))
         _ = table.onEstablished(id: peerA, incarnation: 8, role: .drone, address: "A", now: ms(110))
         #expect(table.peers[peerA]?.incarnation == 8)
@@ -216,7 +236,8 @@ private func established(at t: Int = 0) -> Table {
     @Test func departedPeerRejoinsWithNewIncarnation() {
         var table = established()
         _ = table.onGoodbye(id: peerA, now: ms(20))
-        let out = table.onDiscovered(id: peerA, incarnation: 9, name: "a", role: .drone, uavNumber: nil, address: "A", now: ms(500))
+        let out = table.onDiscovered(
+            id: peerA, incarnation: 9, name: "a", role: .drone, uavNumber: nil, address: "A", now: ms(500))
         #expect(out.contains(.connect(expecting: peerA, address: "A")))
     }
 

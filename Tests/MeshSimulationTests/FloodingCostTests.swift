@@ -16,7 +16,9 @@ struct FloodingCostTests {
         sim.run(for: .seconds(5))
         let perLink = sim.linkStateSends.values
         // Without suppression every node repeats every version to every neighbour (about 20,000 sends here).
-        print("full mesh of \(n): \(perLink.reduce(0, +)) advertisements in 5 s, at most \(perLink.max() ?? 0) per link and direction")
+        print(
+            "full mesh of \(n): \(perLink.reduce(0, +)) advertisements in 5 s, at most \(perLink.max() ?? 0) per link and direction"
+        )
         #expect(perLink.reduce(0, +) < 12_000, "\(perLink.reduce(0, +)) advertisements")
         #expect((perLink.max() ?? 0) <= 50)
         // And the mesh still agrees: unique numbers, routes to everyone.

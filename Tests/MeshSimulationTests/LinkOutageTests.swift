@@ -33,8 +33,9 @@ struct LinkOutageTests {
         #expect(all.contains { $0.oneWay } && all.contains { !$0.oneWay })
         let times = all.compactMap(\.messagesFlowing).map { $0 / .milliseconds(1) }.sorted()
         if !times.isEmpty {
-            print("link outages: \(all.count) heals, messages flowing again p50 \(Int(times[times.count / 2])) ms, "
-                  + "p99 \(Int(times[min(times.count - 1, times.count * 99 / 100)])) ms, max \(Int(times.last!)) ms")
+            print(
+                "link outages: \(all.count) heals, messages flowing again p50 \(Int(times[times.count / 2])) ms, "
+                    + "p99 \(Int(times[min(times.count - 1, times.count * 99 / 100)])) ms, max \(Int(times.last!)) ms")
         }
     }
 

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import MeshSimulation
+import Testing
 
 @Suite("Random seeds")
 struct RandomSeedTests {

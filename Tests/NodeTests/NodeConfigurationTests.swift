@@ -1,7 +1,9 @@
+import Foundation
 import Membership
-import MeshTypes
 import MeshCore
+import MeshTypes
 import Testing
+
 @testable import Node
 
 private func parse(_ text: String) throws(ConfigError) -> NodeConfiguration {
@@ -38,15 +40,24 @@ private let minimal = """
     }
 
     @Test(arguments: [
-        ("[node]\nname = \"x\"\nrole = \"tank\"\nkey_file = \"k\"", "[node] role: must be \"station\" or \"drone\", found \"tank\""),
+        (
+            "[node]\nname = \"x\"\nrole = \"tank\"\nkey_file = \"k\"",
+            "[node] role: must be \"station\" or \"drone\", found \"tank\""
+        ),
         ("[node]\nrole = \"drone\"\nkey_file = \"k\"", "[node] name: missing (required)"),
         ("[node]\nname = 5\nrole = \"drone\"\nkey_file = \"k\"", "[node] name: expected a string, found int"),
         (minimal + "\n[network]\nport = 70000", "[network] port: must be 0–65535, found 70000"),
         (minimal + "\n[network]\nprot = 1", "[network] prot: unknown field"),
         (minimal + "\n[network]\nstatic_peers = [\"10.0.0.1\"]", "[network] static_peers[0]: expected \"host:port\""),
-        (minimal + "\n[membership]\nlost_after_ms = 100", "[membership]: lost_after_ms must be longer than suspect_after_ms"),
+        (
+            minimal + "\n[membership]\nlost_after_ms = 100",
+            "[membership]: lost_after_ms must be longer than suspect_after_ms"
+        ),
         (minimal + "\n[drone]\nuav_number = 251", "[drone] uav_number: must be 1–250, found 251"),
-        ("[node]\nname = \"s\"\nrole = \"station\"\nkey_file = \"k\"\n[drone]\nuav_number = 3", "[drone] uav_number: only drones carry a UAV number"),
+        (
+            "[node]\nname = \"s\"\nrole = \"station\"\nkey_file = \"k\"\n[drone]\nuav_number = 3",
+            "[drone] uav_number: only drones carry a UAV number"
+        ),
         (minimal + "\n[log]\nlevel = \"loud\"", "[log] level: must be one of"),
         ("[node\nname = 1", "line 1"),
         ("", "[node]: missing table"),
@@ -71,8 +82,9 @@ private let minimal = """
 
 @Suite struct WireFormatTests {
     @Test func advertisementRoundTrips() throws {
-        let ad = MeshAdvertisement(nodeID: NodeID(high: 1, low: 2), incarnation: 0xABC, role: .drone, name: "drone-1",
-                                   uavNumber: 7, fingerprint: "0123456789abcdef")
+        let ad = MeshAdvertisement(
+            nodeID: NodeID(high: 1, low: 2), incarnation: 0xABC, role: .drone, name: "drone-1",
+            uavNumber: 7, fingerprint: "0123456789abcdef")
         #expect(ad.txt["id"] == "00000000000000010000000000000002")
         #expect(ad.txt["inc"] == "0000000000000abc")
         #expect(try MeshAdvertisement(txt: ad.txt) == ad)
@@ -82,7 +94,12 @@ private let minimal = """
         (["v": "2"], "protocol version 2"),
         (["v": "1", "id": "zz"], "'id' must be 32 hex digits"),
         (["v": "1", "id": String(repeating: "a", count: 32), "inc": "1", "role": "tank"], "'role'"),
-        (["v": "1", "id": String(repeating: "a", count: 32), "inc": "1", "role": "drone", "fp": "0123456789abcdef", "uav": "0"], "'uav' must be 1–250"),
+        (
+            [
+                "v": "1", "id": String(repeating: "a", count: 32), "inc": "1", "role": "drone",
+                "fp": "0123456789abcdef", "uav": "0",
+            ], "'uav' must be 1–250"
+        ),
     ])
     func malformedAdvertisementIsRefused(txt: [String: String], expected: String) {
         #expect {
@@ -114,7 +131,9 @@ private let minimal = """
         #expect(e.description == text)
     }
 
-    @Test(arguments: ["10.0.0.5", "10.0.0.5:0", "host:1", "[fe80::1:1", "fe80::1:47800", "[::1]:x", "[fe80::1%nosuchif]:1"])
+    @Test(arguments: [
+        "10.0.0.5", "10.0.0.5:0", "host:1", "[fe80::1:1", "fe80::1:47800", "[::1]:x", "[fe80::1%nosuchif]:1",
+    ])
     func badPeerEndpointsAreRefused(text: String) {
         #expect(PeerEndpoint(parsing: text) == nil)
     }
@@ -131,5 +150,3 @@ private let repositoryRoot: String = {
     for _ in 0..<3 { url.deleteLastPathComponent() }
     return url.path
 }()
-
-import Foundation

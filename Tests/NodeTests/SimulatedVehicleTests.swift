@@ -2,8 +2,9 @@ import Coordinator
 import Foundation
 import Logging
 import MeshTypes
-@testable import Node
 import Testing
+
+@testable import Node
 
 @Suite struct SimulatedVehicleTests {
     let id1 = CommandID(origin: NodeID(high: 1, low: 2), originIncarnation: 7, counter: 1)
@@ -14,7 +15,9 @@ import Testing
     }
 
     /// Steps at 20 Hz until `until` holds or `limit` seconds pass; returns every event.
-    func run(_ v: inout SimulatedVehicle, for limit: Double, until: ([SimulatedVehicle.Event]) -> Bool = { _ in false }) -> [SimulatedVehicle.Event] {
+    func run(_ v: inout SimulatedVehicle, for limit: Double, until: ([SimulatedVehicle.Event]) -> Bool = { _ in false })
+        -> [SimulatedVehicle.Event]
+    {
         var events: [SimulatedVehicle.Event] = []
         var t = v.time
         let end = t + limit
@@ -46,8 +49,12 @@ import Testing
     @Test func refusalsCarryTheNavigatorsReason() throws {
         var v = try vehicle()
         #expect(v.execute(id1, .land).verdict == .rejected("not airborne"))
-        #expect(v.execute(id1, .takeoff(altitudeMillimetres: 500_000)).verdict == .rejected("altitude 500.0 m outside 1.0…120.0 m"))
-        #expect(v.execute(id1, .trajectory([GeoPoint(latitude: 50.0756, longitude: 14.4378, altitude: 10)])).verdict == .rejected("not airborne"))
+        #expect(
+            v.execute(id1, .takeoff(altitudeMillimetres: 500_000)).verdict
+                == .rejected("altitude 500.0 m outside 1.0…120.0 m"))
+        #expect(
+            v.execute(id1, .trajectory([GeoPoint(latitude: 50.0756, longitude: 14.4378, altitude: 10)])).verdict
+                == .rejected("not airborne"))
     }
 
     @Test func anUploadedTrajectoryIsFlownThroughEveryWaypointThenCompletes() throws {
@@ -56,14 +63,19 @@ import Testing
         _ = run(&v, for: 20) { $0.contains(.completed(id1)) }
         #expect(v.execute(id2, .trajectory([])).verdict == .rejected("trajectory has no waypoints"))
         let offMap = v.execute(id2, .trajectory([GeoPoint(latitude: 89.9, longitude: 14.4378, altitude: 10)])).verdict
-        guard case .rejected(let why) = offMap else { Issue.record("off-map waypoint accepted"); return }
+        guard case .rejected(let why) = offMap else {
+            Issue.record("off-map waypoint accepted")
+            return
+        }
         #expect(why.hasPrefix("trajectory waypoint 1 is not on the map"))
         // A square of 20 m legs north, east, south from the home point, at 12 m.
         let home = HomeLocation.default
         let dLat = 20 / 111_200.0, dLon = 20 / (111_200.0 * cos(home.latitude * .pi / 180))
-        let square = [GeoPoint(latitude: home.latitude + dLat, longitude: home.longitude, altitude: 12),
-                      GeoPoint(latitude: home.latitude + dLat, longitude: home.longitude + dLon, altitude: 12),
-                      GeoPoint(latitude: home.latitude, longitude: home.longitude + dLon, altitude: 12)]
+        let square = [
+            GeoPoint(latitude: home.latitude + dLat, longitude: home.longitude, altitude: 12),
+            GeoPoint(latitude: home.latitude + dLat, longitude: home.longitude + dLon, altitude: 12),
+            GeoPoint(latitude: home.latitude, longitude: home.longitude + dLon, altitude: 12),
+        ]
         let id3 = CommandID(origin: NodeID(high: 1, low: 2), originIncarnation: 7, counter: 3)
         let (verdict, events) = v.execute(id3, .trajectory(square))
         #expect(verdict == .accepted)
@@ -79,9 +91,12 @@ import Testing
             let events = v.advance(to: t)
             let p = v.coordinatorState.position
             if next < square.count,
-               abs(p.latitude - square[next].latitude) * 111_200 < 1,
-               abs(p.longitude - square[next].longitude) * 111_200 * cos(home.latitude * .pi / 180) < 1,
-               abs(p.altitude - 12) < 1 { next += 1 }
+                abs(p.latitude - square[next].latitude) * 111_200 < 1,
+                abs(p.longitude - square[next].longitude) * 111_200 * cos(home.latitude * .pi / 180) < 1,
+                abs(p.altitude - 12) < 1
+            {
+                next += 1
+            }
             completed = events.contains(.completed(id3))
         }
         #expect(next == square.count)
@@ -128,8 +143,16 @@ import Testing
 final class CapturedLog: @unchecked Sendable {
     private let lock = NSLock()
     private var storage: [String] = []
-    func append(_ line: String) { lock.lock(); storage.append(line); lock.unlock() }
-    var lines: [String] { lock.lock(); defer { lock.unlock() }; return storage }
+    func append(_ line: String) {
+        lock.lock()
+        storage.append(line)
+        lock.unlock()
+    }
+    var lines: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return storage
+    }
 }
 
 struct CapturingLogHandler: LogHandler {
@@ -140,8 +163,10 @@ struct CapturingLogHandler: LogHandler {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
-    func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
-             function: String, line: UInt) {
+    func log(
+        level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
+        function: String, line: UInt
+    ) {
         log.append("\(level) \(message)")
     }
 }
@@ -152,15 +177,21 @@ struct CapturingLogHandler: LogHandler {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let captured = CapturedLog()
         let logger = Logger(label: "test") { _ in CapturingLogHandler(log: captured) }
-        let config = NodeConfiguration(name: "s", role: .station, keyFile: "/dev/null", stateDirectory: dir, controlSocket: "/dev/null")
-        let shell = try CoordinatorShell(configuration: config, nodeID: NodeID(high: 1, low: 1), incarnation: 9, logger: logger)
+        let config = NodeConfiguration(
+            name: "s", role: .station, keyFile: "/dev/null", stateDirectory: dir, controlSocket: "/dev/null")
+        let shell = try CoordinatorShell(
+            configuration: config, nodeID: NodeID(high: 1, low: 1), incarnation: 9, logger: logger)
         let peer = NodeID(high: 0xABCD_EF01_0000_0000, low: 2)
         for _ in 0..<3 {
-            await shell.handle(.message(type: 0x5201, payload: [1, 2, 3], from: peer, reliable: false, at: MeshInstant(nanoseconds: 0)))
+            await shell.handle(
+                .message(
+                    type: 0x5201, payload: [1, 2, 3], from: peer, reliable: false, at: MeshInstant(nanoseconds: 0)))
         }
         let warnings = captured.lines.filter { $0.hasPrefix("warning") }
         #expect(warnings.count == 1)
-        #expect(warnings.first?.hasPrefix("warning dropped malformed coordinator message type 0x5201 (3 bytes) from abcdef01: ") == true)
+        #expect(
+            warnings.first?.hasPrefix(
+                "warning dropped malformed coordinator message type 0x5201 (3 bytes) from abcdef01: ") == true)
         #expect(await shell.vehicles().isEmpty)
     }
 }

@@ -1,6 +1,7 @@
 import Determinism
 import MeshTypes
 import Testing
+
 @testable import SecureTransport
 
 @Suite("Frame codec")
@@ -28,7 +29,8 @@ struct FrameCodecTests {
     }
 
     @Test func exactBytes() throws {
-        #expect(try Frame.encode([.ack(cumulative: 1, selective: 2)])
+        #expect(
+            try Frame.encode([.ack(cumulative: 1, selective: 2)])
                 == [0x03, 0x00, 0x10, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2])
         #expect(try Frame.encode([.unreliable(type: 0x0A0B, payload: [0xFF])]) == [0x01, 0x00, 0x03, 0x0A, 0x0B, 0xFF])
         #expect(try Frame.encode([.goodbye(reason: 9)]) == [0x06, 0x00, 0x01, 0x09])

@@ -1,6 +1,7 @@
 import Determinism
 import MeshTypes
 import Testing
+
 @testable import SecureTransport
 
 /// Endpoint + frames + reliable channel together over a lossy, reordering link on a virtual clock, with rekeys forced
@@ -26,10 +27,14 @@ struct FullStackTests {
             rekeyAfter: .seconds(2), responderRekeyAfter: .seconds(3), rejectAfter: .seconds(5))
         let key = try MeshKey(bytes: Array(repeating: 3, count: 32))
         var nodes = [
-            1: Node(endpoint: Endpoint(key: key, localID: NodeID(high: 1, low: 0), incarnation: 1, role: .station,
-                                       configuration: config, random: SeededRandom(seed: 10))),
-            2: Node(endpoint: Endpoint(key: key, localID: NodeID(high: 2, low: 0), incarnation: 1, role: .drone,
-                                       configuration: config, random: SeededRandom(seed: 20))),
+            1: Node(
+                endpoint: Endpoint(
+                    key: key, localID: NodeID(high: 1, low: 0), incarnation: 1, role: .station,
+                    configuration: config, random: SeededRandom(seed: 10))),
+            2: Node(
+                endpoint: Endpoint(
+                    key: key, localID: NodeID(high: 2, low: 0), incarnation: 1, role: .drone,
+                    configuration: config, random: SeededRandom(seed: 20))),
         ]
         let ids = [1: nodes[1]!.endpoint.localID, 2: nodes[2]!.endpoint.localID]
         var rng = SeededRandom(seed: 2024)
@@ -45,8 +50,10 @@ struct FullStackTests {
                 case .send(let bytes, let to):
                     guard !rng.chance(0.2) else { continue }
                     order += 1
-                    queue.insert(InFlight(arrival: now + .milliseconds(Int.random(in: 5...30, using: &rng)),
-                                          order: order, to: to, bytes: bytes))
+                    queue.insert(
+                        InFlight(
+                            arrival: now + .milliseconds(Int.random(in: 5...30, using: &rng)),
+                            order: order, to: to, bytes: bytes))
                 case .deliver(let plaintext, _):
                     for frame in (try? Frame.decodeAll(plaintext)) ?? [] {
                         handle(nodes[address]!.channel.receive(frame: frame, now: now), at: address)
@@ -82,8 +89,10 @@ struct FullStackTests {
         while now - start < .seconds(60) {
             // The application produces one message every 5 ms, so the transfer spans several rekeys.
             if now >= nextSendAt, sent < total, nodes[1]!.channel.canSend,
-               nodes[1]!.endpoint.hasSession(with: ids[2]!, now: now) {
-                handle(try nodes[1]!.channel.send(type: 9, payload: ReliableChannelTests.payload(sent), now: now), at: 1)
+                nodes[1]!.endpoint.hasSession(with: ids[2]!, now: now)
+            {
+                handle(
+                    try nodes[1]!.channel.send(type: 9, payload: ReliableChannelTests.payload(sent), now: now), at: 1)
                 sent += 1
                 nextSendAt = now + .milliseconds(5)
             }

@@ -1,6 +1,7 @@
 import Determinism
 import MeshTypes
 import Testing
+
 @testable import SecureTransport
 
 @Suite("Hostile input")
@@ -68,7 +69,10 @@ struct FuzzTests {
         }
         // The real session is unharmed: the original transport datagram still decrypts once.
         let toB = fixture.samples[2]
-        do { let ok = fixture.net.inject(toB.bytes, from: 1, to: 2).count == 1; #expect(ok) }
+        do {
+            let ok = fixture.net.inject(toB.bytes, from: 1, to: 2).count == 1
+            #expect(ok)
+        }
         #expect(fixture.net.delivered(at: 2).map(\.1) == [Array(repeating: 0x41, count: 40)])
     }
 
@@ -85,10 +89,22 @@ struct FuzzTests {
         }
         #expect(who == fixture.net.id(1))
         #expect(e.reason == "handshake initiation: expected 103 bytes, found 50")
-        do { let ok = fixture.net.inject([], from: 7, to: 2) == [.rejected(7, .unknownMessageType(nil))]; #expect(ok) }
-        do { let ok = fixture.net.inject([9, 9], from: 7, to: 2) == [.rejected(7, .unknownMessageType(9))]; #expect(ok) }
+        do {
+            let ok = fixture.net.inject([], from: 7, to: 2) == [.rejected(7, .unknownMessageType(nil))]
+            #expect(ok)
+        }
+        do {
+            let ok = fixture.net.inject([9, 9], from: 7, to: 2) == [.rejected(7, .unknownMessageType(9))]
+            #expect(ok)
+        }
         var version = fixture.samples[0].bytes
         version[1] = 2
-        do { let ok = fixture.net.inject(version, from: 7, to: 2) == [.rejected(7, .unsupportedVersion(2, claimedPeer: fixture.net.id(1)))]; #expect(ok) }
+        do {
+            let ok =
+                fixture.net.inject(version, from: 7, to: 2) == [
+                    .rejected(7, .unsupportedVersion(2, claimedPeer: fixture.net.id(1)))
+                ]
+            #expect(ok)
+        }
     }
 }

@@ -1,6 +1,7 @@
 import Determinism
 import MeshTypes
 import Testing
+
 @testable import SecureTransport
 
 @Suite("Handshake and sessions")
@@ -11,8 +12,14 @@ struct HandshakeTests {
         let b = net.addNode(2, incarnation: 77, role: .drone)
         net.handshake(1, 2)
 
-        #expect(net.established(at: 1) == [Endpoint.PeerInfo(id: b, incarnation: 77, role: .drone, address: 2, previousIncarnation: nil)])
-        #expect(net.established(at: 2) == [Endpoint.PeerInfo(id: a, incarnation: 1, role: .station, address: 1, previousIncarnation: nil)])
+        #expect(
+            net.established(at: 1) == [
+                Endpoint.PeerInfo(id: b, incarnation: 77, role: .drone, address: 2, previousIncarnation: nil)
+            ])
+        #expect(
+            net.established(at: 2) == [
+                Endpoint.PeerInfo(id: a, incarnation: 1, role: .station, address: 1, previousIncarnation: nil)
+            ])
         #expect(net.rejections(at: 1).isEmpty && net.rejections(at: 2).isEmpty)
 
         try net.send(1, Array("hello drone".utf8), to: b)
@@ -190,7 +197,10 @@ struct HandshakeTests {
         net.addNode(2, id: b, incarnation: 200)
         net.clearLogs()
         net.handshake(2, 1)
-        #expect(net.established(at: 1) == [Endpoint.PeerInfo(id: b, incarnation: 200, role: .drone, address: 2, previousIncarnation: 100)])
+        #expect(
+            net.established(at: 1) == [
+                Endpoint.PeerInfo(id: b, incarnation: 200, role: .drone, address: 2, previousIncarnation: 100)
+            ])
         #expect(net.established(at: 1).first?.isNewIncarnation == true)
         #expect(net.established(at: 2).first?.isNewIncarnation == false)
         try net.send(1, [7], to: b)
@@ -234,7 +244,8 @@ struct HandshakeTests {
             }
         }
         let gaps = zip(sendTimes.dropFirst(), sendTimes).map { $0 - $1 }
-        #expect(Array(gaps.prefix(5)) == [.milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(2)])
+        #expect(
+            Array(gaps.prefix(5)) == [.milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(2)])
         // Each retransmission is a fresh initiation (new ephemeral key and index).
         #expect(Set(sent.map { Array($0[2..<6]) }).count == sent.count)
         #expect(Set(sent.map { Array($0[31..<63]) }).count == sent.count)
@@ -331,12 +342,20 @@ struct ParallelHandshakeTests {
     /// Two endpoints of one mesh: a station (the lower NodeID) and a drone.
     static func pair(seed: UInt64) throws -> (Endpoint, Endpoint) {
         let key = try MeshKey(bytes: Array(repeating: UInt8(seed), count: 32))
-        return (Endpoint(key: key, localID: NodeID(high: 1, low: 0), incarnation: 1, role: .station, random: SeededRandom(seed: seed)),
-                Endpoint(key: key, localID: NodeID(high: 2, low: 0), incarnation: 2, role: .drone, random: SeededRandom(seed: seed + 1)))
+        return (
+            Endpoint(
+                key: key, localID: NodeID(high: 1, low: 0), incarnation: 1, role: .station,
+                random: SeededRandom(seed: seed)),
+            Endpoint(
+                key: key, localID: NodeID(high: 2, low: 0), incarnation: 2, role: .drone,
+                random: SeededRandom(seed: seed + 1))
+        )
     }
 
     /// The datagrams a step sends.
-    func sends(_ d: [Endpoint.Directive]) -> [[UInt8]] { d.compactMap { if case .send(let x, _) = $0 { x } else { nil } } }
+    func sends(_ d: [Endpoint.Directive]) -> [[UInt8]] {
+        d.compactMap { if case .send(let x, _) = $0 { x } else { nil } }
+    }
 
     /// A probes B at one address and then another (IPv4, then IPv6): the second attempt replaces the first, so
     /// whichever order B's answers arrive in, exactly one session is installed and both sides send on it. (Two
@@ -371,7 +390,9 @@ struct ParallelHandshakeTests {
         #expect(delivered == [Array("after the probe".utf8)], "B could not open A's data on the session A settled on")
         _ = b.receive(keepalives[0], from: 1, now: now)
         let back = sends(try b.send(Array("heard you".utf8), to: idA, now: now))
-        let got = a.receive(back[0], from: 21, now: now).compactMap { d -> [UInt8]? in if case .deliver(let p, _) = d { p } else { nil } }
+        let got = a.receive(back[0], from: 21, now: now).compactMap { d -> [UInt8]? in
+            if case .deliver(let p, _) = d { p } else { nil }
+        }
         #expect(got == [Array("heard you".utf8)])
     }
 
@@ -385,9 +406,11 @@ struct ParallelHandshakeTests {
         let fromA = sends(a.connect(to: 20, expecting: idB, renew: true, now: now, wallClockMicros: wall))  // B's IPv4
         let fromB = sends(b.connect(to: 11, expecting: idA, renew: true, now: now, wallClockMicros: wall))  // A's IPv6
         // Each initiation arrives from the sender's *other* address.
-        #expect(sends(a.receive(fromB[0], from: 21, now: now)).isEmpty, "the lower NodeID ignores the higher's initiation")
+        #expect(
+            sends(a.receive(fromB[0], from: 21, now: now)).isEmpty, "the lower NodeID ignores the higher's initiation")
         let response = sends(b.receive(fromA[0], from: 10, now: now))
-        #expect(response.count == 1 && b.pendingHandshakes.isEmpty, "the higher NodeID drops its own attempt and answers")
+        #expect(
+            response.count == 1 && b.pendingHandshakes.isEmpty, "the higher NodeID drops its own attempt and answers")
         let out = a.receive(response[0], from: 20, now: now)
         #expect(out.contains { if case .established = $0 { true } else { false } })
     }

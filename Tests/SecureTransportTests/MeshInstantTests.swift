@@ -1,5 +1,6 @@
 import MeshTypes
 import Testing
+
 @testable import SecureTransport
 
 @Suite("MeshInstant")

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SecureTransport
 
 @Suite("MeshKey")
@@ -22,9 +23,11 @@ struct MeshKeyTests {
         #expect(throws: MeshKeyError.nonHexadecimalCharacter(path: "/x", position: 7, character: "g")) {
             try MeshKey(fileContents: bad, path: "/x")
         }
-        #expect(MeshKeyError.wrongFileLength(path: "/x", found: 12).description
+        #expect(
+            MeshKeyError.wrongFileLength(path: "/x", found: 12).description
                 == "key file /x: expected 64 hexadecimal digits, found 12 characters")
-        #expect(MeshKeyError.nonHexadecimalCharacter(path: "/x", position: 7, character: "g").description
+        #expect(
+            MeshKeyError.nonHexadecimalCharacter(path: "/x", position: 7, character: "g").description
                 .hasPrefix("key file /x contains a non-hexadecimal character at position 7"))
         #expect(throws: MeshKeyError.wrongLength(found: 31)) { try MeshKey(bytes: Array(repeating: 0, count: 31)) }
         // Full-width digits are not hexadecimal on the wire.

@@ -1,6 +1,7 @@
 import Determinism
 import MeshTypes
 import Testing
+
 @testable import SecureTransport
 
 @Suite("Rekey and expiry")
@@ -70,7 +71,10 @@ struct RekeyTests {
         try net.send(1, [1], to: b)
         let late = net.takeInFlight()[0]
         net.now += .seconds(1)  // 180 s
-        do { let ok = net.inject(late.bytes, from: 1, to: 2) == [.rejected(1, .sessionExpired(peer: a))]; #expect(ok) }
+        do {
+            let ok = net.inject(late.bytes, from: 1, to: 2) == [.rejected(1, .sessionExpired(peer: a))]
+            #expect(ok)
+        }
         #expect(throws: SecureTransportError.noSession(b)) { try net.send(1, [2], to: b) }
         #expect(!net.endpoints[1]!.hasSession(with: b, now: net.now))
         net.tickAll()

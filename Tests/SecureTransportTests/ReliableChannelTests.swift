@@ -1,6 +1,7 @@
 import Determinism
 import MeshTypes
 import Testing
+
 @testable import SecureTransport
 
 @Suite("ReliableChannel")
@@ -80,7 +81,10 @@ struct ReliableChannelTests {
     }
 
     static func payload(_ i: Int) -> [UInt8] {
-        [UInt8(truncatingIfNeeded: i >> 24), UInt8(truncatingIfNeeded: i >> 16), UInt8(truncatingIfNeeded: i >> 8), UInt8(truncatingIfNeeded: i)]
+        [
+            UInt8(truncatingIfNeeded: i >> 24), UInt8(truncatingIfNeeded: i >> 16), UInt8(truncatingIfNeeded: i >> 8),
+            UInt8(truncatingIfNeeded: i),
+        ]
     }
 
     /// Sends `count` messages from side 0 (and `count / 10` from side 1) as fast as the window allows.
@@ -156,8 +160,11 @@ struct ReliableChannelTests {
             #expect(actions.count == 1)
             resends.append(t - start)
         }
-        #expect(resends.prefix(7) == [.milliseconds(30), .milliseconds(90), .milliseconds(210), .milliseconds(450),
-                                      .milliseconds(930), .milliseconds(1890), .milliseconds(2890)])
+        #expect(
+            resends.prefix(7) == [
+                .milliseconds(30), .milliseconds(90), .milliseconds(210), .milliseconds(450),
+                .milliseconds(930), .milliseconds(1890), .milliseconds(2890),
+            ])
     }
 
     @Test func receiverDropsDuplicatesAndAcksSelectively() {
@@ -170,13 +177,19 @@ struct ReliableChannelTests {
         out = r.receive(frame: .reliable(sequence: 1, type: 1, payload: [1]), now: t)
         #expect(out == [.transmit(.ack(cumulative: 1, selective: 0b10))])
         out = r.receive(frame: .reliable(sequence: 2, type: 1, payload: [2]), now: t)
-        #expect(out == [.deliver(type: 1, payload: [2]), .deliver(type: 1, payload: [3]),
-                        .transmit(.ack(cumulative: 3, selective: 0))])
+        #expect(
+            out == [
+                .deliver(type: 1, payload: [2]), .deliver(type: 1, payload: [3]),
+                .transmit(.ack(cumulative: 3, selective: 0)),
+            ])
         // In-order arrival waits for the delayed ack.
         out = r.receive(frame: .reliable(sequence: 4, type: 1, payload: [4]), now: t)
         #expect(out == [.deliver(type: 1, payload: [4])])
         #expect(r.nextDeadline == t + .milliseconds(5))
-        do { let ok = r.tick(now: t + .milliseconds(5)) == [.transmit(.ack(cumulative: 4, selective: 0))]; #expect(ok) }
+        do {
+            let ok = r.tick(now: t + .milliseconds(5)) == [.transmit(.ack(cumulative: 4, selective: 0))]
+            #expect(ok)
+        }
         #expect(r.nextDeadline == nil)
     }
 
@@ -187,6 +200,10 @@ struct ReliableChannelTests {
         _ = c.receive(frame: .reliable(sequence: 1, type: 1, payload: [1]), now: t)
         c.reset()
         #expect(c.inFlight == 0 && c.deliveredThrough == 0 && c.nextDeadline == nil)
-        do { let ok = try c.send(type: 1, payload: [1], now: t) == [.transmit(.reliable(sequence: 1, type: 1, payload: [1]))]; #expect(ok) }
+        do {
+            let ok =
+                try c.send(type: 1, payload: [1], now: t) == [.transmit(.reliable(sequence: 1, type: 1, payload: [1]))]
+            #expect(ok)
+        }
     }
 }

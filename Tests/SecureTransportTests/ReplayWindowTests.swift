@@ -1,5 +1,6 @@
 import Determinism
 import Testing
+
 @testable import SecureTransport
 
 @Suite("ReplayWindow")

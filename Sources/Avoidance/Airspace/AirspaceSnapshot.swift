@@ -42,10 +42,16 @@ public struct AirspaceSnapshot: Sendable {
         conservative = kept.map { !$0.avoiding || now - $0.prediction.time > c.staleAfter }
         let tuning = Tuning(c)
         let n = kept.count * k
-        xs = [Double](repeating: 0, count: n); ys = xs; zs = xs; growH = xs; growV = xs
+        xs = [Double](repeating: 0, count: n)
+        ys = xs
+        zs = xs
+        growH = xs
+        growV = xs
         for (t, track) in kept.enumerated() {
-            Self.resample(track.prediction, from: now, step: c.step, count: k, base: t * k, conservative: conservative[t], avoiding: track.avoiding,
-                          tuning: tuning, xs: &xs, ys: &ys, zs: &zs, growH: &growH, growV: &growV)
+            Self.resample(
+                track.prediction, from: now, step: c.step, count: k, base: t * k, conservative: conservative[t],
+                avoiding: track.avoiding,
+                tuning: tuning, xs: &xs, ys: &ys, zs: &zs, growH: &growH, growV: &growV)
         }
     }
 
@@ -65,18 +71,24 @@ public struct AirspaceSnapshot: Sendable {
     }
 
     /// Writes one prediction's positions at `from + k·step` (k = 0 ..< count) into the arrays at `base`.
-    static func resample(_ p: PredictedTrajectory, from now: Double, step: Double, count: Int, base: Int, conservative: Bool, avoiding: Bool,
-                         tuning c: Tuning,
-                         xs: inout [Double], ys: inout [Double], zs: inout [Double], growH: inout [Double], growV: inout [Double]) {
+    static func resample(
+        _ p: PredictedTrajectory, from now: Double, step: Double, count: Int, base: Int, conservative: Bool,
+        avoiding: Bool,
+        tuning c: Tuning,
+        xs: inout [Double], ys: inout [Double], zs: inout [Double], growH: inout [Double], growV: inout [Double]
+    ) {
         xs.withUnsafeMutableBufferPointer { x in
             ys.withUnsafeMutableBufferPointer { y in
                 zs.withUnsafeMutableBufferPointer { z in
                     growH.withUnsafeMutableBufferPointer { gh in
                         growV.withUnsafeMutableBufferPointer { gv in
                             p.points.withUnsafeBufferPointer { pts in
-                                resample(p, points: pts.baseAddress, m: pts.count, from: now, step: step, count: count, conservative: conservative,
-                                         avoiding: avoiding, tuning: c, xs: x.baseAddress! + base, ys: y.baseAddress! + base,
-                                         zs: z.baseAddress! + base, growH: gh.baseAddress! + base, growV: gv.baseAddress! + base)
+                                resample(
+                                    p, points: pts.baseAddress, m: pts.count, from: now, step: step, count: count,
+                                    conservative: conservative,
+                                    avoiding: avoiding, tuning: c, xs: x.baseAddress! + base, ys: y.baseAddress! + base,
+                                    zs: z.baseAddress! + base, growH: gh.baseAddress! + base,
+                                    growV: gv.baseAddress! + base)
                             }
                         }
                     }
@@ -85,10 +97,12 @@ public struct AirspaceSnapshot: Sendable {
         }
     }
 
-    static func resample(_ p: PredictedTrajectory, points pts: UnsafePointer<PredictedTrajectory.Point>?, m: Int, from now: Double,
-                         step: Double, count: Int, conservative: Bool, avoiding: Bool, tuning c: Tuning,
-                         xs: UnsafeMutablePointer<Double>, ys: UnsafeMutablePointer<Double>, zs: UnsafeMutablePointer<Double>,
-                         growH: UnsafeMutablePointer<Double>, growV: UnsafeMutablePointer<Double>) {
+    static func resample(
+        _ p: PredictedTrajectory, points pts: UnsafePointer<PredictedTrajectory.Point>?, m: Int, from now: Double,
+        step: Double, count: Int, conservative: Bool, avoiding: Bool, tuning c: Tuning,
+        xs: UnsafeMutablePointer<Double>, ys: UnsafeMutablePointer<Double>, zs: UnsafeMutablePointer<Double>,
+        growH: UnsafeMutablePointer<Double>, growV: UnsafeMutablePointer<Double>
+    ) {
         let o = p.origin
         // Last segment velocity, for extrapolation.
         var vx = 0.0, vy = 0.0, vz = 0.0
@@ -97,9 +111,15 @@ public struct AirspaceSnapshot: Sendable {
             let b = pts[m - 1]
             let a = m >= 2 ? pts[m - 2].position : o, ao = m >= 2 ? pts[m - 2].offset : 0
             let dt = b.offset - ao
-            if dt > 0 { vx = (b.position.x - a.x) / dt; vy = (b.position.y - a.y) / dt; vz = (b.position.z - a.z) / dt }
+            if dt > 0 {
+                vx = (b.position.x - a.x) / dt
+                vy = (b.position.y - a.y) / dt
+                vz = (b.position.z - a.z) / dt
+            }
             lastOffset = b.offset
-            lx = b.position.x; ly = b.position.y; lz = b.position.z
+            lx = b.position.x
+            ly = b.position.y
+            lz = b.position.z
         }
         let start = now - p.time
         let shift = avoiding ? c.staleAfter : 0
@@ -113,19 +133,27 @@ public struct AirspaceSnapshot: Sendable {
             if let pts, m > 0, tau > 0 {
                 if tau >= lastOffset {
                     let e = tau - lastOffset
-                    qx = lx + vx * e; qy = ly + vy * e; qz = lz + vz * e
+                    qx = lx + vx * e
+                    qy = ly + vy * e
+                    qz = lz + vz * e
                 } else {
                     while j < m && pts[j].offset < tau { j += 1 }
                     let a = j == 0 ? o : pts[j - 1].position, ao = j == 0 ? 0 : pts[j - 1].offset
                     let b = pts[j].position
                     let span = pts[j].offset - ao
                     let f = span > 0 ? (tau - ao) / span : 1
-                    qx = a.x + (b.x - a.x) * f; qy = a.y + (b.y - a.y) * f; qz = a.z + (b.z - a.z) * f
+                    qx = a.x + (b.x - a.x) * f
+                    qy = a.y + (b.y - a.y) * f
+                    qz = a.z + (b.z - a.z) * f
                 }
             } else {
-                qx = o.x; qy = o.y; qz = o.z
+                qx = o.x
+                qy = o.y
+                qz = o.z
             }
-            xs[k] = qx; ys[k] = qy; zs[k] = qz
+            xs[k] = qx
+            ys[k] = qy
+            zs[k] = qz
             if conservative {
                 // A drone that avoids keeps avoiding while we do not hear it: its volume grows from the moment it went
                 // stale; one that does not avoid may deviate from the moment it made its prediction.

@@ -9,8 +9,10 @@ extension AirspaceTrack {
     /// origin's datum. The position at the time of the prediction, which the wire format does not carry, is
     /// extrapolated back from the first two points.
     /// - Throws: ``GeodesyError`` for a point that cannot be placed on the origin's map.
-    public init(uavNumber: Int, tiebreak: UInt64 = 0, avoiding: Bool, step: Double, points: [GeodeticCoordinate],
-                age: Double, now: Double, origin: MapOrigin) throws(GeodesyError) {
+    public init(
+        uavNumber: Int, tiebreak: UInt64 = 0, avoiding: Bool, step: Double, points: [GeodeticCoordinate],
+        age: Double, now: Double, origin: MapOrigin
+    ) throws(GeodesyError) {
         var local: [PredictedTrajectory.Point] = []
         local.reserveCapacity(points.count)
         for (i, g) in points.enumerated() {
@@ -22,7 +24,8 @@ extension AirspaceTrack {
         } else {
             start = local.first?.position ?? .zero
         }
-        self.init(uavNumber: uavNumber, tiebreak: tiebreak, avoiding: avoiding,
-                  prediction: PredictedTrajectory(time: now - age, origin: start, points: local))
+        self.init(
+            uavNumber: uavNumber, tiebreak: tiebreak, avoiding: avoiding,
+            prediction: PredictedTrajectory(time: now - age, origin: start, points: local))
     }
 }

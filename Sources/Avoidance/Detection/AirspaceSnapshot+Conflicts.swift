@@ -39,18 +39,26 @@ extension AirspaceSnapshot {
                         growH.withUnsafeBufferPointer { gh in
                             growV.withUnsafeBufferPointer { gv in
                                 for t in 0..<n {
-                                    var lx = Double.infinity, hx = -Double.infinity, ly = Double.infinity, hy = -Double.infinity
+                                    var lx = Double.infinity, hx = -Double.infinity, ly = Double.infinity,
+                                        hy = -Double.infinity
                                     var lz = Double.infinity, hz = -Double.infinity, g = 0.0, gz = 0.0
                                     for i in (t * k + slab.lowerBound)..<(t * k + slab.upperBound) {
-                                        lx = min(lx, xs[i]); hx = max(hx, xs[i])
-                                        ly = min(ly, ys[i]); hy = max(hy, ys[i])
-                                        lz = min(lz, zs[i]); hz = max(hz, zs[i])
-                                        g = max(g, gh[i]); gz = max(gz, gv[i])
+                                        lx = min(lx, xs[i])
+                                        hx = max(hx, xs[i])
+                                        ly = min(ly, ys[i])
+                                        hy = max(hy, ys[i])
+                                        lz = min(lz, zs[i])
+                                        hz = max(hz, zs[i])
+                                        g = max(g, gh[i])
+                                        gz = max(gz, gv[i])
                                     }
                                     let r = halfH + g, rz = halfV + gz
-                                    minX[t] = lx - r; maxX[t] = hx + r
-                                    minY[t] = ly - r; maxY[t] = hy + r
-                                    minZ[t] = lz - rz; maxZ[t] = hz + rz
+                                    minX[t] = lx - r
+                                    maxX[t] = hx + r
+                                    minY[t] = ly - r
+                                    maxY[t] = hy + r
+                                    minZ[t] = lz - rz
+                                    maxZ[t] = hz + rz
                                 }
                             }
                         }
@@ -62,7 +70,8 @@ extension AirspaceSnapshot {
             for b in order {
                 let left = minX[b]
                 active.removeAll { maxX[$0] < left }
-                for a in active where minY[a] <= maxY[b] && minY[b] <= maxY[a] && minZ[a] <= maxZ[b] && minZ[b] <= maxZ[a] {
+                for a in active
+                where minY[a] <= maxY[b] && minY[b] <= maxY[a] && minZ[a] <= maxZ[b] && minZ[b] <= maxZ[a] {
                     narrowPhase(min(a, b), max(a, b), slab, into: &found)
                 }
                 active.append(b)
@@ -96,7 +105,8 @@ extension AirspaceSnapshot {
             c.closestHorizontal = min(c.closestHorizontal, closest)
             found[key] = c
         } else {
-            found[key] = Conflict(first: a, second: b, firstIndex: first, instants: instants, closestHorizontal: closest)
+            found[key] = Conflict(
+                first: a, second: b, firstIndex: first, instants: instants, closestHorizontal: closest)
         }
     }
 }

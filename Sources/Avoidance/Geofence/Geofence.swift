@@ -38,8 +38,10 @@ public struct Geofence: Sendable, Hashable, Codable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         do {
-            try self.init(polygon: try c.decode([Vector3].self, forKey: .polygon), minAltitude: try c.decode(Double.self, forKey: .minAltitude),
-                          maxAltitude: try c.decode(Double.self, forKey: .maxAltitude))
+            try self.init(
+                polygon: try c.decode([Vector3].self, forKey: .polygon),
+                minAltitude: try c.decode(Double.self, forKey: .minAltitude),
+                maxAltitude: try c.decode(Double.self, forKey: .maxAltitude))
         } catch let e as GeofenceError {
             throw DecodingError.dataCorruptedError(forKey: .polygon, in: c, debugDescription: e.description)
         }
@@ -54,19 +56,28 @@ public struct Geofence: Sendable, Hashable, Codable {
     }
 
     /// A fence from latitude/longitude corners, placed on `origin`'s map; altitudes are local up metres.
-    public init(corners: [GeodeticCoordinate], origin: MapOrigin, minAltitude: Double, maxAltitude: Double) throws(GeofenceError) {
+    public init(corners: [GeodeticCoordinate], origin: MapOrigin, minAltitude: Double, maxAltitude: Double)
+        throws(GeofenceError)
+    {
         var local: [Vector3] = []
         for (i, c) in corners.enumerated() {
-            do { local.append(Vector3(try origin.local(c))) } catch { throw .notOnMap(corner: i, reason: error.description) }
+            do { local.append(Vector3(try origin.local(c))) } catch {
+                throw .notOnMap(corner: i, reason: error.description)
+            }
         }
         try self.init(polygon: local, minAltitude: minAltitude, maxAltitude: maxAltitude)
     }
 
     /// An axis-aligned rectangle.
-    public static func rectangle(east: ClosedRange<Double>, north: ClosedRange<Double>, altitude: ClosedRange<Double>) throws(GeofenceError) -> Geofence {
-        try Geofence(polygon: [Vector3(east.lowerBound, north.lowerBound, 0), Vector3(east.upperBound, north.lowerBound, 0),
-                               Vector3(east.upperBound, north.upperBound, 0), Vector3(east.lowerBound, north.upperBound, 0)],
-                     minAltitude: altitude.lowerBound, maxAltitude: altitude.upperBound)
+    public static func rectangle(east: ClosedRange<Double>, north: ClosedRange<Double>, altitude: ClosedRange<Double>)
+        throws(GeofenceError) -> Geofence
+    {
+        try Geofence(
+            polygon: [
+                Vector3(east.lowerBound, north.lowerBound, 0), Vector3(east.upperBound, north.lowerBound, 0),
+                Vector3(east.upperBound, north.upperBound, 0), Vector3(east.lowerBound, north.upperBound, 0),
+            ],
+            minAltitude: altitude.lowerBound, maxAltitude: altitude.upperBound)
     }
 
     /// Horizontal distance from `p` to the polygon's edge: positive inside, negative outside.
@@ -142,7 +153,11 @@ public struct Geofence: Sendable, Hashable, Codable {
             let a = polygon[j], b = polygon[i]
             let c = Self.closestPoint(q, a, b)
             let d = (c - q).horizontalLength
-            if d < best { best = d; bestPoint = c; bestEdge = (a, b) }
+            if d < best {
+                best = d
+                bestPoint = c
+                bestEdge = (a, b)
+            }
             j = i
         }
         let edge = bestEdge.1 - bestEdge.0
@@ -187,7 +202,10 @@ public struct Geofence: Sendable, Hashable, Codable {
     static func signedArea(_ p: [Vector3]) -> Double {
         var s = 0.0
         var j = p.count - 1
-        for i in p.indices { s += p[j].x * p[i].y - p[i].x * p[j].y; j = i }
+        for i in p.indices {
+            s += p[j].x * p[i].y - p[i].x * p[j].y
+            j = i
+        }
         return s / 2
     }
 

@@ -26,20 +26,28 @@ struct CandidateContext {
 }
 
 extension AvoidanceCore {
-    func context(own: AvoidanceOwnship, goal: AvoidanceOwnship.Goal, destination: Vector3, now: Double,
-                 clearAfter: Double? = nil) -> CandidateContext {
-        CandidateContext(own: own, goal: goal, destination: destination, now: now, speed: min(goal.speed, configuration.limits.maxHorizontalSpeed),
-                         distance: (destination - own.position).horizontalLength, clearAfter: clearAfter ?? configuration.horizon)
+    func context(
+        own: AvoidanceOwnship, goal: AvoidanceOwnship.Goal, destination: Vector3, now: Double,
+        clearAfter: Double? = nil
+    ) -> CandidateContext {
+        CandidateContext(
+            own: own, goal: goal, destination: destination, now: now,
+            speed: min(goal.speed, configuration.limits.maxHorizontalSpeed),
+            distance: (destination - own.position).horizontalLength, clearAfter: clearAfter ?? configuration.horizon)
     }
 
     /// Candidate plans in order of cost (the mission's own plan first). `previous` is the plan flown before a new
     /// command (it offers a handover).
-    func candidates(_ x: CandidateContext, picture: LocalPicture, threats: [Int], previous: Candidate? = nil) -> [Candidate] {
+    func candidates(_ x: CandidateContext, picture: LocalPicture, threats: [Int], previous: Candidate? = nil)
+        -> [Candidate]
+    {
         let c = configuration
         var out: [Candidate] = []
         out.reserveCapacity(96)
         if let previous, x.destination == x.goal.position {
-            out.append(handover(x, from: previous.plan.target, speed: previous.plan.speed, until: x.now + c.reactionTime + 0.3))
+            out.append(
+                handover(x, from: previous.plan.target, speed: previous.plan.speed, until: x.now + c.reactionTime + 0.3)
+            )
         }
         let waitUntil = x.now + c.reactionTime + 0.3
         for z in altitudes(x, picture: picture, threats: threats) {
@@ -77,7 +85,8 @@ extension AvoidanceCore {
         case .wait(let p, let until, let z):
             return until > x.now ? wait(x, at: p, until: until, altitude: z) : travel(x, altitude: z, speed: x.speed)
         case .handover(let p, let speed, let until):
-            return until > x.now && x.destination == x.goal.position ? handover(x, from: p, speed: speed, until: until)
+            return until > x.now && x.destination == x.goal.position
+                ? handover(x, from: p, speed: speed, until: until)
                 : travel(x, altitude: x.destination.z, speed: x.speed)
         case .veer(let p, let until):
             return until > x.now ? veer(x, via: p, until: until) : travel(x, altitude: p.z, speed: x.speed)
@@ -88,10 +97,13 @@ extension AvoidanceCore {
     }
 
     /// The adjustment that flies toward the destination at altitude `z` and `speed`, holding at `hold` until `until`.
-    func adjustment(_ x: CandidateContext, altitude z: Double, speed: Double, hold: Vector3? = nil, until: Double? = nil) -> NavigatorAdjustment? {
+    func adjustment(
+        _ x: CandidateContext, altitude z: Double, speed: Double, hold: Vector3? = nil, until: Double? = nil
+    ) -> NavigatorAdjustment? {
         let offset = Vector3(x.destination.x - x.goal.position.x, x.destination.y - x.goal.position.y, 0)
-        let a = NavigatorAdjustment(altitude: z != x.goal.position.z ? z : nil, offset: offset,
-                                    maxSpeed: speed < x.speed - 1e-9 ? speed : nil, hold: hold, holdUntil: until)
+        let a = NavigatorAdjustment(
+            altitude: z != x.goal.position.z ? z : nil, offset: offset,
+            maxSpeed: speed < x.speed - 1e-9 ? speed : nil, hold: hold, holdUntil: until)
         return a.isNeutral ? nil : a
     }
 
@@ -103,11 +115,14 @@ extension AvoidanceCore {
 
     /// Flying toward the destination at altitude `z` and `speed`.
     func travel(_ x: CandidateContext, altitude z: Double, speed: Double) -> Candidate {
-        let maneuver: AvoidanceDecision.Maneuver = speed < x.speed - 1e-9 ? .slowDown(speed: speed, altitude: z)
+        let maneuver: AvoidanceDecision.Maneuver =
+            speed < x.speed - 1e-9
+            ? .slowDown(speed: speed, altitude: z)
             : (z == x.destination.z ? .nominal : .altitude(z))
         let cost = progressLoss(x, speed: speed, delay: 0) + altitudeCost(x, altitude: z, speed: speed)
-        return Candidate(maneuver: maneuver, adjustment: adjustment(x, altitude: z, speed: speed),
-                         plan: travelPlan(x, altitude: z, speed: speed), cost: cost)
+        return Candidate(
+            maneuver: maneuver, adjustment: adjustment(x, altitude: z, speed: speed),
+            plan: travelPlan(x, altitude: z, speed: speed), cost: cost)
     }
 
     /// Braking to a stop (at `point`, possibly at another altitude) and holding there. It makes no progress, so it costs
@@ -117,8 +132,10 @@ extension AvoidanceCore {
     func stop(_ x: CandidateContext, at point: Vector3) -> Candidate {
         let stopped = stoppedSince.map { x.now - $0 } ?? 0
         let cost = configuration.horizon + 0.5 + 2 * stopped + altitudeCost(x, altitude: point.z, speed: 0)
-        return Candidate(maneuver: .stop(point), adjustment: NavigatorAdjustment(hold: point),
-                         plan: MotionPlan(target: point, targetVelocity: .zero, speed: configuration.limits.maxHorizontalSpeed), cost: cost)
+        return Candidate(
+            maneuver: .stop(point), adjustment: NavigatorAdjustment(hold: point),
+            plan: MotionPlan(target: point, targetVelocity: .zero, speed: configuration.limits.maxHorizontalSpeed),
+            cost: cost)
     }
 
     /// Moving aside to `point` and holding there: a stop somewhere else, which does not grow costlier with the time
@@ -126,7 +143,9 @@ extension AvoidanceCore {
     func sidestep(_ x: CandidateContext, to point: Vector3) -> Candidate {
         var s = stop(x, at: point)
         s.maneuver = .sidestep(point)
-        s.cost = configuration.horizon + 1.5 + (point - x.own.position).horizontalLength / configuration.limits.maxHorizontalSpeed
+        s.cost =
+            configuration.horizon + 1.5 + (point - x.own.position).horizontalLength
+            / configuration.limits.maxHorizontalSpeed
             + altitudeCost(x, altitude: point.z, speed: 0)
         return s
     }
@@ -138,8 +157,9 @@ extension AvoidanceCore {
         plan.wait = point
         plan.waitFor = delay
         let cost = progressLoss(x, speed: x.speed, delay: delay) + 0.2 + altitudeCost(x, altitude: z, speed: x.speed)
-        return Candidate(maneuver: .wait(point, until: until, altitude: z),
-                         adjustment: adjustment(x, altitude: z, speed: x.speed, hold: point, until: until), plan: plan, cost: cost)
+        return Candidate(
+            maneuver: .wait(point, until: until, altitude: z),
+            adjustment: adjustment(x, altitude: z, speed: x.speed, hold: point, until: until), plan: plan, cost: cost)
     }
 
     /// Flying on toward `point` at `speed` (the previous plan) until `until`, then the mission's plan unadjusted.
@@ -149,11 +169,13 @@ extension AvoidanceCore {
         plan.wait = point
         plan.waitFor = delay
         plan.waitSpeed = speed
-        let adjustment = NavigatorAdjustment(altitude: point.z != x.goal.position.z ? point.z : nil,
-                                             offset: Vector3(point.x - x.goal.position.x, point.y - x.goal.position.y, 0),
-                                             maxSpeed: speed < x.speed - 1e-9 ? speed : nil, until: until)
+        let adjustment = NavigatorAdjustment(
+            altitude: point.z != x.goal.position.z ? point.z : nil,
+            offset: Vector3(point.x - x.goal.position.x, point.y - x.goal.position.y, 0),
+            maxSpeed: speed < x.speed - 1e-9 ? speed : nil, until: until)
         let cost = progressLoss(x, speed: x.speed, delay: delay) + 0.3
-        return Candidate(maneuver: .handover(point, speed: speed, until: until), adjustment: adjustment, plan: plan, cost: cost)
+        return Candidate(
+            maneuver: .handover(point, speed: speed, until: until), adjustment: adjustment, plan: plan, cost: cost)
     }
 
     /// Passing beside the direct way to the goal itself (not to a parking spot, where drones settle by the lattice):
@@ -171,7 +193,11 @@ extension AvoidanceCore {
         for (off, extra) in [(8.0, 0.0), (-8.0, 0.2), (14.0, 0.1), (-14.0, 0.3)] {
             let p = x.own.position + u * ahead + right * off
             let via = Vector3((p.x * 10).rounded() / 10, (p.y * 10).rounded() / 10, x.destination.z)
-            if let fence = c.geofence, !fence.contains(via, margin: c.fenceMargin, altitudeMargin: c.fenceAltitudeMargin) { continue }
+            if let fence = c.geofence,
+                !fence.contains(via, margin: c.fenceMargin, altitudeMargin: c.fenceAltitudeMargin)
+            {
+                continue
+            }
             let leg = (via - x.own.position).horizontalLength
             let until = x.now + ((leg / x.speed * 0.8) * 10).rounded(.up) / 10
             var v = veer(x, via: via, until: until)
@@ -187,8 +213,9 @@ extension AvoidanceCore {
         plan.wait = via
         plan.waitFor = max(0, until - x.now)
         plan.waitSpeed = x.speed
-        let adjustment = NavigatorAdjustment(altitude: via.z != x.goal.position.z ? via.z : nil,
-                                             offset: Vector3(via.x - x.goal.position.x, via.y - x.goal.position.y, 0), until: until)
+        let adjustment = NavigatorAdjustment(
+            altitude: via.z != x.goal.position.z ? via.z : nil,
+            offset: Vector3(via.x - x.goal.position.x, via.y - x.goal.position.y, 0), until: until)
         let detour = (via - x.own.position).horizontalLength + (x.destination - via).horizontalLength - x.distance
         let cost = detour / x.speed + 0.3 + altitudeCost(x, altitude: via.z, speed: x.speed)
         return Candidate(maneuver: .veer(via, until: until), adjustment: adjustment, plan: plan, cost: cost)
@@ -208,8 +235,12 @@ extension AvoidanceCore {
         let reach = c.planningHorizontal + c.maxHorizontalInflation + 2
         var out: [Candidate] = []
         for sign in [1.0, -1.0] {
-            let p = Vector3(x.own.position.x + side.x * sign * reach, x.own.position.y + side.y * sign * reach, x.own.position.z)
-            if let fence = c.geofence, !fence.contains(p, margin: c.fenceMargin, altitudeMargin: c.fenceAltitudeMargin) { continue }
+            let p = Vector3(
+                x.own.position.x + side.x * sign * reach, x.own.position.y + side.y * sign * reach, x.own.position.z)
+            if let fence = c.geofence, !fence.contains(p, margin: c.fenceMargin, altitudeMargin: c.fenceAltitudeMargin)
+            {
+                continue
+            }
             out.append(sidestep(x, to: Vector3((p.x * 10).rounded() / 10, (p.y * 10).rounded() / 10, p.z)))
         }
         return out
@@ -237,7 +268,10 @@ extension AvoidanceCore {
         let c = configuration
         let d = x.destination
         var low = c.minimumAltitude, high = Double.infinity
-        if let f = c.geofence { low = max(f.minAltitude + c.fenceAltitudeMargin, low); high = f.maxAltitude - c.fenceAltitudeMargin }
+        if let f = c.geofence {
+            low = max(f.minAltitude + c.fenceAltitudeMargin, low)
+            high = f.maxAltitude - c.fenceAltitudeMargin
+        }
         var raw: [Double] = []
         for i in 1...max(1, c.layers) {
             raw.append(d.z + Double(i) * c.layerSpacing)

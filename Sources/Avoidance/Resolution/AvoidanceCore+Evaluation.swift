@@ -10,7 +10,8 @@ extension AvoidanceCore {
     /// the current altitude) is only safe when going at once would be safe from every higher-ranked drone: such waiting
     /// is for announcing a move to lower-ranked drones, not for pushing a conflict with a higher-ranked one beyond the
     /// horizon. Waiting while changing altitude (to pass a drone that holds its position) has no such condition.
-    mutating func isSafe(own: AvoidanceOwnship, _ candidate: Candidate, picture: LocalPicture, hot: inout Int?) -> Bool {
+    mutating func isSafe(own: AvoidanceOwnship, _ candidate: Candidate, picture: LocalPicture, hot: inout Int?) -> Bool
+    {
         if case .wait(let p, _, _) = candidate.maneuver, candidate.plan.waitFor > 0 {
             var go = candidate.plan
             go.wait = nil
@@ -33,12 +34,16 @@ extension AvoidanceCore {
         guard insideFence() else { return false }
         // The plan already published binds lower-ranked drones: keeping it only has to stay out of their minima.
         let published = isPublished(candidate)
-        if let h = hot, h < picture.count, conflicts(picture, track: h, hardOnly: published && !picture.higher[h]) { return false }
-        for t in 0..<picture.count where t != hot && conflicts(picture, track: t, hardOnly: published && !picture.higher[t]) {
+        if let h = hot, h < picture.count, conflicts(picture, track: h, hardOnly: published && !picture.higher[h]) {
+            return false
+        }
+        for t in 0..<picture.count
+        where t != hot && conflicts(picture, track: t, hardOnly: published && !picture.higher[t]) {
             hot = t
             return false
         }
-        for t in 0..<picture.count where picture.higher[t] && picture.endClimb[t] != 0 && tailConflicts(picture, track: t) { return false }
+        for t in 0..<picture.count
+        where picture.higher[t] && picture.endClimb[t] != 0 && tailConflicts(picture, track: t) { return false }
         return true
     }
 
@@ -78,9 +83,11 @@ extension AvoidanceCore {
         let c = configuration
         var total = 0.0
         if let f = c.geofence {
-            let start = f.excess(Vector3(ox[0], oy[0], oz[0]), margin: c.fenceMargin, altitudeMargin: c.fenceAltitudeMargin)
+            let start = f.excess(
+                Vector3(ox[0], oy[0], oz[0]), margin: c.fenceMargin, altitudeMargin: c.fenceAltitudeMargin)
             for i in 1..<picture.k {
-                let e = f.excess(Vector3(ox[i], oy[i], oz[i]), margin: c.fenceMargin, altitudeMargin: c.fenceAltitudeMargin)
+                let e = f.excess(
+                    Vector3(ox[i], oy[i], oz[i]), margin: c.fenceMargin, altitudeMargin: c.fenceAltitudeMargin)
                 total += max(0, e - start) * 100
             }
         }
@@ -97,7 +104,9 @@ extension AvoidanceCore {
                 // Toward lower-ranked drones only entering the minima counts: giving way is theirs to do, and a
                 // higher-ranked drone that holds its course is the easiest for them to avoid.
                 var b = picture.higher[t] ? max(0, pen - picture.allowed[t]) : 0
-                if dh < c.horizontalSeparation + picture.gh[j] && dz < c.verticalSeparation + picture.gv[j] { b += 10 * (1 + pen) }
+                if dh < c.horizontalSeparation + picture.gh[j] && dz < c.verticalSeparation + picture.gv[j] {
+                    b += 10 * (1 + pen)
+                }
                 total += w * b
             }
         }
@@ -180,16 +189,23 @@ extension AvoidanceCore {
                         let px = x.baseAddress!, py = y.baseAddress!, pz = z.baseAddress!
                         var i = 0
                         while i < x.count {
-                            lx = lesser(lx, px[i]); hx = greater(hx, px[i]); ly = lesser(ly, py[i]); hy = greater(hy, py[i])
-                            lz = lesser(lz, pz[i]); hz = greater(hz, pz[i])
+                            lx = lesser(lx, px[i])
+                            hx = greater(hx, px[i])
+                            ly = lesser(ly, py[i])
+                            hy = greater(hy, py[i])
+                            lz = lesser(lz, pz[i])
+                            hz = greater(hz, pz[i])
                             i += 1
                         }
                     }
                 }
             }
             if lz >= f.minAltitude + c.fenceAltitudeMargin && hz <= f.maxAltitude - c.fenceAltitudeMargin
-                && f.contains(Vector3(lx, ly, lz), margin: c.fenceMargin) && f.contains(Vector3(hx, ly, lz), margin: c.fenceMargin)
-                && f.contains(Vector3(lx, hy, lz), margin: c.fenceMargin) && f.contains(Vector3(hx, hy, lz), margin: c.fenceMargin) {
+                && f.contains(Vector3(lx, ly, lz), margin: c.fenceMargin)
+                && f.contains(Vector3(hx, ly, lz), margin: c.fenceMargin)
+                && f.contains(Vector3(lx, hy, lz), margin: c.fenceMargin)
+                && f.contains(Vector3(hx, hy, lz), margin: c.fenceMargin)
+            {
                 return true
             }
         }
@@ -204,7 +220,8 @@ extension AvoidanceCore {
     /// Runs the motion model for `plan` into the scratch buffers.
     mutating func rollout(own: AvoidanceOwnship, _ plan: MotionPlan) {
         let k = ox.count
-        model.rollout(position: own.position, velocity: own.velocity, plan: plan, gridStep: configuration.step, count: k,
-                      xs: &ox, ys: &oy, zs: &oz)
+        model.rollout(
+            position: own.position, velocity: own.velocity, plan: plan, gridStep: configuration.step, count: k,
+            xs: &ox, ys: &oy, zs: &oz)
     }
 }

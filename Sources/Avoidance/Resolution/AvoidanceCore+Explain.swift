@@ -7,21 +7,34 @@ extension AvoidanceCore {
         guard let goal = own.goal else { return ["not avoiding"] }
         var core = self
         let c = configuration
-        let fenceGoal = c.geofence?.clamp(goal.position, margin: c.fenceMargin, altitudeMargin: c.fenceAltitudeMargin) ?? goal.position
-        let picture = LocalPicture(own: own, airspace: airspace, now: now, goal: fenceGoal, configuration: c, tuning: tuning)
+        let fenceGoal =
+            c.geofence?.clamp(goal.position, margin: c.fenceMargin, altitudeMargin: c.fenceAltitudeMargin)
+            ?? goal.position
+        let picture = LocalPicture(
+            own: own, airspace: airspace, now: now, goal: fenceGoal, configuration: c, tuning: tuning)
         var destination = fenceGoal
-        if goal.velocity.horizontalLength < 0.1, let spot = core.parking(near: fenceGoal, own: own, picture: picture, now: now) { destination = spot }
+        if goal.velocity.horizontalLength < 0.1,
+            let spot = core.parking(near: fenceGoal, own: own, picture: picture, now: now)
+        {
+            destination = spot
+        }
         let x = core.context(own: own, goal: goal, destination: destination, now: now)
-        var lines = ["destination \(destination), \(picture.count) tracks: "
-                     + (0..<picture.count).map { "UAV \(picture.uavNumbers[$0])\(picture.higher[$0] ? "↑" : "↓") at \(picture.position($0, 0)) window \(picture.window[$0])" }.joined(separator: "; ")]
+        var lines = [
+            "destination \(destination), \(picture.count) tracks: "
+                + (0..<picture.count).map {
+                    "UAV \(picture.uavNumbers[$0])\(picture.higher[$0] ? "↑" : "↓") at \(picture.position($0, 0)) window \(picture.window[$0])"
+                }.joined(separator: "; ")
+        ]
         let nominal = core.travel(x, altitude: destination.z, speed: x.speed)
         core.rollout(own: own, nominal.plan)
         let threats = (0..<picture.count).filter { picture.higher[$0] && core.conflicts(picture, track: $0) }
         for candidate in core.candidates(x, picture: picture, threats: threats) {
             var hot: Int?
             let safe = core.isSafe(own: own, candidate, picture: picture, hot: &hot)
-            lines.append(String(format: "%7.2f %@ %@%@", candidate.cost, safe ? "safe  " : "UNSAFE", candidate.maneuver.description,
-                                hot.map { " (UAV \(picture.uavNumbers[$0]))" } ?? ""))
+            lines.append(
+                String(
+                    format: "%7.2f %@ %@%@", candidate.cost, safe ? "safe  " : "UNSAFE", candidate.maneuver.description,
+                    hot.map { " (UAV \(picture.uavNumbers[$0]))" } ?? ""))
         }
         return lines
     }

@@ -26,7 +26,10 @@ extension AvoidanceCore {
                 let s = min(x.speed * Double(i) * step, length)
                 let dx = picture.xs[j] - (x.own.position.x + u.x * s), dy = picture.ys[j] - (x.own.position.y + u.y * s)
                 let r = rh + picture.gh[j]
-                if dx * dx + dy * dy < r * r { busy += 1; break }
+                if dx * dx + dy * dy < r * r {
+                    busy += 1
+                    break
+                }
                 i += 1
             }
         }

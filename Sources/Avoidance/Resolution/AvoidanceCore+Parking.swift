@@ -66,8 +66,15 @@ extension AvoidanceCore {
                     let spot = Vector3(goal.x + x, goal.y + y, goal.z)
                     q += dirs[side].0
                     r += dirs[side].1
-                    if let f = c.geofence, !f.contains(spot, margin: c.fenceMargin, altitudeMargin: c.fenceAltitudeMargin) { continue }
-                    if held(spot) || avoidedSpots.contains(where: { ($0.spot - spot).length < 0.01 && $0.until > now }) { continue }
+                    if let f = c.geofence,
+                        !f.contains(spot, margin: c.fenceMargin, altitudeMargin: c.fenceAltitudeMargin)
+                    {
+                        continue
+                    }
+                    if held(spot) || avoidedSpots.contains(where: { ($0.spot - spot).length < 0.01 && $0.until > now })
+                    {
+                        continue
+                    }
                     if let p = parkingSpot, (p - spot).length < 0.01 { currentRing = ring }
                     let d = (spot - own.position).horizontalLength
                     if best == nil || (ring == best!.ring && d < best!.distance - 1e-9) { best = (ring, d, spot) }

@@ -69,11 +69,16 @@ public struct AvoidanceCore: Sendable {
             return decision
         }
         let c = configuration
-        let fenceGoal = c.geofence?.clamp(goal.position, margin: c.fenceMargin, altitudeMargin: c.fenceAltitudeMargin) ?? goal.position
-        let picture = LocalPicture(own: own, airspace: airspace, now: now, goal: fenceGoal, configuration: c, tuning: tuning)
+        let fenceGoal =
+            c.geofence?.clamp(goal.position, margin: c.fenceMargin, altitudeMargin: c.fenceAltitudeMargin)
+            ?? goal.position
+        let picture = LocalPicture(
+            own: own, airspace: airspace, now: now, goal: fenceGoal, configuration: c, tuning: tuning)
         var destination = fenceGoal
         var parked = false
-        if goal.velocity.horizontalLength < 0.1, let spot = parking(near: fenceGoal, own: own, picture: picture, now: now) {
+        if goal.velocity.horizontalLength < 0.1,
+            let spot = parking(near: fenceGoal, own: own, picture: picture, now: now)
+        {
             destination = spot
             parked = spot != fenceGoal
         }
@@ -95,7 +100,8 @@ public struct AvoidanceCore: Sendable {
         let nominalPublished = isPublished(nominal)
         for t in 0..<picture.count
         where conflicts(picture, track: t, hardOnly: nominalPublished && !picture.higher[t])
-            || (picture.higher[t] && picture.endClimb[t] != 0 && tailConflicts(picture, track: t)) {
+            || (picture.higher[t] && picture.endClimb[t] != 0 && tailConflicts(picture, track: t))
+        {
             nominalSafe = false
             if picture.higher[t] { threats.append(t) }
         }
@@ -115,7 +121,9 @@ public struct AvoidanceCore: Sendable {
             // the current plan is kept while it costs little more, so plans do not flap.
             let near = x.distance < x.speed * c.horizon
             chosen = keep.map { !near && $0.cost <= nominal.cost + c.hysteresis ? $0 : nominal } ?? nominal
-        } else if let k = keep, now - lastSearch < c.reconsiderEvery || (k.maneuver.stepsAside(from: own.position) && stuck(now)) {
+        } else if let k = keep,
+            now - lastSearch < c.reconsiderEvery || (k.maneuver.stepsAside(from: own.position) && stuck(now))
+        {
             // A drone that has got no nearer to its destination for a while finishes a step aside before it looks at
             // other plans again (unless the mission's own plan is safe): the step aside is its way out of a local
             // minimum, and a plan that turns back early (a slow one that looks safe within the horizon) leads into
@@ -146,7 +154,9 @@ public struct AvoidanceCore: Sendable {
                 // stop or step aside).
                 for candidate in candidates + escapes(x, picture: picture, threats: threats) {
                     let b = badness(own: own, candidate, picture: picture)
-                    if b < bestScore - 1e-9 || (abs(b - bestScore) <= 1e-9 && candidate.cost < (chosen?.cost ?? .infinity)) {
+                    if b < bestScore - 1e-9
+                        || (abs(b - bestScore) <= 1e-9 && candidate.cost < (chosen?.cost ?? .infinity))
+                    {
                         bestScore = b
                         chosen = candidate
                     }
@@ -165,8 +175,9 @@ public struct AvoidanceCore: Sendable {
         case .handover: break
         default: stoppedSince = nil
         }
-        decision = AvoidanceDecision(adjustment: pick.adjustment, maneuver: pick.maneuver, destination: destination, parked: parked,
-                                     safe: safe, changed: pick.adjustment != previous, yieldingTo: yielding)
+        decision = AvoidanceDecision(
+            adjustment: pick.adjustment, maneuver: pick.maneuver, destination: destination, parked: parked,
+            safe: safe, changed: pick.adjustment != previous, yieldingTo: yielding)
         return decision
     }
 }
@@ -186,7 +197,10 @@ extension AvoidanceCore {
                 let j = t * k + i
                 let dx = picture.xs[j] - ox[i], dy = picture.ys[j] - oy[i]
                 let r = tuning.planningHorizontal + picture.gh[j]
-                if dx * dx + dy * dy < r * r { last = i; break }
+                if dx * dx + dy * dy < r * r {
+                    last = i
+                    break
+                }
                 i -= 1
             }
         }

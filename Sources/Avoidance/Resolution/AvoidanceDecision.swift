@@ -39,8 +39,10 @@ public struct AvoidanceDecision: Sendable, Hashable, CustomStringConvertible {
             case .slowDown(let s, let z): return "slow \(formatFixed(s, 1)) m/s at \(formatFixed(z, 1)) m"
             case .stop(let p): return "stop at \(p)"
             case .sidestep(let p): return "sidestep to \(p)"
-            case .wait(let p, let t, let z): return "wait at \(p) until \(formatFixed(t, 1)), then go at \(formatFixed(z, 1)) m"
-            case .handover(let p, _, let t): return "finish the previous plan toward \(p) until \(formatFixed(t, 1)), then the new one"
+            case .wait(let p, let t, let z):
+                return "wait at \(p) until \(formatFixed(t, 1)), then go at \(formatFixed(z, 1)) m"
+            case .handover(let p, _, let t):
+                return "finish the previous plan toward \(p) until \(formatFixed(t, 1)), then the new one"
             case .veer(let p, let t): return "veer toward \(p) until \(formatFixed(t, 1))"
             }
         }
@@ -62,12 +64,15 @@ public struct AvoidanceDecision: Sendable, Hashable, CustomStringConvertible {
     public var yieldingTo: [Int]
 
     /// The decision of a drone that does not avoid.
-    public static let notAvoiding = AvoidanceDecision(adjustment: nil, maneuver: .notAvoiding, destination: nil, parked: false,
-                                                      safe: true, changed: false, yieldingTo: [])
+    public static let notAvoiding = AvoidanceDecision(
+        adjustment: nil, maneuver: .notAvoiding, destination: nil, parked: false,
+        safe: true, changed: false, yieldingTo: [])
 
     /// Creates a decision.
-    public init(adjustment: NavigatorAdjustment?, maneuver: Maneuver, destination: Vector3?, parked: Bool, safe: Bool,
-                changed: Bool, yieldingTo: [Int]) {
+    public init(
+        adjustment: NavigatorAdjustment?, maneuver: Maneuver, destination: Vector3?, parked: Bool, safe: Bool,
+        changed: Bool, yieldingTo: [Int]
+    ) {
         self.adjustment = adjustment
         self.maneuver = maneuver
         self.destination = destination

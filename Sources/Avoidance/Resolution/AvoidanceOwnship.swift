@@ -50,7 +50,10 @@ extension AvoidanceOwnship {
     /// The ownship of a drone flown by a ``Flight/Navigator``: the goal comes from its intent (goto: the target and
     /// speed; hold: the hold point; follow: the target's extrapolated position plus offset, moving at its velocity).
     /// Other intents, a vehicle on the ground, and `avoiding: false` (lost link, manual control) give no goal.
-    public init(uavNumber: Int, tiebreak: UInt64 = 0, navigator: Navigator, state: VehicleState, now: Double, avoiding: Bool = true) {
+    public init(
+        uavNumber: Int, tiebreak: UInt64 = 0, navigator: Navigator, state: VehicleState, now: Double,
+        avoiding: Bool = true
+    ) {
         var goal: Goal?
         let c = navigator.configuration
         if avoiding && state.isAirborne && state.armed {
@@ -62,8 +65,9 @@ extension AvoidanceOwnship {
             case .follow(let offset):
                 if let target = navigator.target {
                     let fresh = now - target.time <= c.targetMaxExtrapolation
-                    goal = Goal(position: target.position(at: now, maxExtrapolation: c.targetMaxExtrapolation) + offset,
-                                velocity: fresh ? target.velocity : .zero, speed: c.limits.maxHorizontalSpeed)
+                    goal = Goal(
+                        position: target.position(at: now, maxExtrapolation: c.targetMaxExtrapolation) + offset,
+                        velocity: fresh ? target.velocity : .zero, speed: c.limits.maxHorizontalSpeed)
                 } else {
                     goal = Goal(position: state.position, speed: c.limits.maxHorizontalSpeed)
                 }
@@ -71,6 +75,7 @@ extension AvoidanceOwnship {
                 goal = nil
             }
         }
-        self.init(uavNumber: uavNumber, tiebreak: tiebreak, position: state.position, velocity: state.velocity, goal: goal)
+        self.init(
+            uavNumber: uavNumber, tiebreak: tiebreak, position: state.position, velocity: state.velocity, goal: goal)
     }
 }

@@ -23,12 +23,17 @@ struct LocalPicture {
     init(k: Int) { self.k = k }
 
     /// Builds the picture for `own` at `now` from `airspace`.
-    init(own: AvoidanceOwnship, airspace: [AirspaceTrack], now: Double, goal: Vector3, configuration: AvoidanceConfiguration, tuning c: Tuning) {
+    init(
+        own: AvoidanceOwnship, airspace: [AirspaceTrack], now: Double, goal: Vector3,
+        configuration: AvoidanceConfiguration, tuning c: Tuning
+    ) {
         self.init(k: configuration.steps + 1)
         let ownRank = own.rank
         let l = configuration.limits
         let horizon = configuration.horizon
-        let reachH = greater(l.maxHorizontalSpeed, own.velocity.horizontalLength) * horizon + c.planningHorizontal + c.maxHorizontalInflation
+        let reachH =
+            greater(l.maxHorizontalSpeed, own.velocity.horizontalLength) * horizon + c.planningHorizontal
+            + c.maxHorizontalInflation
         let reachV = greater(l.maxClimbRate, l.maxDescentRate) * horizon + c.planningVertical + c.maxVerticalInflation
         let p = own.position
         let react = min(k - 1, Int((configuration.reactionTime / c.step).rounded(.down)))
@@ -56,31 +61,42 @@ struct LocalPicture {
                     let a = pts[m - 2], b = pts[m - 1]
                     let dt = b.offset - a.offset
                     if dt > 0 && age > 0 {
-                        let dx = b.position.x - a.position.x, dy = b.position.y - a.position.y, dz = b.position.z - a.position.z
+                        let dx = b.position.x - a.position.x, dy = b.position.y - a.position.y,
+                            dz = b.position.z - a.position.z
                         extra += (dx * dx + dy * dy + dz * dz).squareRoot() / dt * age
                     }
                 }
             }
-            let nearOwn = lx - extra <= p.x + reachH && hx + extra >= p.x - reachH && ly - extra <= p.y + reachH
+            let nearOwn =
+                lx - extra <= p.x + reachH && hx + extra >= p.x - reachH && ly - extra <= p.y + reachH
                 && hy + extra >= p.y - reachH && lz - extra <= p.z + reachV && hz + extra >= p.z - reachV
-            let nearGoal = lx - extra <= goal.x + 30 && hx + extra >= goal.x - 30 && ly - extra <= goal.y + 30 && hy + extra >= goal.y - 30
+            let nearGoal =
+                lx - extra <= goal.x + 30 && hx + extra >= goal.x - 30 && ly - extra <= goal.y + 30
+                && hy + extra >= goal.y - 30
             if nearOwn || nearGoal { selected.append((index, nearOwn)) }
         }
         let n = selected.count * k
-        xs = [Double](repeating: 0, count: n); ys = xs; zs = xs; gh = xs; gv = xs
+        xs = [Double](repeating: 0, count: n)
+        ys = xs
+        zs = xs
+        gh = xs
+        gv = xs
         uavNumbers.reserveCapacity(selected.count)
         for (slot, s) in selected.enumerated() {
             let track = airspace[s.index]
             let conservative = !track.avoiding || now - track.prediction.time > c.staleAfter
-            AirspaceSnapshot.resample(track.prediction, from: now, step: c.step, count: k, base: slot * k, conservative: conservative, avoiding: track.avoiding,
-                                      tuning: c, xs: &xs, ys: &ys, zs: &zs, growH: &gh, growV: &gv)
+            AirspaceSnapshot.resample(
+                track.prediction, from: now, step: c.step, count: k, base: slot * k, conservative: conservative,
+                avoiding: track.avoiding,
+                tuning: c, xs: &xs, ys: &ys, zs: &zs, growH: &gh, growV: &gv)
             let higher = track.rank < ownRank
             uavNumbers.append(track.uavNumber)
             self.higher.append(higher)
             window.append(s.nearOwn ? (higher ? k - 1 : react) : 0)
             let b = slot * k
             let dx = xs[b] - p.x, dy = ys[b] - p.y, dz = abs(zs[b] - p.z)
-            let pen = min(c.planningHorizontal + gh[b] - (dx * dx + dy * dy).squareRoot(), c.planningVertical + gv[b] - dz)
+            let pen = min(
+                c.planningHorizontal + gh[b] - (dx * dx + dy * dy).squareRoot(), c.planningVertical + gv[b] - dz)
             allowed.append(max(0, pen))
             let e = b + k - 1
             let ex = xs[e] - xs[e - 1], ey = ys[e] - ys[e - 1], ez = zs[e] - zs[e - 1]
@@ -90,8 +106,12 @@ struct LocalPicture {
     }
 
     /// Runs `body` with pointers to the positions and growths (track `t`, index `i` at `t * k + i`).
-    func withPointers<R>(_ body: (UnsafePointer<Double>, UnsafePointer<Double>, UnsafePointer<Double>, UnsafePointer<Double>,
-                                  UnsafePointer<Double>) -> R) -> R {
+    func withPointers<R>(
+        _ body: (
+            UnsafePointer<Double>, UnsafePointer<Double>, UnsafePointer<Double>, UnsafePointer<Double>,
+            UnsafePointer<Double>
+        ) -> R
+    ) -> R {
         xs.withUnsafeBufferPointer { x in
             ys.withUnsafeBufferPointer { y in
                 zs.withUnsafeBufferPointer { z in

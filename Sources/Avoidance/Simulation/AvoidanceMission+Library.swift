@@ -1,6 +1,6 @@
 import Determinism
-import Foundation
 import Flight
+import Foundation
 import Geodesy
 
 /// The standard avoidance scenarios, built in code (the same ones as `Config/scenarios/avoid-*.toml`).
@@ -20,8 +20,10 @@ extension AvoidanceMission {
     /// `altitudes[k % altitudes.count]` (one altitude: the benchmark as ORCA flies it); each home is moved by up to
     /// ±`noise` metres east and north (uniform, drawn from `seed`), as ORCA's start noise, without which its symmetric
     /// start deadlocks. Goals are the exact antipodes of the unmoved points. UAV numbers run around the circle.
-    public static func antipodalCircle(drones n: Int, radius: Double? = nil, altitudes: [Double] = [20], noise: Double = 0.3,
-                                       seed: UInt64 = 1) -> AvoidanceMission {
+    public static func antipodalCircle(
+        drones n: Int, radius: Double? = nil, altitudes: [Double] = [20], noise: Double = 0.3,
+        seed: UInt64 = 1
+    ) -> AvoidanceMission {
         let radius = radius ?? circleRadius(drones: n)
         var rng = SeededRandom(seed: seed)
         var drones: [Scenario.Drone] = []
@@ -36,11 +38,15 @@ extension AvoidanceMission {
             let id = "c\(k + 1)"
             drones.append(Scenario.Drone(id: id, home: home))
             events.append(Scenario.Event(time: 0, drone: id, action: .command(.takeoff(altitude: altitude))))
-            events.append(Scenario.Event(time: settleTime, drone: id, action: .command(.goto(.local(Vector3(-point.x, -point.y, altitude)), speed: nil))))
+            events.append(
+                Scenario.Event(
+                    time: settleTime, drone: id,
+                    action: .command(.goto(.local(Vector3(-point.x, -point.y, altitude)), speed: nil))))
         }
         let straight = 2 * radius / 4
         let name = altitudes.count > 1 ? "circle-\(n)-\(altitudes.count)-altitudes" : "circle-\(n)"
-        let scenario = Scenario(name: name, origin: libraryOrigin, duration: settleTime + straight * 3 + 40, drones: drones, events: events)
+        let scenario = Scenario(
+            name: name, origin: libraryOrigin, duration: settleTime + straight * 3 + 40, drones: drones, events: events)
         var mission = AvoidanceMission(scenario: scenario, configuration: fenced(radius + 20, ceiling: 70))
         mission.measureFrom = settleTime
         return mission
@@ -73,10 +79,12 @@ extension AvoidanceMission {
             drones.append(Scenario.Drone(id: id, home: Vector3(radius * cos(starts[k]), radius * sin(starts[k]), 0)))
             events.append(Scenario.Event(time: 0, drone: id, action: .command(.takeoff(altitude: altitude))))
             let goal = Vector3(radius * cos(goals[k]), radius * sin(goals[k]), altitude)
-            events.append(Scenario.Event(time: settleTime, drone: id, action: .command(.goto(.local(goal), speed: nil))))
+            events.append(
+                Scenario.Event(time: settleTime, drone: id, action: .command(.goto(.local(goal), speed: nil))))
         }
-        let scenario = Scenario(name: "crossing-\(n)", origin: libraryOrigin, duration: settleTime + 2 * radius / 4 * 3 + 40,
-                                drones: drones, events: events)
+        let scenario = Scenario(
+            name: "crossing-\(n)", origin: libraryOrigin, duration: settleTime + 2 * radius / 4 * 3 + 40,
+            drones: drones, events: events)
         var mission = AvoidanceMission(scenario: scenario, configuration: fenced(radius + 20, ceiling: 70))
         mission.measureFrom = settleTime
         return mission
@@ -92,9 +100,12 @@ extension AvoidanceMission {
             let id = "s\(k + 1)"
             drones.append(Scenario.Drone(id: id, home: home))
             events.append(Scenario.Event(time: 0, drone: id, action: .command(.takeoff(altitude: altitude))))
-            events.append(Scenario.Event(time: settleTime, drone: id, action: .command(.goto(.local(target), speed: nil))))
+            events.append(
+                Scenario.Event(time: settleTime, drone: id, action: .command(.goto(.local(target), speed: nil))))
         }
-        let scenario = Scenario(name: "shared-target-\(n)", origin: libraryOrigin, duration: settleTime + 90, drones: drones, events: events)
+        let scenario = Scenario(
+            name: "shared-target-\(n)", origin: libraryOrigin, duration: settleTime + 90, drones: drones, events: events
+        )
         var mission = AvoidanceMission(scenario: scenario, configuration: fenced(Double(n) * 6 + 80, ceiling: 60))
         mission.measureFrom = settleTime
         return mission
@@ -102,21 +113,24 @@ extension AvoidanceMission {
 
     /// Two drones flying at each other at the same altitude.
     public static func headOn(distance: Double = 80, altitude: Double = 15) -> AvoidanceMission {
-        pair(name: "head-on", a: (Vector3(-distance / 2, 0, 0), Vector3(distance / 2, 0, altitude)),
-             b: (Vector3(distance / 2, 0, 0), Vector3(-distance / 2, 0, altitude)), altitude: altitude)
+        pair(
+            name: "head-on", a: (Vector3(-distance / 2, 0, 0), Vector3(distance / 2, 0, altitude)),
+            b: (Vector3(distance / 2, 0, 0), Vector3(-distance / 2, 0, altitude)), altitude: altitude)
     }
 
     /// Two drones whose paths cross at right angles, arriving at the crossing together.
     public static func crossing(distance: Double = 80, altitude: Double = 15) -> AvoidanceMission {
-        pair(name: "crossing", a: (Vector3(-distance / 2, 0, 0), Vector3(distance / 2, 0, altitude)),
-             b: (Vector3(0, -distance / 2, 0), Vector3(0, distance / 2, altitude)), altitude: altitude)
+        pair(
+            name: "crossing", a: (Vector3(-distance / 2, 0, 0), Vector3(distance / 2, 0, altitude)),
+            b: (Vector3(0, -distance / 2, 0), Vector3(0, distance / 2, altitude)), altitude: altitude)
     }
 
     /// A fast drone (4 m/s) catching up with a slow one (1.5 m/s) ahead of it on the same line; the slow one has
     /// right of way (UAV 1).
     public static func overtaking(altitude: Double = 15) -> AvoidanceMission {
-        var m = pair(name: "overtaking", a: (Vector3(20, 0, 0), Vector3(120, 0, altitude)),
-                     b: (Vector3(0, 0, 0), Vector3(140, 0, altitude)), altitude: altitude, speeds: (1.5, 4))
+        var m = pair(
+            name: "overtaking", a: (Vector3(20, 0, 0), Vector3(120, 0, altitude)),
+            b: (Vector3(0, 0, 0), Vector3(140, 0, altitude)), altitude: altitude, speeds: (1.5, 4))
         m.scenario.duration = settleTime + 110
         return m
     }
@@ -125,8 +139,11 @@ extension AvoidanceMission {
     /// through a drone crossing its path; the others get out of its way.
     public static func lostLink(altitude: Double = 15) -> AvoidanceMission {
         var drones = [Scenario.Drone(id: "lost", home: Vector3(-60, 0, 0))]
-        var events: [Scenario.Event] = [Scenario.Event(time: 0, drone: "lost", action: .command(.takeoff(altitude: altitude))),
-                                        Scenario.Event(time: settleTime, drone: "lost", action: .command(.goto(.local(Vector3(60, 0, altitude)), speed: nil)))]
+        var events: [Scenario.Event] = [
+            Scenario.Event(time: 0, drone: "lost", action: .command(.takeoff(altitude: altitude))),
+            Scenario.Event(
+                time: settleTime, drone: "lost", action: .command(.goto(.local(Vector3(60, 0, altitude)), speed: nil))),
+        ]
         for k in 0..<4 {
             let id = "h\(k + 1)"
             drones.append(Scenario.Drone(id: id, home: Vector3(Double(k) * 20 - 30, Double(k % 2) * 2, 0)))
@@ -134,8 +151,12 @@ extension AvoidanceMission {
         }
         drones.append(Scenario.Drone(id: "x", home: Vector3(10, -40, 0)))
         events.append(Scenario.Event(time: 0, drone: "x", action: .command(.takeoff(altitude: altitude))))
-        events.append(Scenario.Event(time: settleTime + 8, drone: "x", action: .command(.goto(.local(Vector3(10, 40, altitude)), speed: nil))))
-        let scenario = Scenario(name: "lost-link", origin: libraryOrigin, duration: settleTime + 70, drones: drones, events: events)
+        events.append(
+            Scenario.Event(
+                time: settleTime + 8, drone: "x", action: .command(.goto(.local(Vector3(10, 40, altitude)), speed: nil))
+            ))
+        let scenario = Scenario(
+            name: "lost-link", origin: libraryOrigin, duration: settleTime + 70, drones: drones, events: events)
         var settings = (0..<drones.count).map { AvoidanceMission.Drone(uavNumber: $0 + 2) }
         settings[0] = AvoidanceMission.Drone(uavNumber: 9, lostLinkAt: settleTime)
         var mission = AvoidanceMission(scenario: scenario, drones: settings, configuration: fenced(100, ceiling: 60))
@@ -143,15 +164,20 @@ extension AvoidanceMission {
         return mission
     }
 
-    static func pair(name: String, a: (Vector3, Vector3), b: (Vector3, Vector3), altitude: Double,
-                     speeds: (Double?, Double?) = (nil, nil)) -> AvoidanceMission {
+    static func pair(
+        name: String, a: (Vector3, Vector3), b: (Vector3, Vector3), altitude: Double,
+        speeds: (Double?, Double?) = (nil, nil)
+    ) -> AvoidanceMission {
         let drones = [Scenario.Drone(id: "a", home: a.0), Scenario.Drone(id: "b", home: b.0)]
-        let events = [Scenario.Event(time: 0, drone: "a", action: .command(.takeoff(altitude: altitude))),
-                      Scenario.Event(time: 0, drone: "b", action: .command(.takeoff(altitude: altitude))),
-                      Scenario.Event(time: settleTime, drone: "a", action: .command(.goto(.local(a.1), speed: speeds.0))),
-                      Scenario.Event(time: settleTime, drone: "b", action: .command(.goto(.local(b.1), speed: speeds.1)))]
+        let events = [
+            Scenario.Event(time: 0, drone: "a", action: .command(.takeoff(altitude: altitude))),
+            Scenario.Event(time: 0, drone: "b", action: .command(.takeoff(altitude: altitude))),
+            Scenario.Event(time: settleTime, drone: "a", action: .command(.goto(.local(a.1), speed: speeds.0))),
+            Scenario.Event(time: settleTime, drone: "b", action: .command(.goto(.local(b.1), speed: speeds.1))),
+        ]
         let span = max((a.1 - a.0).horizontalLength, (b.1 - b.0).horizontalLength)
-        let scenario = Scenario(name: name, origin: libraryOrigin, duration: settleTime + span / 2 + 40, drones: drones, events: events)
+        let scenario = Scenario(
+            name: name, origin: libraryOrigin, duration: settleTime + span / 2 + 40, drones: drones, events: events)
         var mission = AvoidanceMission(scenario: scenario, configuration: fenced(span + 40, ceiling: 60))
         mission.measureFrom = settleTime
         return mission

@@ -74,8 +74,10 @@ public struct AvoidanceMission: Sendable {
     public var compareSolo = true
 
     /// Creates a mission; `drones` defaults to UAV numbers 1, 2, … in scenario order, all avoiding.
-    public init(scenario: Scenario, drones: [Drone]? = nil, configuration: AvoidanceConfiguration = AvoidanceConfiguration(),
-                communication: CommunicationModel = CommunicationModel()) {
+    public init(
+        scenario: Scenario, drones: [Drone]? = nil, configuration: AvoidanceConfiguration = AvoidanceConfiguration(),
+        communication: CommunicationModel = CommunicationModel()
+    ) {
         self.scenario = scenario
         self.drones = drones ?? scenario.drones.indices.map { Drone(uavNumber: $0 + 1) }
         self.configuration = configuration

@@ -63,7 +63,8 @@ public struct AvoidanceSimulation: Sendable {
         _ = try ScenarioRunner(scenario: mission.scenario)
         let s = mission.scenario
         guard mission.drones.count == s.drones.count else {
-            throw ScenarioError(key: "drones", problem: "\(mission.drones.count) avoidance settings for \(s.drones.count) drones")
+            throw ScenarioError(
+                key: "drones", problem: "\(mission.drones.count) avoidance settings for \(s.drones.count) drones")
         }
         guard mission.decisionInterval > 0, mission.communication.publishInterval > 0 else {
             throw ScenarioError(key: "avoidance", problem: "decision and publication intervals must be positive")
@@ -71,18 +72,23 @@ public struct AvoidanceSimulation: Sendable {
         self.mission = mission
         let n = s.drones.count
         drones = zip(s.drones, mission.drones).map { spec, settings in
-            var sim = MultirotorSimulator(origin: s.origin, home: spec.home, configuration: spec.simulator,
-                                          batteryPercent: spec.batteryPercent, heading: spec.heading)
+            var sim = MultirotorSimulator(
+                origin: s.origin, home: spec.home, configuration: spec.simulator,
+                batteryPercent: spec.batteryPercent, heading: spec.heading)
             var navigator = Navigator(origin: s.origin, configuration: spec.navigator)
             if let altitude = settings.startAltitude {
-                sim = MultirotorSimulator(origin: s.origin, home: spec.home, hoveringAt: altitude, configuration: spec.simulator,
-                                          batteryPercent: spec.batteryPercent, heading: spec.heading)
+                sim = MultirotorSimulator(
+                    origin: s.origin, home: spec.home, hoveringAt: altitude, configuration: spec.simulator,
+                    batteryPercent: spec.batteryPercent, heading: spec.heading)
                 try? navigator.handle(.hold, state: sim.state, now: 0)
             }
-            return DroneRun(spec: spec, settings: settings, sim: sim, navigator: navigator,
-                            core: AvoidanceCore(configuration: mission.configuration), picture: [AirspaceTrack?](repeating: nil, count: n))
+            return DroneRun(
+                spec: spec, settings: settings, sim: sim, navigator: navigator,
+                core: AvoidanceCore(configuration: mission.configuration),
+                picture: [AirspaceTrack?](repeating: nil, count: n))
         }
-        events = s.events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+        events = s.events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(
+            \.element)
         decisionEvery = max(1, Int((mission.decisionInterval / s.step).rounded()))
         publishEvery = max(1, Int((mission.communication.publishInterval / s.step).rounded()))
         let c = mission.communication
@@ -90,12 +96,13 @@ public struct AvoidanceSimulation: Sendable {
         buckets = [[Delivery]](repeating: [], count: Int((longest / s.step).rounded(.up)) + 3)
         random = SeededRandom(seed: c.seed)
         monitor = SeparationMonitor(count: n, configuration: mission.configuration)
-        measureFrom = mission.measureFrom ?? events.first(where: { e in
-            switch e.action {
-            case .command(.goto), .follow, .trajectory: return true
-            default: return false
-            }
-        })?.time ?? 0
+        measureFrom =
+            mission.measureFrom ?? events.first(where: { e in
+                switch e.action {
+                case .command(.goto), .follow, .trajectory: return true
+                default: return false
+                }
+            })?.time ?? 0
     }
 
     /// Number of drones.
@@ -126,9 +133,13 @@ public struct AvoidanceSimulation: Sendable {
 
     /// Where the simulation stands.
     public var status: Status {
-        Status(time: time, avoiding: drones.filter(\.avoiding).count,
-               yielding: drones.filter { $0.avoiding && ($0.core.decision.maneuver != .nominal || $0.core.decision.parked) }.count,
-               minimumSeparation: monitor.minimumSeparation.isFinite ? monitor.minimumSeparation : nil, violations: monitor.violations)
+        Status(
+            time: time, avoiding: drones.filter(\.avoiding).count,
+            yielding: drones.filter {
+                $0.avoiding && ($0.core.decision.maneuver != .nominal || $0.core.decision.parked)
+            }.count,
+            minimumSeparation: monitor.minimumSeparation.isFinite ? monitor.minimumSeparation : nil,
+            violations: monitor.violations)
     }
 
     /// Whether the simulation has reached the scenario's duration.
@@ -184,7 +195,9 @@ public struct AvoidanceSimulation: Sendable {
         // Deliveries due now.
         let slot = stepIndex % buckets.count
         for d in buckets[slot] {
-            if let old = drones[d.receiver].picture[d.sender], old.prediction.time >= d.track.prediction.time { continue }
+            if let old = drones[d.receiver].picture[d.sender], old.prediction.time >= d.track.prediction.time {
+                continue
+            }
             drones[d.receiver].picture[d.sender] = d.track
             delivered += 1
         }
@@ -195,7 +208,9 @@ public struct AvoidanceSimulation: Sendable {
             if let t = drones[i].followTarget { drones[i].navigator.updateTarget(s.targets[t].observation(at: now)) }
             let state = drones[i].sim.state
             if let trajectory = drones[i].pendingStart, state.activity == .hovering,
-               state.position.distance(to: trajectory.start.position) <= drones[i].navigator.configuration.trajectoryStartTolerance / 4 {
+                state.position.distance(to: trajectory.start.position) <= drones[i].navigator.configuration
+                    .trajectoryStartTolerance / 4
+            {
                 drones[i].pendingStart = nil
                 do { try drones[i].navigator.handle(.startTrajectory(trajectory), state: state, now: now) } catch {
                     log.append("t=\(formatFixed(now, 1)) \(drones[i].spec.id) start-trajectory: \(error)")
@@ -204,15 +219,22 @@ public struct AvoidanceSimulation: Sendable {
             var publish = (stepIndex + i) % publishEvery == 0
             if (stepIndex + i) % decisionEvery == 0 || drones[i].decideNow {
                 drones[i].decideNow = false
-                let own = AvoidanceOwnship(uavNumber: drones[i].settings.uavNumber, tiebreak: UInt64(i), navigator: drones[i].navigator,
-                                           state: state, now: now, avoiding: drones[i].settings.avoids && !drones[i].lostLink)
+                let own = AvoidanceOwnship(
+                    uavNumber: drones[i].settings.uavNumber, tiebreak: UInt64(i), navigator: drones[i].navigator,
+                    state: state, now: now, avoiding: drones[i].settings.avoids && !drones[i].lostLink)
                 let airspace = drones[i].picture.compactMap { $0 }
                 let decision = drones[i].core.decide(own: own, airspace: airspace, now: now)
                 drones[i].avoiding = own.avoiding
                 drones[i].navigator.adjustment = decision.adjustment
                 decisions += 1
-                if own.avoiding && !decision.safe { unsafe += 1; drones[i].unsafeDecisions += 1 }
-                if decision.changed { publish = true; drones[i].planChanges += 1 }
+                if own.avoiding && !decision.safe {
+                    unsafe += 1
+                    drones[i].unsafeDecisions += 1
+                }
+                if decision.changed {
+                    publish = true
+                    drones[i].planChanges += 1
+                }
             }
             drones[i].sim.setpoint = drones[i].navigator.setpoint(state: state, now: now)
             if publish { self.publish(i, state: state, now: now) }
@@ -232,13 +254,19 @@ public struct AvoidanceSimulation: Sendable {
         } else {
             prediction = d.navigator.predictedTrajectory(state: state, now: now)
         }
-        let track = AirspaceTrack(uavNumber: d.settings.uavNumber, tiebreak: UInt64(i), avoiding: d.avoiding, prediction: prediction)
+        let track = AirspaceTrack(
+            uavNumber: d.settings.uavNumber, tiebreak: UInt64(i), avoiding: d.avoiding, prediction: prediction)
         published += 1
         let c = mission.communication
         let dt = mission.scenario.step
         for j in drones.indices where j != i {
-            if c.loss > 0 && Double.random(in: 0..<1, using: &random) < c.loss { lost += 1; continue }
-            var latency = c.maximumLatency > c.minimumLatency ? Double.random(in: c.minimumLatency...c.maximumLatency, using: &random) : c.minimumLatency
+            if c.loss > 0 && Double.random(in: 0..<1, using: &random) < c.loss {
+                lost += 1
+                continue
+            }
+            var latency =
+                c.maximumLatency > c.minimumLatency
+                ? Double.random(in: c.minimumLatency...c.maximumLatency, using: &random) : c.minimumLatency
             if c.lateProbability > 0 && Double.random(in: 0..<1, using: &random) < c.lateProbability {
                 latency += Double.random(in: c.lateDelay, using: &random)
             }
@@ -258,18 +286,25 @@ public struct AvoidanceSimulation: Sendable {
         if let until = a.until, until <= now { a = NavigatorAdjustment() }
         if let until = a.until {
             // A timed adjustment: its flight until `until`, then the intent unadjusted.
-            var first = MotionPlan(target: Vector3(goal.position.x + a.offset.x, goal.position.y + a.offset.y, a.altitude ?? goal.position.z),
-                                   targetVelocity: .zero, speed: min(goal.speed, a.maxSpeed ?? goal.speed))
-            if let h = a.hold { first = MotionPlan(target: h, targetVelocity: .zero, speed: c.limits.maxHorizontalSpeed) }
-            plan = MotionPlan(target: goal.position, targetVelocity: goal.velocity, speed: goal.speed, wait: first.target,
-                              waitFor: until - now, waitSpeed: first.speed)
+            var first = MotionPlan(
+                target: Vector3(
+                    goal.position.x + a.offset.x, goal.position.y + a.offset.y, a.altitude ?? goal.position.z),
+                targetVelocity: .zero, speed: min(goal.speed, a.maxSpeed ?? goal.speed))
+            if let h = a.hold {
+                first = MotionPlan(target: h, targetVelocity: .zero, speed: c.limits.maxHorizontalSpeed)
+            }
+            plan = MotionPlan(
+                target: goal.position, targetVelocity: goal.velocity, speed: goal.speed, wait: first.target,
+                waitFor: until - now, waitSpeed: first.speed)
         } else if let h = a.hold, a.holdUntil == nil {
             plan = MotionPlan(target: h, targetVelocity: .zero, speed: c.limits.maxHorizontalSpeed)
         } else {
             var v = goal.velocity
             if a.altitude != nil { v.z = 0 }
-            plan = MotionPlan(target: Vector3(goal.position.x + a.offset.x, goal.position.y + a.offset.y, a.altitude ?? goal.position.z),
-                              targetVelocity: v, speed: min(goal.speed, a.maxSpeed ?? goal.speed))
+            plan = MotionPlan(
+                target: Vector3(
+                    goal.position.x + a.offset.x, goal.position.y + a.offset.y, a.altitude ?? goal.position.z),
+                targetVelocity: v, speed: min(goal.speed, a.maxSpeed ?? goal.speed))
             if let h = a.hold, let until = a.holdUntil, until > now {
                 plan.wait = h
                 plan.waitFor = until - now
@@ -277,8 +312,12 @@ public struct AvoidanceSimulation: Sendable {
         }
         let k = c.steps + 1
         var xs = [Double](repeating: 0, count: k), ys = xs, zs = xs
-        d.core.model.rollout(position: state.position, velocity: state.velocity, plan: plan, gridStep: c.step, count: k, xs: &xs, ys: &ys, zs: &zs)
-        let points = (1..<k).map { PredictedTrajectory.Point(offset: Double($0) * c.step, position: Vector3(xs[$0], ys[$0], zs[$0])) }
+        d.core.model.rollout(
+            position: state.position, velocity: state.velocity, plan: plan, gridStep: c.step, count: k, xs: &xs,
+            ys: &ys, zs: &zs)
+        let points = (1..<k).map {
+            PredictedTrajectory.Point(offset: Double($0) * c.step, position: Vector3(xs[$0], ys[$0], zs[$0]))
+        }
         return PredictedTrajectory(time: now, origin: state.position, points: points)
     }
 
@@ -286,12 +325,15 @@ public struct AvoidanceSimulation: Sendable {
     mutating func observe() {
         let positions = drones.map { $0.sim.truePosition }
         let airborne = drones.map { $0.sim.model.armed && !$0.sim.model.onGround }
-        monitor.observe(positions: positions, avoiding: drones.map(\.avoiding), airborne: airborne, time: time, dt: mission.scenario.step,
-                        fence: mission.configuration.geofence)
+        monitor.observe(
+            positions: positions, avoiding: drones.map(\.avoiding), airborne: airborne, time: time,
+            dt: mission.scenario.step,
+            fence: mission.configuration.geofence)
         guard time >= measureFrom - 1e-9 else { return }
         for i in drones.indices {
             guard drones[i].avoiding, let dest = drones[i].core.decision.destination,
-                  positions[i].distance(to: dest) <= 1.0 else {
+                positions[i].distance(to: dest) <= 1.0
+            else {
                 drones[i].arrivedSince = nil
                 continue
             }
@@ -305,12 +347,13 @@ public struct AvoidanceSimulation: Sendable {
         var droneReports: [DroneAvoidanceReport] = []
         for (i, d) in drones.enumerated() {
             let dest = d.avoiding ? d.core.decision.destination : nil
-            droneReports.append(DroneAvoidanceReport(
-                id: d.spec.id, uavNumber: d.settings.uavNumber, avoidingAtEnd: d.avoiding,
-                arrival: d.arrivedSince.map { $0 - measureFrom }, soloArrival: solo?[i].arrival,
-                distance: d.sim.distanceFlown - d.distanceAtStart, soloDistance: solo?[i].distance,
-                finalPosition: d.sim.truePosition, destination: dest, parked: d.avoiding && d.core.decision.parked,
-                unsafeDecisions: d.unsafeDecisions, planChanges: d.planChanges))
+            droneReports.append(
+                DroneAvoidanceReport(
+                    id: d.spec.id, uavNumber: d.settings.uavNumber, avoidingAtEnd: d.avoiding,
+                    arrival: d.arrivedSince.map { $0 - measureFrom }, soloArrival: solo?[i].arrival,
+                    distance: d.sim.distanceFlown - d.distanceAtStart, soloDistance: solo?[i].distance,
+                    finalPosition: d.sim.truePosition, destination: dest, parked: d.avoiding && d.core.decision.parked,
+                    unsafeDecisions: d.unsafeDecisions, planChanges: d.planChanges))
         }
         let counted = droneReports.filter { $0.avoidingAtEnd && $0.destination != nil }
         let arrival: Double? = counted.contains { $0.arrival == nil } ? nil : counted.map { $0.arrival! }.max() ?? 0
@@ -356,7 +399,9 @@ public struct AvoidanceSimulation: Sendable {
                 if let t = d.followTarget { d.navigator.updateTarget(s.targets[t].observation(at: now)) }
                 let state = d.sim.state
                 if let trajectory = d.pendingStart, state.activity == .hovering,
-                   state.position.distance(to: trajectory.start.position) <= d.navigator.configuration.trajectoryStartTolerance / 4 {
+                    state.position.distance(to: trajectory.start.position) <= d.navigator.configuration
+                        .trajectoryStartTolerance / 4
+                {
                     d.pendingStart = nil
                     try? d.navigator.handle(.startTrajectory(trajectory), state: state, now: now)
                 }
@@ -366,8 +411,10 @@ public struct AvoidanceSimulation: Sendable {
                 let own = AvoidanceOwnship(uavNumber: 0, navigator: d.navigator, state: d.sim.state, now: t)
                 if let g = own.goal {
                     hadGoal = true
-                    let dest = mission.configuration.geofence?.clamp(g.position, margin: mission.configuration.fenceMargin,
-                                                                     altitudeMargin: mission.configuration.fenceAltitudeMargin) ?? g.position
+                    let dest =
+                        mission.configuration.geofence?.clamp(
+                            g.position, margin: mission.configuration.fenceMargin,
+                            altitudeMargin: mission.configuration.fenceAltitudeMargin) ?? g.position
                     if d.sim.truePosition.distance(to: dest) <= 1.0 {
                         if arrivedSince == nil { arrivedSince = t }
                     } else {
@@ -382,7 +429,9 @@ public struct AvoidanceSimulation: Sendable {
     }
 
     /// Applies a scenario action to a drone, as ``Flight/ScenarioRunner`` does; returns the refusal, if any.
-    static func apply(_ action: Scenario.Action, to d: inout DroneRun, targets: [Scenario.Target], now: Double) -> String? {
+    static func apply(_ action: Scenario.Action, to d: inout DroneRun, targets: [Scenario.Target], now: Double)
+        -> String?
+    {
         let state = d.sim.state
         var follow: Int?
         var pending: Trajectory?
@@ -396,7 +445,9 @@ public struct AvoidanceSimulation: Sendable {
             command = .follow(offset: offset)
             follow = t
         case .trajectory(let waypoints, let limits):
-            guard let trajectory = try? TrajectoryPlanner(limits: limits).plan(waypoints) else { return "trajectory could not be planned" }
+            guard let trajectory = try? TrajectoryPlanner(limits: limits).plan(waypoints) else {
+                return "trajectory could not be planned"
+            }
             command = .goToStart(trajectory)
             pending = trajectory
         }

@@ -1,6 +1,6 @@
 import Determinism
-import Foundation
 import Flight
+import Foundation
 
 /// Randomized missions for the deterministic simulation tests: 2–50 drones hovering on a grid inside a random convex
 /// geofence, sent to random goals (some shared, some close to each other, some outside the fence), some sent on
@@ -37,8 +37,11 @@ public struct RandomMission: Sendable {
         let columns = Int(Double(n).squareRoot().rounded(.up))
         let rows = (n + columns - 1) / columns
         let spacing = 8.0
-        var slots = (0..<(columns * rows)).map { Vector3((Double($0 % columns) - Double(columns - 1) / 2) * spacing,
-                                                         (Double($0 / columns) - Double(rows - 1) / 2) * spacing, 0) }
+        var slots = (0..<(columns * rows)).map {
+            Vector3(
+                (Double($0 % columns) - Double(columns - 1) / 2) * spacing,
+                (Double($0 / columns) - Double(rows - 1) / 2) * spacing, 0)
+        }
         slots.shuffle(using: &rng)
         // A convex fence: a regular polygon (4–8 sides, random rotation) around the grid.
         let halfDiagonal = Double(max(columns, rows)) * spacing * 0.75
@@ -94,7 +97,8 @@ public struct RandomMission: Sendable {
                 if r < 0.25, let shared = goals.randomElement(using: &rng) {
                     goal = shared
                 } else if r < 0.35, let near = goals.randomElement(using: &rng) {
-                    goal = fence.clamp(near + Vector3(uniform(-4...4), uniform(-4...4), uniform(-2...2)), margin: 2, altitudeMargin: 1)
+                    goal = fence.clamp(
+                        near + Vector3(uniform(-4...4), uniform(-4...4), uniform(-2...2)), margin: 2, altitudeMargin: 1)
                 } else if r < 0.4 {
                     goal = Vector3(uniform(-1...1) * radius * 1.3, uniform(-1...1) * radius * 1.3, uniform(altitudes))
                 } else {
@@ -110,9 +114,12 @@ public struct RandomMission: Sendable {
         }
         // The bound: the last command, three times the longest leg, a minute for queueing at shared goals.
         deadline = lastEvent + 3 * longest + 60 + Double(n)
-        let scenario = Scenario(name: "random-\(kind.rawValue)-\(seed)", origin: AvoidanceMission.libraryOrigin, duration: deadline, step: 0.1,
-                                drones: drones, events: events)
-        var mission = AvoidanceMission(scenario: scenario, drones: settings, configuration: configuration, communication: communication)
+        let scenario = Scenario(
+            name: "random-\(kind.rawValue)-\(seed)", origin: AvoidanceMission.libraryOrigin, duration: deadline,
+            step: 0.1,
+            drones: drones, events: events)
+        var mission = AvoidanceMission(
+            scenario: scenario, drones: settings, configuration: configuration, communication: communication)
         mission.predictionSource = predictionSource
         mission.decisionInterval = 0.2
         mission.compareSolo = false
@@ -140,19 +147,29 @@ public struct RandomMission: Sendable {
         let report = sim.runUntilSettled(for: 3, checkEvery: 0.5)
         var problems: [String] = []
         if report.violations > 0 {
-            problems.append("\(report.violations) losses of separation between avoiding drones (\(formatSeconds(report.violationSeconds)) pair-seconds, minimum \(String(format: "%.2f", report.minimumSeparation ?? -1)) m)")
+            problems.append(
+                "\(report.violations) losses of separation between avoiding drones (\(formatSeconds(report.violationSeconds)) pair-seconds, minimum \(String(format: "%.2f", report.minimumSeparation ?? -1)) m)"
+            )
         }
         if report.fenceExits > 0 { problems.append("\(report.fenceExits) geofence exits") }
         if !sim.settled(for: 3) {
             for (i, d) in report.drones.enumerated() where d.avoidingAtEnd && d.destination != nil && d.arrival == nil {
-                problems.append("\(d.id) (UAV \(d.uavNumber)) not settled by \(formatSeconds(deadline)) s: at \(d.finalPosition), destination \(d.destination!), \(sim.decision(i))")
+                problems.append(
+                    "\(d.id) (UAV \(d.uavNumber)) not settled by \(formatSeconds(deadline)) s: at \(d.finalPosition), destination \(d.destination!), \(sim.decision(i))"
+                )
             }
             if problems.isEmpty { problems.append("not settled by \(formatSeconds(deadline)) s") }
         }
         let c = mission.configuration
         for (i, d) in report.drones.enumerated() where d.avoidingAtEnd {
-            guard let dest = d.destination, let goal = AvoidanceOwnship(uavNumber: 0, navigator: sim.navigator(i), state: sim.simulator(i).state, now: sim.time).goal else { continue }
-            let clamped = c.geofence?.clamp(goal.position, margin: c.fenceMargin, altitudeMargin: c.fenceAltitudeMargin) ?? goal.position
+            guard let dest = d.destination,
+                let goal = AvoidanceOwnship(
+                    uavNumber: 0, navigator: sim.navigator(i), state: sim.simulator(i).state, now: sim.time
+                ).goal
+            else { continue }
+            let clamped =
+                c.geofence?.clamp(goal.position, margin: c.fenceMargin, altitudeMargin: c.fenceAltitudeMargin)
+                ?? goal.position
             if (dest - clamped).length > c.parkingSpacing * 8 + 0.1 {
                 problems.append("\(d.id) parked \(String(format: "%.1f", (dest - clamped).length)) m from its goal")
             }

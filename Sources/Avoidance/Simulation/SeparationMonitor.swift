@@ -26,10 +26,15 @@ struct SeparationMonitor: Sendable {
         outside = [Bool](repeating: false, count: count)
     }
 
-    mutating func observe(positions: [Vector3], avoiding: [Bool], airborne: [Bool], time: Double, dt: Double, fence: Geofence?) {
+    mutating func observe(
+        positions: [Vector3], avoiding: [Bool], airborne: [Bool], time: Double, dt: Double, fence: Geofence?
+    ) {
         for i in 0..<count {
             guard airborne[i] else {
-                for j in 0..<count { inViolation[i * count + j] = false; inViolation[j * count + i] = false }
+                for j in 0..<count {
+                    inViolation[i * count + j] = false
+                    inViolation[j * count + i] = false
+                }
                 continue
             }
             if let fence, avoiding[i] {
@@ -44,7 +49,11 @@ struct SeparationMonitor: Sendable {
                 let both = avoiding[i] && avoiding[j]
                 if both { minimumDistance = min(minimumDistance, (a - b).length) }
                 if dz < vertical {
-                    if both { minimumSeparation = min(minimumSeparation, dh) } else { minimumSeparationMixed = min(minimumSeparationMixed, dh) }
+                    if both {
+                        minimumSeparation = min(minimumSeparation, dh)
+                    } else {
+                        minimumSeparationMixed = min(minimumSeparationMixed, dh)
+                    }
                 }
                 let violating = dz < vertical && dh < horizontal
                 let key = i * count + j

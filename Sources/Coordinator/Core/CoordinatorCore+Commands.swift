@@ -4,8 +4,10 @@ extension CoordinatorCore {
     /// Sends `command` to the drone holding `uavNumber`. Answers come back as `.commandAnswer(id, …)` directives:
     /// immediately if the number is unknown or contested, else `accepted` then one final answer. The command is
     /// retransmitted until answered; the drone executes it at most once.
-    public mutating func sendCommand(_ command: Command, toUAV number: UInt8, takeover: Bool = false,
-                                     now: MeshInstant) -> (id: CommandID, directives: [Directive]) {
+    public mutating func sendCommand(
+        _ command: Command, toUAV number: UInt8, takeover: Bool = false,
+        now: MeshInstant
+    ) -> (id: CommandID, directives: [Directive]) {
         commandCounter += 1
         let id = CommandID(origin: nodeID, originIncarnation: incarnation, counter: commandCounter)
         refreshRoutes()
@@ -16,20 +18,25 @@ extension CoordinatorCore {
         case .node(let n): target = n
         }
         let targetIncarnation = target == nodeID ? incarnation : database[target]!.incarnation
-        let request = CommandRequest(counter: commandCounter, uavNumber: number, targetIncarnation: targetIncarnation,
-                                     takeover: takeover, command: command)
-        outstanding[commandCounter] = OutstandingCommand(request: request, target: target, firstSent: now, acceptedAt: nil,
-                                                         nextRetransmit: now + configuration.commandRetransmitInterval)
+        let request = CommandRequest(
+            counter: commandCounter, uavNumber: number, targetIncarnation: targetIncarnation,
+            takeover: takeover, command: command)
+        outstanding[commandCounter] = OutstandingCommand(
+            request: request, target: target, firstSent: now, acceptedAt: nil,
+            nextRetransmit: now + configuration.commandRetransmitInterval)
         return (id, sendRouted(.command(request), to: .node(target), now: now))
     }
 
     /// Sends one manual-control sample to the drone holding `uavNumber` (unreliable, latest wins, not answered).
     /// Returns no directives if the number is unknown or contested.
-    public mutating func sendManualControl(_ control: ManualControl, toUAV number: UInt8, takeover: Bool = false,
-                                           now: MeshInstant) -> [Directive] {
+    public mutating func sendManualControl(
+        _ control: ManualControl, toUAV number: UInt8, takeover: Bool = false,
+        now: MeshInstant
+    ) -> [Directive] {
         refreshRoutes()
         guard case .node(let target) = resolve(uavNumber: number) else { return [] }
-        return sendRouted(.manualControl(uavNumber: number, takeover: takeover, control: control), to: .node(target), now: now)
+        return sendRouted(
+            .manualControl(uavNumber: number, takeover: takeover, control: control), to: .node(target), now: now)
     }
 
     /// Drone: the vehicle's verdict on a command from `.executeCommand`.
@@ -47,7 +54,9 @@ extension CoordinatorCore {
     }
 
     /// Drone: how a command the vehicle accepted ended.
-    public mutating func onVehicleCompletion(_ id: CommandID, _ completion: VehicleCompletion, now: MeshInstant) -> [Directive] {
+    public mutating func onVehicleCompletion(_ id: CommandID, _ completion: VehicleCompletion, now: MeshInstant)
+        -> [Directive]
+    {
         guard var record = commandRecords[id], record.answer == .accepted else { return [] }
         switch completion {
         case .completed: record.answer = .completed
@@ -66,8 +75,9 @@ extension CoordinatorCore {
     // MARK: Drone side
 
     private mutating func answer(_ id: CommandID, _ a: CommandAnswer, now: MeshInstant) -> [Directive] {
-        sendRouted(.commandAnswer(counter: id.counter, requesterIncarnation: id.originIncarnation, answer: a),
-                   to: .node(id.origin), now: now)
+        sendRouted(
+            .commandAnswer(counter: id.counter, requesterIncarnation: id.originIncarnation, answer: a),
+            to: .node(id.origin), now: now)
     }
 
     mutating func receiveCommand(_ env: Envelope, _ req: CommandRequest, now: MeshInstant) -> [Directive] {
@@ -95,9 +105,13 @@ extension CoordinatorCore {
         return out
     }
 
-    mutating func receiveManualControl(_ env: Envelope, _ n: UInt8, _ takeover: Bool, _ m: ManualControl, now: MeshInstant) -> [Directive] {
+    mutating func receiveManualControl(
+        _ env: Envelope, _ n: UInt8, _ takeover: Bool, _ m: ManualControl, now: MeshInstant
+    ) -> [Directive] {
         guard role == .drone, n == uavNumber else { return [] }
-        if let (inc, seq) = latestManualSequence[env.origin], inc == env.originIncarnation, seq >= env.sequence { return [] }
+        if let (inc, seq) = latestManualSequence[env.origin], inc == env.originIncarnation, seq >= env.sequence {
+            return []
+        }
         latestManualSequence[env.origin] = (env.originIncarnation, env.sequence)
         guard case .granted(var out) = leaseGate(origin: env.origin, takeover: takeover, now: now) else { return [] }
         out.append(.applyManualControl(m, from: env.origin))
@@ -147,8 +161,11 @@ extension CoordinatorCore {
                 out.append(.commandAnswer(id, .failed("no completion report from UAV \(o.request.uavNumber)")))
                 continue
             }
-            o.nextRetransmit = now + (o.acceptedAt == nil ? configuration.commandRetransmitInterval
-                                                           : configuration.commandRetransmitIntervalAfterAccept)
+            o.nextRetransmit =
+                now
+                + (o.acceptedAt == nil
+                    ? configuration.commandRetransmitInterval
+                    : configuration.commandRetransmitIntervalAfterAccept)
             outstanding[counter] = o
             out += sendRouted(.command(o.request), to: .node(o.target), now: now)
         }
@@ -159,7 +176,9 @@ extension CoordinatorCore {
     mutating func forgetOldCommands(now: MeshInstant) {
         guard !commandRecords.isEmpty, now >= nextRecordSweepAt else { return }
         nextRecordSweepAt = now + .seconds(1)
-        let old = commandRecords.filter { $0.value.finishedAt.map { now - $0 > configuration.answerRetention } ?? false }
+        let old = commandRecords.filter {
+            $0.value.finishedAt.map { now - $0 > configuration.answerRetention } ?? false
+        }
         for (k, _) in old { commandRecords[k] = nil }
     }
 }

@@ -12,8 +12,9 @@ extension CoordinatorCore {
         let silence = now - stationHeardAt
         if silence < configuration.failsafeHoverAfter {
             guard !failsafeSteps.isEmpty else { return [] }
-            let report = FailsafeReport(uavNumber: uavNumber ?? 0, steps: failsafeSteps,
-                                        silenceMilliseconds: failsafeSilenceMilliseconds(now: now))
+            let report = FailsafeReport(
+                uavNumber: uavNumber ?? 0, steps: failsafeSteps,
+                silenceMilliseconds: failsafeSilenceMilliseconds(now: now))
             failsafeSteps = []
             return sendRouted(.failsafeReport(report), to: .broadcast, now: now)
         }
@@ -24,8 +25,11 @@ extension CoordinatorCore {
             return [.failsafe(.hover)]
         }
         if failsafeSteps.count == 1, configuration.failsafeAction != .hover,
-           silence >= configuration.failsafeHoverAfter + configuration.failsafeActionAfter {
-            failsafeSteps.append(FailsafeStep(action: configuration.failsafeAction, afterSilenceMilliseconds: silence.clampedMilliseconds))
+            silence >= configuration.failsafeHoverAfter + configuration.failsafeActionAfter
+        {
+            failsafeSteps.append(
+                FailsafeStep(
+                    action: configuration.failsafeAction, afterSilenceMilliseconds: silence.clampedMilliseconds))
             return [.failsafe(configuration.failsafeAction)]
         }
         return []

@@ -15,7 +15,8 @@ extension CoordinatorCore {
         if let l = lease, l.holder != origin {
             guard takeover else { return .refused(holderName: l.name) }
             if let n = uavNumber {
-                out += sendRouted(.leaseRevoked(uavNumber: n, newHolder: displayName(of: origin)), to: .node(l.holder), now: now)
+                out += sendRouted(
+                    .leaseRevoked(uavNumber: n, newHolder: displayName(of: origin)), to: .node(l.holder), now: now)
             }
         }
         let changed = lease?.holder != origin
@@ -69,7 +70,9 @@ extension CoordinatorCore {
         guard role == .drone else { return [] }
         guard let l = lease, l.holder == env.origin else {
             if release { return [] }
-            return sendRouted(.leaseRevoked(uavNumber: uavNumber ?? number, newHolder: lease?.name ?? ""), to: .node(env.origin), now: now)
+            return sendRouted(
+                .leaseRevoked(uavNumber: uavNumber ?? number, newHolder: lease?.name ?? ""), to: .node(env.origin),
+                now: now)
         }
         if release {
             lease = nil

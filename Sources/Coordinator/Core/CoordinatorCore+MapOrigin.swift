@@ -68,11 +68,14 @@ extension CoordinatorCore {
         }
         for c in candidates.sorted(by: { $0.announcedBy < $1.announcedBy })
         where c.announcedBy != best.announcedBy && !c.announcement.sameOrigin(as: best.announcement) {
-            let key = MapOriginConflictKey(kept: best.announcedBy, keptEpoch: best.announcement.epoch,
-                                           ignored: c.announcedBy, ignoredEpoch: c.announcement.epoch)
+            let key = MapOriginConflictKey(
+                kept: best.announcedBy, keptEpoch: best.announcement.epoch,
+                ignored: c.announcedBy, ignoredEpoch: c.announcement.epoch)
             guard reportedOriginConflicts.insert(key).inserted else { continue }
-            out.append(.mapOriginConflict(kept: best.announcement, keptBy: best.announcedBy,
-                                          ignored: c.announcement, ignoredBy: c.announcedBy))
+            out.append(
+                .mapOriginConflict(
+                    kept: best.announcement, keptBy: best.announcedBy,
+                    ignored: c.announcement, ignoredBy: c.announcedBy))
         }
         return out
     }

@@ -12,7 +12,9 @@ extension CoordinatorCore {
 
     /// Whether a drone described by (pinned, flying, id) keeps a shared number over another: pinned first,
     /// then flying, then the lower NodeID.
-    static func keepsNumber(_ a: (pinned: Bool, flying: Bool, id: NodeID), over b: (pinned: Bool, flying: Bool, id: NodeID)) -> Bool {
+    static func keepsNumber(
+        _ a: (pinned: Bool, flying: Bool, id: NodeID), over b: (pinned: Bool, flying: Bool, id: NodeID)
+    ) -> Bool {
         if a.pinned != b.pinned { return a.pinned }
         if a.flying != b.flying { return a.flying }
         return a.id < b.id
@@ -58,14 +60,20 @@ extension CoordinatorCore {
             known.insert(n)
             if routesStore[id] != nil { reachable.insert(n) }
         }
-        if case .lostClash = reason, let n = uavNumber { known.insert(n); reachable.insert(n) }
+        if case .lostClash = reason, let n = uavNumber {
+            known.insert(n)
+            reachable.insert(n)
+        }
         renumberAttempt += 1
         let start = Int(Self.mix(nodeID.high ^ nodeID.low &+ renumberAttempt &* 0x9E37_79B9_7F4A_7C15) % 250)
         var choice: UInt8?
         for avoid in [known, reachable] {
             for i in 0..<250 {
                 let n = UInt8((start + i) % 250 + 1)
-                if !avoid.contains(n) { choice = n; break }
+                if !avoid.contains(n) {
+                    choice = n
+                    break
+                }
             }
             if choice != nil { break }
         }
@@ -93,7 +101,9 @@ extension CoordinatorCore {
         var pinned: [UInt8: [NodeID]] = [:]
         if role == .drone, numberPinned, let n = uavNumber { pinned[n] = [nodeID] }
         for (id, _) in routesStore {
-            if let lsa = database[id], lsa.role == .drone, lsa.numberPinned, let n = lsa.uavNumber { pinned[n, default: []].append(id) }
+            if let lsa = database[id], lsa.role == .drone, lsa.numberPinned, let n = lsa.uavNumber {
+                pinned[n, default: []].append(id)
+            }
         }
         var out: [Directive] = []
         var current = Set<[NodeID]>()

@@ -37,8 +37,9 @@ extension CoordinatorCore {
     /// Recomputes routes if the topology changed since the last computation.
     public mutating func refreshRoutes() {
         guard routesDirty else { return }
-        routesStore = ShortestPaths.compute(from: nodeID, neighbours: neighbours, database: database,
-                                            hopLimit: configuration.hopLimit)
+        routesStore = ShortestPaths.compute(
+            from: nodeID, neighbours: neighbours, database: database,
+            hopLimit: configuration.hopLimit)
         stationReachable = routesStore.keys.contains { database[$0]?.role == .station }
         routesDirty = false
     }
@@ -50,9 +51,10 @@ extension CoordinatorCore {
 
     /// This node's advertisement as it stands, with the given sequence number.
     func ownAdvertisement(sequence: UInt64) -> LinkStateAdvertisement {
-        LinkStateAdvertisement(origin: nodeID, incarnation: incarnation, sequence: sequence, role: role,
-                               name: configuration.name, uavNumber: role == .drone ? uavNumber : nil,
-                               numberPinned: numberPinned, flying: isFlying, neighbours: neighbours)
+        LinkStateAdvertisement(
+            origin: nodeID, incarnation: incarnation, sequence: sequence, role: role,
+            name: configuration.name, uavNumber: role == .drone ? uavNumber : nil,
+            numberPinned: numberPinned, flying: isFlying, neighbours: neighbours)
     }
 
     /// Floods a fresh advertisement if something changed or the refresh is due.
@@ -120,8 +122,9 @@ extension CoordinatorCore {
     /// Creates a routed message from this node and sends it on its way (or delivers it here if addressed to us).
     mutating func sendRouted(_ payload: MeshPayload, to destination: Destination, now: MeshInstant) -> [Directive] {
         messageSequence += 1
-        let env = Envelope(origin: nodeID, originIncarnation: incarnation, sequence: messageSequence,
-                           destination: destination, ttl: configuration.hopLimit)
+        let env = Envelope(
+            origin: nodeID, originIncarnation: incarnation, sequence: messageSequence,
+            destination: destination, ttl: configuration.hopLimit)
         let message = CoordinatorMessage.routed(env, payload)
         switch destination {
         case .broadcast:
@@ -153,7 +156,8 @@ extension CoordinatorCore {
                 // An unreliable flood is not repeated to the previous hop's own neighbours: it sent them the message
                 // itself. In a full mesh nobody forwards; in a line every node does. Reliable floods keep every copy,
                 // so a stale advertisement can never cost one.
-                let covered: Set<NodeID> = payload.reliability == .unreliable ? Set(database[from]?.neighbours ?? []) : []
+                let covered: Set<NodeID> =
+                    payload.reliability == .unreliable ? Set(database[from]?.neighbours ?? []) : []
                 for n in neighbours where n != from && !covered.contains(n) {
                     out.append(.send(message, to: n, reliability: payload.reliability))
                 }
@@ -174,8 +178,12 @@ extension CoordinatorCore {
     mutating func deliverLocally(_ env: Envelope, _ payload: MeshPayload, now: MeshInstant) -> [Directive] {
         if database[env.origin]?.role == .station { stationHeardAt = max(stationHeardAt, now) }
         switch payload {
-        case .telemetry(let n, let s): receiveTelemetry(env, n, s, now: now); return []
-        case .prediction(let n, let p): receivePrediction(env, n, p, now: now); return []
+        case .telemetry(let n, let s):
+            receiveTelemetry(env, n, s, now: now)
+            return []
+        case .prediction(let n, let p):
+            receivePrediction(env, n, p, now: now)
+            return []
         case .target(let t): return receiveTarget(env, t)
         case .command(let req): return receiveCommand(env, req, now: now)
         case .commandAnswer(let counter, let inc, let answer):

@@ -30,16 +30,20 @@ extension CoordinatorCore {
     /// Drone: the local vehicle's latest state. Published as telemetry every `telemetryInterval` on ticks.
     public mutating func onLocalVehicleState(_ state: VehicleState, now: MeshInstant) -> [Directive] {
         localState = state
-        fleet[nodeID] = FleetSample(uavNumber: uavNumber ?? 0, state: state, receivedAt: now, incarnation: incarnation, sequence: 0)
+        fleet[nodeID] = FleetSample(
+            uavNumber: uavNumber ?? 0, state: state, receivedAt: now, incarnation: incarnation, sequence: 0)
         return []
     }
 
     /// Drone: the local vehicle's latest predicted trajectory. Published every `predictionInterval` on ticks, or at
     /// once with `publishNow` (the drone changed its plan to avoid another: the others must see it without delay).
-    public mutating func onLocalPrediction(_ prediction: TrajectoryPrediction, publishNow: Bool = false, now: MeshInstant) -> [Directive] {
+    public mutating func onLocalPrediction(
+        _ prediction: TrajectoryPrediction, publishNow: Bool = false, now: MeshInstant
+    ) -> [Directive] {
         localPrediction = prediction
-        predictions[nodeID] = PredictionSample(uavNumber: uavNumber ?? 0, prediction: prediction, receivedAt: now,
-                                               incarnation: incarnation, sequence: 0)
+        predictions[nodeID] = PredictionSample(
+            uavNumber: uavNumber ?? 0, prediction: prediction, receivedAt: now,
+            incarnation: incarnation, sequence: 0)
         guard publishNow, role == .drone, isFlying else { return [] }
         nextPredictionAt = max(now + configuration.predictionInterval, nextPredictionAt)
         return publish(prediction, now: now)
@@ -58,8 +62,9 @@ extension CoordinatorCore {
     public func fleetPicture(now: MeshInstant) -> [FleetVehicle] {
         fleet.map { id, s in
             let age = now - s.receivedAt
-            return FleetVehicle(node: id, uavNumber: s.uavNumber == 0 ? nil : s.uavNumber, state: s.state,
-                                age: age, isStale: age > configuration.telemetryStaleAfter)
+            return FleetVehicle(
+                node: id, uavNumber: s.uavNumber == 0 ? nil : s.uavNumber, state: s.state,
+                age: age, isStale: age > configuration.telemetryStaleAfter)
         }.sorted { ($0.uavNumber ?? 255, $0.node) < ($1.uavNumber ?? 255, $1.node) }
     }
 
@@ -68,7 +73,8 @@ extension CoordinatorCore {
         predictions.compactMap { id, p in
             let age = now - p.receivedAt
             guard age <= configuration.predictionMaxAge else { return nil }
-            return AirspaceEntry(node: id, uavNumber: p.uavNumber == 0 ? nil : p.uavNumber, prediction: p.prediction, age: age)
+            return AirspaceEntry(
+                node: id, uavNumber: p.uavNumber == 0 ? nil : p.uavNumber, prediction: p.prediction, age: age)
         }.sorted { ($0.uavNumber ?? 255, $0.node) < ($1.uavNumber ?? 255, $1.node) }
     }
 
@@ -82,7 +88,7 @@ extension CoordinatorCore {
             refreshRoutes()
             let telemetry = MeshPayload.telemetry(uavNumber: uavNumber ?? 0, state: s)
             for station in database.values.filter({ $0.role == .station && $0.origin != nodeID }).map(\.origin).sorted()
-                where routesStore[station] != nil {
+            where routesStore[station] != nil {
                 out += sendRouted(telemetry, to: .node(station), now: now)
             }
         }
@@ -105,19 +111,27 @@ extension CoordinatorCore {
     }
 
     mutating func receiveTelemetry(_ env: Envelope, _ n: UInt8, _ s: VehicleState, now: MeshInstant) {
-        if let old = fleet[env.origin], old.incarnation == env.originIncarnation, old.sequence >= env.sequence { return }
-        fleet[env.origin] = FleetSample(uavNumber: n, state: s, receivedAt: now, incarnation: env.originIncarnation, sequence: env.sequence)
+        if let old = fleet[env.origin], old.incarnation == env.originIncarnation, old.sequence >= env.sequence {
+            return
+        }
+        fleet[env.origin] = FleetSample(
+            uavNumber: n, state: s, receivedAt: now, incarnation: env.originIncarnation, sequence: env.sequence)
     }
 
     mutating func receivePrediction(_ env: Envelope, _ n: UInt8, _ p: TrajectoryPrediction, now: MeshInstant) {
-        if let old = predictions[env.origin], old.incarnation == env.originIncarnation, old.sequence >= env.sequence { return }
-        predictions[env.origin] = PredictionSample(uavNumber: n, prediction: p, receivedAt: now,
-                                                   incarnation: env.originIncarnation, sequence: env.sequence)
+        if let old = predictions[env.origin], old.incarnation == env.originIncarnation, old.sequence >= env.sequence {
+            return
+        }
+        predictions[env.origin] = PredictionSample(
+            uavNumber: n, prediction: p, receivedAt: now,
+            incarnation: env.originIncarnation, sequence: env.sequence)
     }
 
     mutating func receiveTarget(_ env: Envelope, _ t: Target) -> [Directive] {
         guard role == .drone, let n = uavNumber, t.address.includes(n) else { return [] }
-        if let (inc, seq) = latestTargetSequence[env.origin], inc == env.originIncarnation, seq >= env.sequence { return [] }
+        if let (inc, seq) = latestTargetSequence[env.origin], inc == env.originIncarnation, seq >= env.sequence {
+            return []
+        }
         latestTargetSequence[env.origin] = (env.originIncarnation, env.sequence)
         return [.applyTarget(t, from: env.origin)]
     }

@@ -75,7 +75,9 @@ public struct CoordinatorCore: Sendable {
 
     /// Starts a core. `persistedUAVNumber` is the number the shell stored after the last `.persistUAVNumber`;
     /// a pinned number in the configuration overrides it.
-    public init(configuration: CoordinatorConfiguration, incarnation: Incarnation, persistedUAVNumber: UInt8?, now: MeshInstant) {
+    public init(
+        configuration: CoordinatorConfiguration, incarnation: Incarnation, persistedUAVNumber: UInt8?, now: MeshInstant
+    ) {
         self.configuration = configuration
         self.incarnation = incarnation
         if configuration.role == .drone {

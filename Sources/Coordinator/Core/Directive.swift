@@ -33,7 +33,8 @@ public enum Directive: Hashable, Sendable {
     case mapOriginChanged(MapOriginAnnouncement, announcedBy: NodeID)
     /// Two stations announce different origins; `kept` (larger epoch, ties to the lower NodeID) wins on every node.
     /// Reported once per pair of announcements.
-    case mapOriginConflict(kept: MapOriginAnnouncement, keptBy: NodeID, ignored: MapOriginAnnouncement, ignoredBy: NodeID)
+    case mapOriginConflict(
+        kept: MapOriginAnnouncement, keptBy: NodeID, ignored: MapOriginAnnouncement, ignoredBy: NodeID)
 }
 
 /// Why a drone's number changed.

@@ -112,7 +112,12 @@ public struct ManualControl: Hashable, Sendable {
 
     /// A sample from its fields.
     public init(x: Int16, y: Int16, z: Int16, r: Int16, buttons: UInt32 = 0, sentAtMicros: UInt64 = 0) {
-        self.x = x; self.y = y; self.z = z; self.r = r; self.buttons = buttons; self.sentAtMicros = sentAtMicros
+        self.x = x
+        self.y = y
+        self.z = z
+        self.r = r
+        self.buttons = buttons
+        self.sentAtMicros = sentAtMicros
     }
 }
 

@@ -40,9 +40,11 @@ public struct VehicleState: Hashable, Sendable {
     public var linkQuality: UInt8
 
     /// A state from its fields.
-    public init(position: GeoPoint, velocityNorthCmS: Int16 = 0, velocityEastCmS: Int16 = 0, velocityDownCmS: Int16 = 0,
-                headingCentidegrees: UInt16 = 0, batteryPercent: UInt8 = 100, activity: VehicleActivity = .landed,
-                armed: Bool = false, linkQuality: UInt8 = 100) {
+    public init(
+        position: GeoPoint, velocityNorthCmS: Int16 = 0, velocityEastCmS: Int16 = 0, velocityDownCmS: Int16 = 0,
+        headingCentidegrees: UInt16 = 0, batteryPercent: UInt8 = 100, activity: VehicleActivity = .landed,
+        armed: Bool = false, linkQuality: UInt8 = 100
+    ) {
         self.position = position
         self.velocityNorthCmS = velocityNorthCmS
         self.velocityEastCmS = velocityEastCmS

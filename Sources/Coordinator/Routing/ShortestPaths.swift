@@ -6,8 +6,10 @@ import MeshTypes
 /// layer's session is proof enough). Neighbours are expanded in NodeID order, so every node with the same
 /// database computes the same tree: the next hop is the first hop of the lexicographically first shortest path.
 enum ShortestPaths {
-    static func compute(from me: NodeID, neighbours: [NodeID], database: [NodeID: LinkStateAdvertisement],
-                        hopLimit: UInt8) -> [NodeID: Route] {
+    static func compute(
+        from me: NodeID, neighbours: [NodeID], database: [NodeID: LinkStateAdvertisement],
+        hopLimit: UInt8
+    ) -> [NodeID: Route] {
         var routes: [NodeID: Route] = [:]
         var frontier: [NodeID] = []
         for n in neighbours where n != me {

@@ -84,13 +84,17 @@ extension LinkStateAdvertisement {
         let role: NodeRole = try r.tag("lsa.role", max: 1) == 0 ? .station : .drone
         let flagsAt = r.offset
         let flags = try r.u8("lsa.flags")
-        guard flags & ~3 == 0 else { throw WireError("lsa.flags at offset \(flagsAt): expected bits 0–1 only, found 0x\(String(flags, radix: 16))") }
+        guard flags & ~3 == 0 else {
+            throw WireError(
+                "lsa.flags at offset \(flagsAt): expected bits 0–1 only, found 0x\(String(flags, radix: 16))")
+        }
         let number = try readUAVNumber(&r, "lsa.uavNumber", allowNone: true)
         let name = try r.shortString("lsa.name")
         let countAt = r.offset
         let count = Int(try r.u16("lsa.neighbourCount"))
         guard count <= WireLimits.maxNeighbours else {
-            throw WireError("lsa.neighbourCount at offset \(countAt): expected ≤ \(WireLimits.maxNeighbours), found \(count)")
+            throw WireError(
+                "lsa.neighbourCount at offset \(countAt): expected ≤ \(WireLimits.maxNeighbours), found \(count)")
         }
         guard r.remaining >= count * 16 else {
             throw WireError("truncated lsa.neighbours: expected \(count * 16) bytes, found \(r.remaining)")
@@ -98,8 +102,9 @@ extension LinkStateAdvertisement {
         var neighbours: [NodeID] = []
         neighbours.reserveCapacity(count)
         for i in 0..<count { neighbours.append(try r.nodeID("lsa.neighbours[\(i)]")) }
-        self.init(origin: origin, incarnation: incarnation, sequence: sequence, role: role, name: name,
-                  uavNumber: number, numberPinned: flags & 1 != 0, flying: flags & 2 != 0, neighbours: neighbours)
+        self.init(
+            origin: origin, incarnation: incarnation, sequence: sequence, role: role, name: name,
+            uavNumber: number, numberPinned: flags & 1 != 0, flying: flags & 2 != 0, neighbours: neighbours)
     }
 }
 
@@ -122,7 +127,9 @@ extension Envelope {
         w.u8(ttl)
         switch destination {
         case .broadcast: w.u8(0)
-        case .node(let id): w.u8(1); w.nodeID(id)
+        case .node(let id):
+            w.u8(1)
+            w.nodeID(id)
         }
     }
 
@@ -131,7 +138,8 @@ extension Envelope {
         let inc = try r.u64("envelope.originIncarnation")
         let seq = try r.u64("envelope.sequence")
         let ttl = try r.u8("envelope.ttl")
-        let dest: Destination = try r.tag("envelope.destinationKind", max: 1) == 0
+        let dest: Destination =
+            try r.tag("envelope.destinationKind", max: 1) == 0
             ? .broadcast : .node(try r.nodeID("envelope.destination"))
         self.init(origin: origin, originIncarnation: inc, sequence: seq, destination: dest, ttl: ttl)
     }
@@ -139,7 +147,9 @@ extension Envelope {
 
 extension GeoPoint {
     func write(to w: inout WireWriter) {
-        w.i32(latitudeE7); w.i32(longitudeE7); w.i32(altitudeMillimetres)
+        w.i32(latitudeE7)
+        w.i32(longitudeE7)
+        w.i32(altitudeMillimetres)
     }
 
     init(from r: inout WireReader, _ field: String) throws(WireError) {
@@ -193,7 +203,9 @@ extension MeshPayload {
         case .telemetry(let n, let s):
             w.u8(n)
             s.position.write(to: &w)
-            w.i16(s.velocityNorthCmS); w.i16(s.velocityEastCmS); w.i16(s.velocityDownCmS)
+            w.i16(s.velocityNorthCmS)
+            w.i16(s.velocityEastCmS)
+            w.i16(s.velocityDownCmS)
             w.u16(s.headingCentidegrees)
             w.u8(s.batteryPercent)
             w.u8(s.activity.rawValue)
@@ -208,8 +220,13 @@ extension MeshPayload {
             return CoordinatorMessageType.prediction
         case .target(let t):
             switch t.address {
-            case .uav(let n): w.u8(0); w.u8(n)
-            case .group(let ns): w.u8(1); w.u8(UInt8(min(ns.count, 255))); for n in ns.prefix(255) { w.u8(n) }
+            case .uav(let n):
+                w.u8(0)
+                w.u8(n)
+            case .group(let ns):
+                w.u8(1)
+                w.u8(UInt8(min(ns.count, 255)))
+                for n in ns.prefix(255) { w.u8(n) }
             case .all: w.u8(2)
             }
             t.location.write(to: &w)
@@ -221,13 +238,22 @@ extension MeshPayload {
             w.u64(c.targetIncarnation)
             w.bool(c.takeover)
             switch c.command {
-            case .takeoff(let alt): w.u8(0); w.i32(alt)
+            case .takeoff(let alt):
+                w.u8(0)
+                w.i32(alt)
             case .land: w.u8(1)
             case .hover: w.u8(2)
-            case .goto(let p, let speed): w.u8(3); p.write(to: &w); w.u16(speed)
+            case .goto(let p, let speed):
+                w.u8(3)
+                p.write(to: &w)
+                w.u16(speed)
             case .returnToLaunch: w.u8(4)
-            case .followTarget(let on): w.u8(5); w.bool(on)
-            case .trajectory(let ps): w.u8(6); writePoints(Array(ps.prefix(WireLimits.maxTrajectoryPoints)), countWidth16: true, to: &w)
+            case .followTarget(let on):
+                w.u8(5)
+                w.bool(on)
+            case .trajectory(let ps):
+                w.u8(6)
+                writePoints(Array(ps.prefix(WireLimits.maxTrajectoryPoints)), countWidth16: true, to: &w)
             }
             return CoordinatorMessageType.command
         case .commandAnswer(let counter, let inc, let answer):
@@ -238,31 +264,52 @@ extension MeshPayload {
             case .rejected(let why):
                 w.u8(1)
                 switch why {
-                case .unknownUAVNumber(let n): w.u8(0); w.u8(n)
-                case .contestedNumber(let n): w.u8(1); w.u8(n)
-                case .controlledBy(let s): w.u8(2); w.shortString(s)
+                case .unknownUAVNumber(let n):
+                    w.u8(0)
+                    w.u8(n)
+                case .contestedNumber(let n):
+                    w.u8(1)
+                    w.u8(n)
+                case .controlledBy(let s):
+                    w.u8(2)
+                    w.shortString(s)
                 case .targetRestarted: w.u8(3)
-                case .vehicle(let s): w.u8(4); w.shortString(s)
+                case .vehicle(let s):
+                    w.u8(4)
+                    w.shortString(s)
                 }
             case .completed: w.u8(2)
-            case .failed(let s): w.u8(3); w.shortString(s)
+            case .failed(let s):
+                w.u8(3)
+                w.shortString(s)
             }
             return CoordinatorMessageType.commandAnswer
         case .manualControl(let n, let takeover, let m):
-            w.u8(n); w.bool(takeover)
-            w.i16(m.x); w.i16(m.y); w.i16(m.z); w.i16(m.r); w.u32(m.buttons); w.u64(m.sentAtMicros)
+            w.u8(n)
+            w.bool(takeover)
+            w.i16(m.x)
+            w.i16(m.y)
+            w.i16(m.z)
+            w.i16(m.r)
+            w.u32(m.buttons)
+            w.u64(m.sentAtMicros)
             return CoordinatorMessageType.manualControl
         case .failsafeReport(let rep):
             w.u8(rep.uavNumber)
             w.u32(rep.silenceMilliseconds)
             w.u8(UInt8(min(rep.steps.count, 255)))
-            for s in rep.steps.prefix(255) { w.u8(s.action.rawValue); w.u32(s.afterSilenceMilliseconds) }
+            for s in rep.steps.prefix(255) {
+                w.u8(s.action.rawValue)
+                w.u32(s.afterSilenceMilliseconds)
+            }
             return CoordinatorMessageType.failsafeReport
         case .leaseRevoked(let n, let holder):
-            w.u8(n); w.shortString(holder)
+            w.u8(n)
+            w.shortString(holder)
             return CoordinatorMessageType.leaseRevoked
         case .leaseUpdate(let n, let release):
-            w.u8(n); w.bool(release)
+            w.u8(n)
+            w.bool(release)
             return CoordinatorMessageType.leaseUpdate
         case .mapOrigin(let a):
             a.position.write(to: &w)
@@ -278,31 +325,42 @@ extension MeshPayload {
         case CoordinatorMessageType.telemetry:
             let n = try readUAVNumber(&r, "telemetry.uavNumber", allowNone: true) ?? 0
             let pos = try GeoPoint(from: &r, "telemetry.position")
-            let vn = try r.i16("telemetry.velocityNorth"), ve = try r.i16("telemetry.velocityEast"), vd = try r.i16("telemetry.velocityDown")
+            let vn = try r.i16("telemetry.velocityNorth"), ve = try r.i16("telemetry.velocityEast"),
+                vd = try r.i16("telemetry.velocityDown")
             let heading = try readHeading(&r, "telemetry.heading")
             let battery = try readPercent(&r, "telemetry.batteryPercent")
             let activityAt = r.offset
             let a = try r.u8("telemetry.activity")
             guard let activity = VehicleActivity(rawValue: a) else {
-                throw WireError("telemetry.activity at offset \(activityAt): expected 0…\(VehicleActivity.allCases.count - 1), found \(a)")
+                throw WireError(
+                    "telemetry.activity at offset \(activityAt): expected 0…\(VehicleActivity.allCases.count - 1), found \(a)"
+                )
             }
             let armed = try r.bool("telemetry.armed")
             let link = try readPercent(&r, "telemetry.linkQuality")
-            self = .telemetry(uavNumber: n, state: VehicleState(position: pos, velocityNorthCmS: vn, velocityEastCmS: ve, velocityDownCmS: vd,
-                                                                headingCentidegrees: heading, batteryPercent: battery, activity: activity,
-                                                                armed: armed, linkQuality: link))
+            self = .telemetry(
+                uavNumber: n,
+                state: VehicleState(
+                    position: pos, velocityNorthCmS: vn, velocityEastCmS: ve, velocityDownCmS: vd,
+                    headingCentidegrees: heading, batteryPercent: battery, activity: activity,
+                    armed: armed, linkQuality: link))
         case CoordinatorMessageType.prediction:
             let n = try readUAVNumber(&r, "prediction.uavNumber", allowNone: true) ?? 0
             let flagsAt = r.offset
             let flags = try r.u8("prediction.flags")
             guard flags & ~1 == 0 else {
-                throw WireError("prediction.flags at offset \(flagsAt): only bit 0 (avoiding) may be set, found 0x\(String(flags, radix: 16))")
+                throw WireError(
+                    "prediction.flags at offset \(flagsAt): only bit 0 (avoiding) may be set, found 0x\(String(flags, radix: 16))"
+                )
             }
             let step = try r.u16("prediction.stepMilliseconds")
             let count = Int(try r.u8("prediction.pointCount"))
-            self = .prediction(uavNumber: n, prediction: TrajectoryPrediction(stepMilliseconds: step,
-                                                                               points: try readPoints(&r, "prediction.points", count: count),
-                                                                               avoiding: flags & 1 == 1))
+            self = .prediction(
+                uavNumber: n,
+                prediction: TrajectoryPrediction(
+                    stepMilliseconds: step,
+                    points: try readPoints(&r, "prediction.points", count: count),
+                    avoiding: flags & 1 == 1))
         case CoordinatorMessageType.target:
             let address: TargetAddress
             switch try r.tag("target.addressKind", max: 2) {
@@ -317,7 +375,9 @@ extension MeshPayload {
             let loc = try GeoPoint(from: &r, "target.location")
             let hAt = r.offset
             let h = try r.u16("target.heading")
-            guard h == 0xFFFF || h < 36000 else { throw WireError("target.heading at offset \(hAt): expected 0…35999 or 0xFFFF, found \(h)") }
+            guard h == 0xFFFF || h < 36000 else {
+                throw WireError("target.heading at offset \(hAt): expected 0…35999 or 0xFFFF, found \(h)")
+            }
             self = .target(Target(address: address, location: loc, headingCentidegrees: h == 0xFFFF ? nil : h))
         case CoordinatorMessageType.command:
             let counter = try r.u64("command.counter")
@@ -329,18 +389,24 @@ extension MeshPayload {
             case 0: command = .takeoff(altitudeMillimetres: try r.i32("command.takeoff.altitude"))
             case 1: command = .land
             case 2: command = .hover
-            case 3: command = .goto(try GeoPoint(from: &r, "command.goto.position"), speedCmS: try r.u16("command.goto.speed"))
+            case 3:
+                command = .goto(
+                    try GeoPoint(from: &r, "command.goto.position"), speedCmS: try r.u16("command.goto.speed"))
             case 4: command = .returnToLaunch
             case 5: command = .followTarget(try r.bool("command.followTarget.on"))
             default:
                 let countAt = r.offset
                 let count = Int(try r.u16("command.trajectory.count"))
                 guard count <= WireLimits.maxTrajectoryPoints else {
-                    throw WireError("command.trajectory.count at offset \(countAt): expected ≤ \(WireLimits.maxTrajectoryPoints), found \(count)")
+                    throw WireError(
+                        "command.trajectory.count at offset \(countAt): expected ≤ \(WireLimits.maxTrajectoryPoints), found \(count)"
+                    )
                 }
                 command = .trajectory(try readPoints(&r, "command.trajectory.points", count: count))
             }
-            self = .command(CommandRequest(counter: counter, uavNumber: n, targetIncarnation: inc, takeover: takeover, command: command))
+            self = .command(
+                CommandRequest(
+                    counter: counter, uavNumber: n, targetIncarnation: inc, takeover: takeover, command: command))
         case CoordinatorMessageType.commandAnswer:
             let counter = try r.u64("answer.counter")
             let inc = try r.u64("answer.requesterIncarnation")
@@ -362,9 +428,10 @@ extension MeshPayload {
         case CoordinatorMessageType.manualControl:
             let n = try readUAVNumber(&r, "manualControl.uavNumber", allowNone: false)!
             let takeover = try r.bool("manualControl.takeover")
-            let m = ManualControl(x: try r.i16("manualControl.x"), y: try r.i16("manualControl.y"), z: try r.i16("manualControl.z"),
-                                  r: try r.i16("manualControl.r"), buttons: try r.u32("manualControl.buttons"),
-                                  sentAtMicros: try r.u64("manualControl.sentAt"))
+            let m = ManualControl(
+                x: try r.i16("manualControl.x"), y: try r.i16("manualControl.y"), z: try r.i16("manualControl.z"),
+                r: try r.i16("manualControl.r"), buttons: try r.u32("manualControl.buttons"),
+                sentAtMicros: try r.u64("manualControl.sentAt"))
             self = .manualControl(uavNumber: n, takeover: takeover, control: m)
         case CoordinatorMessageType.failsafeReport:
             let n = try readUAVNumber(&r, "failsafe.uavNumber", allowNone: true) ?? 0
@@ -377,7 +444,8 @@ extension MeshPayload {
                 guard let action = FailsafeAction(rawValue: a) else {
                     throw WireError("failsafe.steps[\(i)].action at offset \(at): expected 0…2, found \(a)")
                 }
-                steps.append(FailsafeStep(action: action, afterSilenceMilliseconds: try r.u32("failsafe.steps[\(i)].after")))
+                steps.append(
+                    FailsafeStep(action: action, afterSilenceMilliseconds: try r.u32("failsafe.steps[\(i)].after")))
             }
             self = .failsafeReport(FailsafeReport(uavNumber: n, steps: steps, silenceMilliseconds: silence))
         case CoordinatorMessageType.leaseUpdate:
@@ -387,15 +455,20 @@ extension MeshPayload {
             let position = try GeoPoint(from: &r, "mapOrigin.position")
             let zoneAt = r.offset
             let zone = try r.u8("mapOrigin.zone")
-            guard zone <= 60 else { throw WireError("mapOrigin.zone at offset \(zoneAt): expected 0…60, found \(zone)") }
+            guard zone <= 60 else {
+                throw WireError("mapOrigin.zone at offset \(zoneAt): expected 0…60, found \(zone)")
+            }
             let hemisphereAt = r.offset
             let hemisphere = try r.tag("mapOrigin.hemisphere", max: 1)
             guard zone != 0 || hemisphere == 0 else {
-                throw WireError("mapOrigin.hemisphere at offset \(hemisphereAt): expected 0 without a zone, found \(hemisphere)")
+                throw WireError(
+                    "mapOrigin.hemisphere at offset \(hemisphereAt): expected 0 without a zone, found \(hemisphere)")
             }
             let epoch = try r.u64("mapOrigin.epoch")
-            self = .mapOrigin(MapOriginAnnouncement(position: position, forcedZone: zone == 0 ? nil : zone,
-                                                    southernHemisphere: hemisphere == 1, epoch: epoch))
+            self = .mapOrigin(
+                MapOriginAnnouncement(
+                    position: position, forcedZone: zone == 0 ? nil : zone,
+                    southernHemisphere: hemisphere == 1, epoch: epoch))
         default:
             let n = try readUAVNumber(&r, "leaseRevoked.uavNumber", allowNone: false)!
             self = .leaseRevoked(uavNumber: n, newHolder: try r.shortString("leaseRevoked.newHolder"))

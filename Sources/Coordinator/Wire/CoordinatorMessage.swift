@@ -23,8 +23,10 @@ public struct LinkStateAdvertisement: Hashable, Sendable {
     public var neighbours: [NodeID]
 
     /// An advertisement from its fields.
-    public init(origin: NodeID, incarnation: Incarnation, sequence: UInt64, role: NodeRole, name: String,
-                uavNumber: UInt8?, numberPinned: Bool, flying: Bool, neighbours: [NodeID]) {
+    public init(
+        origin: NodeID, incarnation: Incarnation, sequence: UInt64, role: NodeRole, name: String,
+        uavNumber: UInt8?, numberPinned: Bool, flying: Bool, neighbours: [NodeID]
+    ) {
         self.origin = origin
         self.incarnation = incarnation
         self.sequence = sequence
@@ -64,7 +66,8 @@ public struct Envelope: Hashable, Sendable {
     public var ttl: UInt8
 
     /// An envelope from its fields.
-    public init(origin: NodeID, originIncarnation: Incarnation, sequence: UInt64, destination: Destination, ttl: UInt8) {
+    public init(origin: NodeID, originIncarnation: Incarnation, sequence: UInt64, destination: Destination, ttl: UInt8)
+    {
         self.origin = origin
         self.originIncarnation = originIncarnation
         self.sequence = sequence

@@ -75,7 +75,8 @@ public final class AvahiDiscovery: Service, @unchecked Sendable {
 
     /// Why no client could be made, in words an operator can act on.
     static func explain(_ error: Error) -> String {
-        let bus = ProcessInfo.processInfo.environment["DBUS_SYSTEM_BUS_ADDRESS"] ?? "unix:path=/run/dbus/system_bus_socket"
+        let bus =
+            ProcessInfo.processInfo.environment["DBUS_SYSTEM_BUS_ADDRESS"] ?? "unix:path=/run/dbus/system_bus_socket"
         let path = bus.hasPrefix("unix:path=") ? String(bus.dropFirst("unix:path=".count)) : nil
         let noBus = path.map { !FileManager.default.fileExists(atPath: $0) } ?? false
         let cause = noBus ? "no D-Bus system bus at \(path!) (is dbus running?)" : "\(error)"
@@ -92,9 +93,12 @@ public final class AvahiDiscovery: Service, @unchecked Sendable {
             guard let group, let name = publishedName else { return }
             let list = TXTRecord.list(from: txt)
             defer { avahi_string_list_free(list) }
-            let r = avahi_entry_group_update_service_txt_strlst(group, anyInterface, anyProtocol, AvahiPublishFlags(0),
-                                                                 name, ad.type, nil, list)
-            if r < 0 { emit(.publishFailed(reason: AvahiError(code: r, context: "updating TXT of '\(name)'").description)) }
+            let r = avahi_entry_group_update_service_txt_strlst(
+                group, anyInterface, anyProtocol, AvahiPublishFlags(0),
+                name, ad.type, nil, list)
+            if r < 0 {
+                emit(.publishFailed(reason: AvahiError(code: r, context: "updating TXT of '\(name)'").description))
+            }
         }
     }
 
@@ -170,15 +174,18 @@ public final class AvahiDiscovery: Service, @unchecked Sendable {
             group = avahi_entry_group_new(c, entryGroupCallback, Unmanaged.passUnretained(self).toOpaque())
         }
         guard let g = group else {
-            emit(.publishFailed(reason: AvahiError(code: avahi_client_errno(c), context: "creating entry group").description))
+            emit(
+                .publishFailed(
+                    reason: AvahiError(code: avahi_client_errno(c), context: "creating entry group").description))
             return
         }
         guard avahi_entry_group_is_empty(g) != 0 else { return }
         let name = ad.name
         let list = TXTRecord.list(from: ad.txt)
         defer { avahi_string_list_free(list) }
-        var r = avahi_entry_group_add_service_strlst(g, anyInterface, anyProtocol, AvahiPublishFlags(0),
-                                                     name, ad.type, nil, nil, ad.port, list)
+        var r = avahi_entry_group_add_service_strlst(
+            g, anyInterface, anyProtocol, AvahiPublishFlags(0),
+            name, ad.type, nil, nil, ad.port, list)
         if r == AVAHI_ERR_COLLISION {
             rename(g)
             return
@@ -223,28 +230,38 @@ public final class AvahiDiscovery: Service, @unchecked Sendable {
         guard browsers.isEmpty else { return }
         let userdata = Unmanaged.passUnretained(self).toOpaque()
         for type in browseTypes {
-            if let b = avahi_service_browser_new(c, anyInterface, anyProtocol, type, nil, AvahiLookupFlags(0),
-                                                 browserCallback, userdata) {
+            if let b = avahi_service_browser_new(
+                c, anyInterface, anyProtocol, type, nil, AvahiLookupFlags(0),
+                browserCallback, userdata)
+            {
                 browsers.append(b)
             } else {
-                emit(.lookupFailed(reason: AvahiError(code: avahi_client_errno(c), context: "browsing \(type)").description))
+                emit(
+                    .lookupFailed(
+                        reason: AvahiError(code: avahi_client_errno(c), context: "browsing \(type)").description))
             }
         }
     }
 
-    fileprivate func browserEvent(_ b: OpaquePointer, _ interface: AvahiIfIndex, _ proto: AvahiProtocol, _ event: AvahiBrowserEvent,
-                                  _ name: String, _ type: String, _ domain: String) {
+    fileprivate func browserEvent(
+        _ b: OpaquePointer, _ interface: AvahiIfIndex, _ proto: AvahiProtocol, _ event: AvahiBrowserEvent,
+        _ name: String, _ type: String, _ domain: String
+    ) {
         guard let family = AddressFamily(proto) else { return }
         let key = ServiceKey(name: name, type: type, domain: domain, interfaceIndex: interface, family: family)
         switch event {
         case AVAHI_BROWSER_NEW:
             guard resolvers[key] == nil, let c = client else { return }
             // The resolver stays open: Avahi calls back again whenever the TXT record or address changes.
-            if let r = avahi_service_resolver_new(c, interface, proto, name, type, domain, proto, AvahiLookupFlags(0),
-                                                  resolverCallback, Unmanaged.passUnretained(self).toOpaque()) {
+            if let r = avahi_service_resolver_new(
+                c, interface, proto, name, type, domain, proto, AvahiLookupFlags(0),
+                resolverCallback, Unmanaged.passUnretained(self).toOpaque())
+            {
                 resolvers[key] = r
             } else {
-                emit(.lookupFailed(reason: AvahiError(code: avahi_client_errno(c), context: "resolving \(key)").description))
+                emit(
+                    .lookupFailed(
+                        reason: AvahiError(code: avahi_client_errno(c), context: "resolving \(key)").description))
             }
         case AVAHI_BROWSER_REMOVE:
             if let r = resolvers.removeValue(forKey: key) { avahi_service_resolver_free(r) }
@@ -257,10 +274,12 @@ public final class AvahiDiscovery: Service, @unchecked Sendable {
         }
     }
 
-    fileprivate func resolverEvent(_ interface: AvahiIfIndex, _ proto: AvahiProtocol, _ event: AvahiResolverEvent,
-                                   _ name: String, _ type: String, _ domain: String, _ host: String,
-                                   _ address: UnsafePointer<AvahiAddress>?, _ port: UInt16,
-                                   _ txt: UnsafeMutablePointer<AvahiStringList>?, _ flags: AvahiLookupResultFlags) {
+    fileprivate func resolverEvent(
+        _ interface: AvahiIfIndex, _ proto: AvahiProtocol, _ event: AvahiResolverEvent,
+        _ name: String, _ type: String, _ domain: String, _ host: String,
+        _ address: UnsafePointer<AvahiAddress>?, _ port: UInt16,
+        _ txt: UnsafeMutablePointer<AvahiStringList>?, _ flags: AvahiLookupResultFlags
+    ) {
         guard let family = AddressFamily(proto) else { return }
         let key = ServiceKey(name: name, type: type, domain: domain, interfaceIndex: interface, family: family)
         switch event {
@@ -269,7 +288,9 @@ public final class AvahiDiscovery: Service, @unchecked Sendable {
             var buffer = [CChar](repeating: 0, count: Int(AVAHI_ADDRESS_STR_MAX))
             avahi_address_snprint(&buffer, buffer.count, address)
             let record = ServiceRecord(
-                key: key, hostName: host, address: String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), port: port,
+                key: key, hostName: host,
+                address: String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self),
+                port: port,
                 txt: TXTRecord.dictionary(from: txt),
                 isLocal: flags.rawValue & AVAHI_LOOKUP_RESULT_LOCAL.rawValue != 0,
                 isOwn: flags.rawValue & AVAHI_LOOKUP_RESULT_OUR_OWN.rawValue != 0)
@@ -316,16 +337,20 @@ private let entryGroupCallback: AvahiEntryGroupCallback = { group, state, userda
     instance(userdata)?.entryGroupStateChanged(group, state)
 }
 
-private let browserCallback: AvahiServiceBrowserCallback = { browser, interface, proto, event, name, type, domain, _, userdata in
+private let browserCallback: AvahiServiceBrowserCallback = {
+    browser, interface, proto, event, name, type, domain, _, userdata in
     guard let browser else { return }
-    instance(userdata)?.browserEvent(browser, interface, proto, event,
-                                     name.map { String(cString: $0) } ?? "", type.map { String(cString: $0) } ?? "",
-                                     domain.map { String(cString: $0) } ?? "")
+    instance(userdata)?.browserEvent(
+        browser, interface, proto, event,
+        name.map { String(cString: $0) } ?? "", type.map { String(cString: $0) } ?? "",
+        domain.map { String(cString: $0) } ?? "")
 }
 
-private let resolverCallback: AvahiServiceResolverCallback = { _, interface, proto, event, name, type, domain, host, address, port, txt, flags, userdata in
-    instance(userdata)?.resolverEvent(interface, proto, event,
-                                      name.map { String(cString: $0) } ?? "", type.map { String(cString: $0) } ?? "",
-                                      domain.map { String(cString: $0) } ?? "", host.map { String(cString: $0) } ?? "",
-                                      address, port, txt, flags)
+private let resolverCallback: AvahiServiceResolverCallback = {
+    _, interface, proto, event, name, type, domain, host, address, port, txt, flags, userdata in
+    instance(userdata)?.resolverEvent(
+        interface, proto, event,
+        name.map { String(cString: $0) } ?? "", type.map { String(cString: $0) } ?? "",
+        domain.map { String(cString: $0) } ?? "", host.map { String(cString: $0) } ?? "",
+        address, port, txt, flags)
 }

@@ -6,7 +6,9 @@ final class ThreadedPoll: @unchecked Sendable {
     let pointer: OpaquePointer
 
     init() throws(AvahiError) {
-        guard let p = avahi_threaded_poll_new() else { throw AvahiError(code: Int32(AVAHI_ERR_NO_MEMORY), context: "creating the poll") }
+        guard let p = avahi_threaded_poll_new() else {
+            throw AvahiError(code: Int32(AVAHI_ERR_NO_MEMORY), context: "creating the poll")
+        }
         pointer = p
     }
 

@@ -10,7 +10,11 @@ public struct Vector3: Sendable, Hashable, Codable, CustomStringConvertible {
     public var z: Double
 
     /// Creates a vector from east, north and up components.
-    @inlinable public init(_ x: Double, _ y: Double, _ z: Double) { self.x = x; self.y = y; self.z = z }
+    @inlinable public init(_ x: Double, _ y: Double, _ z: Double) {
+        self.x = x
+        self.y = y
+        self.z = z
+    }
     /// Creates a vector from named east, north and up components.
     @inlinable public init(east: Double, north: Double, up: Double) { self.init(east, north, up) }
 
@@ -76,4 +80,3 @@ public struct Vector3: Sendable, Hashable, Codable, CustomStringConvertible {
 }
 
 func fmt3(_ v: Double) -> String { String(format: "%.3f", v) }
-

@@ -59,7 +59,8 @@ public enum CommandRejection: Error, Sendable, Hashable, CustomStringConvertible
         case .invalidSpeed(let s, let m): return "speed \(s) m/s outside (0, \(m)] m/s"
         case .locationNotOnMap(let r): return "location not on the map: \(r)"
         case .noTarget: return "no target to follow"
-        case .notAtTrajectoryStart(let d, let t): return "not at trajectory start (\(fmt3(d)) m away, tolerance \(t) m); go to start first"
+        case .notAtTrajectoryStart(let d, let t):
+            return "not at trajectory start (\(fmt3(d)) m away, tolerance \(t) m); go to start first"
         case .failsafeActive: return "battery failsafe active"
         }
     }

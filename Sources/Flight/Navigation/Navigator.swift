@@ -104,7 +104,9 @@ public struct Navigator: Sendable {
         case .goto(let location, let speed):
             guard airborne else { throw .notAirborne }
             let v = speed ?? c.defaultSpeed
-            guard v.isFinite, v > 0, v <= c.limits.maxHorizontalSpeed else { throw .invalidSpeed(v, maximum: c.limits.maxHorizontalSpeed) }
+            guard v.isFinite, v > 0, v <= c.limits.maxHorizontalSpeed else {
+                throw .invalidSpeed(v, maximum: c.limits.maxHorizontalSpeed)
+            }
             intent = .goto(try localPosition(location), speed: v)
         case .follow(let offset):
             guard airborne else { throw .notAirborne }
@@ -116,7 +118,9 @@ public struct Navigator: Sendable {
         case .startTrajectory(let trajectory):
             guard airborne else { throw .notAirborne }
             let d = state.position.distance(to: trajectory.start.position)
-            guard d <= c.trajectoryStartTolerance else { throw .notAtTrajectoryStart(distance: d, tolerance: c.trajectoryStartTolerance) }
+            guard d <= c.trajectoryStartTolerance else {
+                throw .notAtTrajectoryStart(distance: d, tolerance: c.trajectoryStartTolerance)
+            }
             intent = .trajectory(trajectory, startTime: now)
         case .returnHome:
             guard airborne else { throw .notAirborne }
@@ -131,7 +135,8 @@ public struct Navigator: Sendable {
         let sp = intentSetpoint(state: state, now: now)
         guard let adjustment, !adjustment.isNeutral else { return sp }
         switch intent {
-        case .hold, .goto, .follow: return adjustment.apply(to: sp, limit: configuration.limits.maxHorizontalSpeed, now: now)
+        case .hold, .goto, .follow:
+            return adjustment.apply(to: sp, limit: configuration.limits.maxHorizontalSpeed, now: now)
         default: return sp
         }
     }
@@ -149,7 +154,9 @@ public struct Navigator: Sendable {
         switch intent {
         case .land, .returnHome, .idle: break
         default:
-            if state.isAirborne && state.batteryPercent <= c.lowBatteryPercent { intent = .returnHome(lowBattery: true) }
+            if state.isAirborne && state.batteryPercent <= c.lowBatteryPercent {
+                intent = .returnHome(lowBattery: true)
+            }
         }
         switch intent {
         case .land, .returnHome:
@@ -179,8 +186,9 @@ public struct Navigator: Sendable {
             let fresh = now - target.time <= c.targetMaxExtrapolation
             let targetNow = target.position(at: now, maxExtrapolation: c.targetMaxExtrapolation)
             let facing = (targetNow - state.position).horizontalLength > 1 ? (targetNow - state.position).heading : nil
-            return .position(target: targetNow + offset, feedforward: fresh ? target.velocity : .zero,
-                             speed: c.limits.maxHorizontalSpeed, heading: facing, activity: .following)
+            return .position(
+                target: targetNow + offset, feedforward: fresh ? target.velocity : .zero,
+                speed: c.limits.maxHorizontalSpeed, heading: facing, activity: .following)
         case .trajectory(let trajectory, let start):
             let t = now - start
             if t >= trajectory.duration {
@@ -188,8 +196,9 @@ public struct Navigator: Sendable {
                 return .hold(trajectory.end.position)
             }
             let p = trajectory.sample(at: t)
-            return .position(target: p.position, feedforward: p.velocity, speed: c.limits.maxHorizontalSpeed,
-                             heading: p.heading, activity: .followingTrajectory)
+            return .position(
+                target: p.position, feedforward: p.velocity, speed: c.limits.maxHorizontalSpeed,
+                heading: p.heading, activity: .followingTrajectory)
         case .land:
             return .land
         case .returnHome:
@@ -201,7 +210,9 @@ public struct Navigator: Sendable {
     /// seconds ahead (default 40 points), by running this navigator's logic on a noiseless copy of the vehicle model.
     public func predictedTrajectory(state: VehicleState, now: Double) -> PredictedTrajectory {
         let c = configuration
-        guard c.predictionStep > 0, c.predictionHorizon >= c.predictionStep, c.predictionHorizon / c.predictionStep <= 10_000 else {
+        guard c.predictionStep > 0, c.predictionHorizon >= c.predictionStep,
+            c.predictionHorizon / c.predictionStep <= 10_000
+        else {
             return PredictedTrajectory(time: now, origin: state.position, points: [])
         }
         var nav = self
@@ -230,7 +241,9 @@ public struct Navigator: Sendable {
     func localPosition(_ location: Location) throws(CommandRejection) -> Vector3 {
         switch location {
         case .local(let v):
-            guard v.x.isFinite, v.y.isFinite, v.z.isFinite else { throw .locationNotOnMap("coordinates must be finite") }
+            guard v.x.isFinite, v.y.isFinite, v.z.isFinite else {
+                throw .locationNotOnMap("coordinates must be finite")
+            }
             return v
         case .geodetic(let g):
             do { return Vector3(try origin.local(g)) } catch { throw .locationNotOnMap(error.description) }

@@ -28,8 +28,11 @@ public struct NavigatorAdjustment: Sendable, Hashable, Codable, CustomStringConv
     public var until: Double?
 
     /// An adjustment; with no arguments it changes nothing.
-    public init(altitude: Double? = nil, offset: Vector3 = .zero, maxSpeed: Double? = nil, hold: Vector3? = nil, holdUntil: Double? = nil,
-                until: Double? = nil) {
+    public init(
+        altitude: Double? = nil, offset: Vector3 = .zero, maxSpeed: Double? = nil, hold: Vector3? = nil,
+        holdUntil: Double? = nil,
+        until: Double? = nil
+    ) {
         self.altitude = altitude
         self.offset = Vector3(offset.x, offset.y, 0)
         self.maxSpeed = maxSpeed
@@ -67,11 +70,14 @@ public struct NavigatorAdjustment: Sendable, Hashable, Codable, CustomStringConv
         if let hold, holds(at: now) { return .hold(hold) }
         switch setpoint {
         case .hold(let p):
-            return .position(target: adjusted(p), feedforward: .zero, speed: min(maxSpeed ?? limit, limit), heading: nil, activity: .hovering)
+            return .position(
+                target: adjusted(p), feedforward: .zero, speed: min(maxSpeed ?? limit, limit), heading: nil,
+                activity: .hovering)
         case .position(let target, var feedforward, let speed, let heading, let activity):
             if altitude != nil { feedforward.z = 0 }
-            return .position(target: adjusted(target), feedforward: feedforward, speed: min(speed, maxSpeed ?? speed),
-                             heading: heading, activity: activity)
+            return .position(
+                target: adjusted(target), feedforward: feedforward, speed: min(speed, maxSpeed ?? speed),
+                heading: heading, activity: activity)
         default:
             return setpoint
         }

@@ -20,8 +20,10 @@ public struct Scenario: Sendable {
     public var events: [Event]
 
     /// Creates a scenario.
-    public init(name: String, origin: MapOrigin, duration: Double, step: Double = 0.02, progressInterval: Double = 10,
-                drones: [Drone], targets: [Target] = [], events: [Event]) {
+    public init(
+        name: String, origin: MapOrigin, duration: Double, step: Double = 0.02, progressInterval: Double = 10,
+        drones: [Drone], targets: [Target] = [], events: [Event]
+    ) {
         self.name = name
         self.origin = origin
         self.duration = duration
@@ -48,8 +50,11 @@ public struct Scenario: Sendable {
         public var navigator: NavigatorConfiguration
 
         /// Creates a drone with default settings.
-        public init(id: String, home: Vector3, heading: Double = 0, batteryPercent: Double = 100,
-                    simulator: SimulatorConfiguration = SimulatorConfiguration(), navigator: NavigatorConfiguration = NavigatorConfiguration()) {
+        public init(
+            id: String, home: Vector3, heading: Double = 0, batteryPercent: Double = 100,
+            simulator: SimulatorConfiguration = SimulatorConfiguration(),
+            navigator: NavigatorConfiguration = NavigatorConfiguration()
+        ) {
             self.id = id
             self.home = home
             self.heading = heading
@@ -89,7 +94,9 @@ public struct Scenario: Sendable {
             let total = legs.reduce(0) { $0 + $1.0.distance(to: $1.1) }
             guard total > 0 else { return TargetObservation(time: t, position: path[0]) }
             var s = max(0, t - startTime) * speed
-            if loop { s = s.truncatingRemainder(dividingBy: total) } else if s >= total {
+            if loop {
+                s = s.truncatingRemainder(dividingBy: total)
+            } else if s >= total {
                 return TargetObservation(time: t, position: path[path.count - 1])
             }
             for (a, b) in legs {

@@ -63,17 +63,27 @@ public struct ScenarioRunner: Sendable {
 
     /// Checks the scenario (unique ids, known drones and targets, sensible times) and prepares it.
     public init(scenario: Scenario) throws(ScenarioError) {
-        guard scenario.duration > 0, scenario.duration.isFinite else { throw ScenarioError(key: "duration", problem: "must be a positive number of seconds") }
-        guard scenario.step > 0, scenario.step <= 1 else { throw ScenarioError(key: "step", problem: "must be in (0, 1] seconds, found \(scenario.step)") }
-        guard !scenario.drones.isEmpty else { throw ScenarioError(key: "drones", problem: "at least one drone is needed") }
+        guard scenario.duration > 0, scenario.duration.isFinite else {
+            throw ScenarioError(key: "duration", problem: "must be a positive number of seconds")
+        }
+        guard scenario.step > 0, scenario.step <= 1 else {
+            throw ScenarioError(key: "step", problem: "must be in (0, 1] seconds, found \(scenario.step)")
+        }
+        guard !scenario.drones.isEmpty else {
+            throw ScenarioError(key: "drones", problem: "at least one drone is needed")
+        }
         var ids = Set<String>()
         for (i, d) in scenario.drones.enumerated() where !ids.insert(d.id).inserted {
             throw ScenarioError(key: "drones[\(i)].id", problem: "duplicate drone id '\(d.id)'")
         }
         let targetIDs = Set(scenario.targets.map(\.id))
         for (i, e) in scenario.events.enumerated() {
-            guard ids.contains(e.drone) else { throw ScenarioError(key: "events[\(i)].drone", problem: "no drone with id '\(e.drone)'") }
-            guard e.time >= 0, e.time.isFinite else { throw ScenarioError(key: "events[\(i)].at", problem: "time must be ≥ 0") }
+            guard ids.contains(e.drone) else {
+                throw ScenarioError(key: "events[\(i)].drone", problem: "no drone with id '\(e.drone)'")
+            }
+            guard e.time >= 0, e.time.isFinite else {
+                throw ScenarioError(key: "events[\(i)].at", problem: "time must be ≥ 0")
+            }
             if case .follow(let t, _) = e.action, !targetIDs.contains(t) {
                 throw ScenarioError(key: "events[\(i)].target", problem: "no target with id '\(t)'")
             }
@@ -90,12 +100,16 @@ public struct ScenarioRunner: Sendable {
     public func run(progress: (ScenarioProgress) -> Void = { _ in }) -> ScenarioReport {
         let s = scenario
         var drones = s.drones.map { d in
-            DroneRun(spec: d,
-                     sim: MultirotorSimulator(origin: s.origin, home: d.home, configuration: d.simulator, batteryPercent: d.batteryPercent, heading: d.heading),
-                     navigator: Navigator(origin: s.origin, configuration: d.navigator))
+            DroneRun(
+                spec: d,
+                sim: MultirotorSimulator(
+                    origin: s.origin, home: d.home, configuration: d.simulator, batteryPercent: d.batteryPercent,
+                    heading: d.heading),
+                navigator: Navigator(origin: s.origin, configuration: d.navigator))
         }
         let index = Dictionary(uniqueKeysWithValues: s.drones.enumerated().map { ($1.id, $0) })
-        let events = s.events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+        let events = s.events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(
+            \.element)
         var nextEvent = 0
         var log: [String] = []
         let steps = Int((s.duration / s.step).rounded())
@@ -124,7 +138,9 @@ public struct ScenarioRunner: Sendable {
                 }
                 let state = drones[i].sim.state
                 if let trajectory = drones[i].pendingStart, state.activity == .hovering,
-                   state.position.distance(to: trajectory.start.position) <= drones[i].navigator.configuration.trajectoryStartTolerance / 4 {
+                    state.position.distance(to: trajectory.start.position) <= drones[i].navigator.configuration
+                        .trajectoryStartTolerance / 4
+                {
                     drones[i].pendingStart = nil
                     do {
                         try drones[i].navigator.handle(.startTrajectory(trajectory), state: state, now: now)
@@ -139,7 +155,9 @@ public struct ScenarioRunner: Sendable {
                     drones[i].expected = state.home
                     drones[i].followTarget = nil
                     drones[i].pendingStart = nil
-                    log.append("t=\(fmt1(now)) \(drones[i].spec.id) low battery (\(formatFixed(state.batteryPercent, 1)) %): returning home")
+                    log.append(
+                        "t=\(fmt1(now)) \(drones[i].spec.id) low battery (\(formatFixed(state.batteryPercent, 1)) %): returning home"
+                    )
                 }
                 drones[i].sim.step(dt: s.step)
             }
@@ -149,16 +167,19 @@ public struct ScenarioRunner: Sendable {
             var expected = d.expected
             if let t = d.followTarget { expected = s.targets[t].observation(at: end).position + d.followOffset }
             let position = d.sim.truePosition
-            return DroneReport(id: d.spec.id, distanceFlown: d.sim.distanceFlown, flightTime: d.sim.airborneTime,
-                               finalPosition: position, finalCoordinate: s.origin.geodetic(position.localPosition),
-                               expectedPosition: expected, finalPositionError: expected.map { position.distance(to: $0) },
-                               batteryPercent: d.sim.batteryPercent, activity: d.sim.state.activity, rejections: d.rejections)
+            return DroneReport(
+                id: d.spec.id, distanceFlown: d.sim.distanceFlown, flightTime: d.sim.airborneTime,
+                finalPosition: position, finalCoordinate: s.origin.geodetic(position.localPosition),
+                expectedPosition: expected, finalPositionError: expected.map { position.distance(to: $0) },
+                batteryPercent: d.sim.batteryPercent, activity: d.sim.state.activity, rejections: d.rejections)
         }
         return ScenarioReport(name: s.name, simulatedTime: end, drones: reports)
     }
 
     /// Applies an action; returns the rejection text, or nil when accepted.
-    static func apply(_ action: Scenario.Action, to d: inout DroneRun, targets: [Scenario.Target], now: Double) -> String? {
+    static func apply(_ action: Scenario.Action, to d: inout DroneRun, targets: [Scenario.Target], now: Double)
+        -> String?
+    {
         let state = d.sim.state
         let command: FlightCommand
         var expected: Vector3?
@@ -187,7 +208,9 @@ public struct ScenarioRunner: Sendable {
             command = .follow(offset: offset)
             follow = (t, offset)
         case .trajectory(let waypoints, let limits):
-            guard let trajectory = try? TrajectoryPlanner(limits: limits).plan(waypoints) else { return "trajectory could not be planned" }
+            guard let trajectory = try? TrajectoryPlanner(limits: limits).plan(waypoints) else {
+                return "trajectory could not be planned"
+            }
             command = .goToStart(trajectory)
             expected = trajectory.end.position
             pending = trajectory

@@ -40,8 +40,10 @@ public struct MultirotorSimulator: Sendable {
     }
 
     /// A landed, disarmed vehicle at `home` (local ENU; z is ground level) with a full battery unless told otherwise.
-    public init(origin: MapOrigin, home: Vector3 = .zero, configuration: SimulatorConfiguration = SimulatorConfiguration(),
-                batteryPercent: Double = 100, heading: Double = 0) {
+    public init(
+        origin: MapOrigin, home: Vector3 = .zero, configuration: SimulatorConfiguration = SimulatorConfiguration(),
+        batteryPercent: Double = 100, heading: Double = 0
+    ) {
         self.configuration = configuration
         self.origin = origin
         self.model = MultirotorModel(home: home, limits: configuration.limits, heading: heading)
@@ -54,12 +56,18 @@ public struct MultirotorSimulator: Sendable {
 
     /// A vehicle already hovering `altitude` metres above `home` (armed, at rest), for simulations that start in the
     /// air; its setpoint holds that point until the caller sets another.
-    public init(origin: MapOrigin, home: Vector3, hoveringAt altitude: Double, configuration: SimulatorConfiguration = SimulatorConfiguration(),
-                batteryPercent: Double = 100, heading: Double = 0) {
-        self.init(origin: origin, home: home, configuration: configuration, batteryPercent: batteryPercent, heading: heading)
+    public init(
+        origin: MapOrigin, home: Vector3, hoveringAt altitude: Double,
+        configuration: SimulatorConfiguration = SimulatorConfiguration(),
+        batteryPercent: Double = 100, heading: Double = 0
+    ) {
+        self.init(
+            origin: origin, home: home, configuration: configuration, batteryPercent: batteryPercent, heading: heading)
         let p = Vector3(home.x, home.y, home.z + max(0, altitude))
-        model = MultirotorModel(state: VehicleState(position: p, heading: heading, armed: true, activity: .hovering,
-                                                    batteryPercent: self.batteryPercent, home: home), limits: configuration.limits)
+        model = MultirotorModel(
+            state: VehicleState(
+                position: p, heading: heading, armed: true, activity: .hovering,
+                batteryPercent: self.batteryPercent, home: home), limits: configuration.limits)
         setpoint = .hold(p)
     }
 
@@ -91,7 +99,8 @@ public struct MultirotorSimulator: Sendable {
             if configuration.gustStrength > 0 {
                 let a = min(1, dt / 2)
                 let previous = gust
-                gust = gust * (1 - a) + Vector3(random.gaussian(), random.gaussian(), 0.3 * random.gaussian())
+                gust =
+                    gust * (1 - a) + Vector3(random.gaussian(), random.gaussian(), 0.3 * random.gaussian())
                     * (configuration.gustStrength * (2 * a).squareRoot())
                 gustVelocity = gustVelocity * max(0, 1 - dt / 0.5) + (gust - previous)
                 model.position += gustVelocity * dt
@@ -102,12 +111,17 @@ public struct MultirotorSimulator: Sendable {
         distanceFlown += moved.length
         let accel = (model.velocity - vBefore).length / dt
         let airspeed = (model.velocity - configuration.wind - gust).length
-        batteryPercent = max(0, batteryPercent - dt * configuration.battery.drainPerSecond(
-            armed: model.armed, airborne: !model.onGround, airspeed: airspeed, climbRate: model.velocity.z, acceleration: accel))
+        batteryPercent = max(
+            0,
+            batteryPercent - dt
+                * configuration.battery.drainPerSecond(
+                    armed: model.armed, airborne: !model.onGround, airspeed: airspeed, climbRate: model.velocity.z,
+                    acceleration: accel))
         if configuration.gpsNoise > 0 {
             let a = min(1, dt / configuration.gpsNoiseCorrelationTime)
             let s = configuration.gpsNoise * (2 * a).squareRoot()
-            gpsError = gpsError * (1 - a) + Vector3(random.gaussian() * s, random.gaussian() * s, 1.5 * random.gaussian() * s)
+            gpsError =
+                gpsError * (1 - a) + Vector3(random.gaussian() * s, random.gaussian() * s, 1.5 * random.gaussian() * s)
         }
         time += dt
         if !model.armed && failsafe != nil && model.onGround { failsafe = nil }

@@ -44,10 +44,13 @@ public struct BatteryModel: Sendable, Hashable, Codable {
     public init() {}
 
     /// Percent per second for a vehicle in the given condition.
-    public func drainPerSecond(armed: Bool, airborne: Bool, airspeed: Double, climbRate: Double, acceleration: Double) -> Double {
+    public func drainPerSecond(armed: Bool, airborne: Bool, airspeed: Double, climbRate: Double, acceleration: Double)
+        -> Double
+    {
         guard armed else { return 0 }
         guard airborne else { return armedIdleDrainPerSecond }
-        return hoverDrainPerSecond * (1 + airspeedFactor * airspeed * airspeed + climbFactor * max(0, climbRate)
-                                      + accelerationFactor * acceleration)
+        return hoverDrainPerSecond
+            * (1 + airspeedFactor * airspeed * airspeed + climbFactor * max(0, climbRate)
+                + accelerationFactor * acceleration)
     }
 }

@@ -19,7 +19,9 @@ public struct Telemetry: Sendable, Hashable, Codable {
     /// Velocity east, north, up (m/s).
     public var velocityENU: Vector3 { state.velocity }
     /// Velocity north, east, down (m/s), the MAVLink convention.
-    public var velocityNED: (north: Double, east: Double, down: Double) { (state.velocity.y, state.velocity.x, -state.velocity.z) }
+    public var velocityNED: (north: Double, east: Double, down: Double) {
+        (state.velocity.y, state.velocity.x, -state.velocity.z)
+    }
     /// Heading, degrees clockwise from grid north.
     public var heading: Double { state.heading }
     /// Battery remaining, percent.

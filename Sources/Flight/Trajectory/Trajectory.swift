@@ -30,7 +30,8 @@ public struct Trajectory: Sendable, Hashable, Codable {
         guard first.time == 0 else { throw .badTiming(index: 0, reason: "first time must be 0, found \(first.time)") }
         for (i, p) in points.enumerated() {
             guard p.time.isFinite, p.position.x.isFinite, p.position.y.isFinite, p.position.z.isFinite,
-                  p.velocity.x.isFinite, p.velocity.y.isFinite, p.velocity.z.isFinite, p.heading.isFinite else {
+                p.velocity.x.isFinite, p.velocity.y.isFinite, p.velocity.z.isFinite, p.heading.isFinite
+            else {
                 throw .badTiming(index: i, reason: "values must be finite")
             }
             if i > 0 && !(p.time > points[i - 1].time) {
@@ -69,9 +70,10 @@ public struct Trajectory: Sendable, Hashable, Codable {
         }
         let a = points[lo], b = points[hi]
         let f = (t - a.time) / (b.time - a.time)
-        return TrajectoryPoint(time: t, position: a.position.interpolated(to: b.position, fraction: f),
-                               velocity: a.velocity.interpolated(to: b.velocity, fraction: f),
-                               heading: normalizedHeading(a.heading + headingDifference(from: a.heading, to: b.heading) * f))
+        return TrajectoryPoint(
+            time: t, position: a.position.interpolated(to: b.position, fraction: f),
+            velocity: a.velocity.interpolated(to: b.velocity, fraction: f),
+            heading: normalizedHeading(a.heading + headingDifference(from: a.heading, to: b.heading) * f))
     }
 
     /// Decodes an array of points, validating them as ``init(points:)`` does.

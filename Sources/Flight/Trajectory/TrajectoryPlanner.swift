@@ -39,9 +39,11 @@ public struct TrajectoryPlanner: Sendable {
     /// Plans through local ENU waypoints, starting at the first one facing `initialHeading` (default: along the first leg).
     public func plan(_ waypoints: [Vector3], initialHeading: Double? = nil) throws(TrajectoryError) -> Trajectory {
         let l = limits
-        for (name, v) in [("maxSpeed", l.maxSpeed), ("maxAcceleration", l.maxAcceleration), ("maxClimbRate", l.maxClimbRate),
-                          ("maxDescentRate", l.maxDescentRate), ("maxYawRate", l.maxYawRate),
-                          ("sampleInterval", l.sampleInterval), ("maxSpacing", l.maxSpacing)] where !(v > 0 && v.isFinite) {
+        for (name, v) in [
+            ("maxSpeed", l.maxSpeed), ("maxAcceleration", l.maxAcceleration), ("maxClimbRate", l.maxClimbRate),
+            ("maxDescentRate", l.maxDescentRate), ("maxYawRate", l.maxYawRate),
+            ("sampleInterval", l.sampleInterval), ("maxSpacing", l.maxSpacing),
+        ] where !(v > 0 && v.isFinite) {
             throw .badLimits("\(name) must be positive, found \(v)")
         }
         guard !waypoints.isEmpty else { throw .empty }
@@ -50,7 +52,8 @@ public struct TrajectoryPlanner: Sendable {
         }
         // Build phases: turn in place, then fly the leg.
         var phases: [Phase] = []
-        var heading = initialHeading ?? waypoints.dropFirst().first { $0.horizontal != waypoints[0].horizontal }
+        var heading =
+            initialHeading ?? waypoints.dropFirst().first { $0.horizontal != waypoints[0].horizontal }
             .map { ($0 - waypoints[0]).heading } ?? 0
         heading = normalizedHeading(heading)
         var fastest = 0.0
@@ -107,10 +110,14 @@ public struct TrajectoryPlanner: Sendable {
     }
 
     /// Plans through geodetic waypoints placed on the map of `origin`.
-    public func plan(_ waypoints: [GeodeticCoordinate], origin: MapOrigin, initialHeading: Double? = nil) throws(TrajectoryError) -> Trajectory {
+    public func plan(_ waypoints: [GeodeticCoordinate], origin: MapOrigin, initialHeading: Double? = nil)
+        throws(TrajectoryError) -> Trajectory
+    {
         var local: [Vector3] = []
         for (i, w) in waypoints.enumerated() {
-            do { local.append(Vector3(try origin.local(w))) } catch { throw .badWaypoint(index: i, reason: error.description) }
+            do { local.append(Vector3(try origin.local(w))) } catch {
+                throw .badWaypoint(index: i, reason: error.description)
+            }
         }
         return try plan(local, initialHeading: initialHeading)
     }
@@ -133,7 +140,9 @@ public struct TrajectoryPlanner: Sendable {
                 let f = d > 0 ? min(1, max(0, t / d)) : 1
                 return TrajectoryPoint(time: t, position: p, velocity: .zero, heading: normalizedHeading(from + by * f))
             case .leg(let a, let b, let u, let profile, let heading):
-                if t >= profile.duration { return TrajectoryPoint(time: t, position: b, velocity: .zero, heading: heading) }
+                if t >= profile.duration {
+                    return TrajectoryPoint(time: t, position: b, velocity: .zero, heading: heading)
+                }
                 let (s, v) = profile.distanceAndSpeed(at: t)
                 return TrajectoryPoint(time: t, position: a + u * s, velocity: u * v, heading: heading)
             }

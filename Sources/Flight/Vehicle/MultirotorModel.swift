@@ -68,7 +68,8 @@ public struct MultirotorModel: Sendable, Hashable {
         // Velocity follows the command within the acceleration limits.
         var dv = command.velocity - velocity
         let dvh = dv.horizontal.clamped(toLength: limits.maxHorizontalAcceleration * dt)
-        dv = Vector3(dvh.x, dvh.y, min(max(dv.z, -limits.maxVerticalAcceleration * dt), limits.maxVerticalAcceleration * dt))
+        dv = Vector3(
+            dvh.x, dvh.y, min(max(dv.z, -limits.maxVerticalAcceleration * dt), limits.maxVerticalAcceleration * dt))
         velocity += dv
         position += velocity * dt
         if position.z <= home.z {
@@ -114,15 +115,18 @@ public struct MultirotorModel: Sendable, Hashable {
             return Motion(velocity: Vector3(0, 0, v.z), heading: nil, activity: settled ? .hovering : .takingOff)
         case .hold(let target):
             guard armed else { return Motion(velocity: .zero, heading: nil, activity: .landed) }
-            return Motion(velocity: positionVelocity(to: target, feedforward: .zero, speed: limits.maxHorizontalSpeed),
-                          heading: nil, activity: .hovering)
+            return Motion(
+                velocity: positionVelocity(to: target, feedforward: .zero, speed: limits.maxHorizontalSpeed),
+                heading: nil, activity: .hovering)
         case .position(let target, let feedforward, let speed, let desiredHeading, let activity):
             guard armed else { return Motion(velocity: .zero, heading: nil, activity: .landed) }
             let v = positionVelocity(to: target, feedforward: feedforward, speed: speed)
             return Motion(velocity: v, heading: desiredHeading ?? travelHeading(v), activity: activity)
         case .land:
             guard armed else { return Motion(velocity: .zero, heading: nil, activity: .landed) }
-            return Motion(velocity: Vector3(0, 0, -limits.landingSpeed), heading: nil, activity: .landing, disarmOnTouchdown: true)
+            return Motion(
+                velocity: Vector3(0, 0, -limits.landingSpeed), heading: nil, activity: .landing, disarmOnTouchdown: true
+            )
         case .returnHome(let altitude):
             guard armed else { return Motion(velocity: .zero, heading: nil, activity: .landed) }
             return returnHomeMotion(altitude: altitude)
@@ -137,7 +141,8 @@ public struct MultirotorModel: Sendable, Hashable {
             let cruise = max(home.z + altitude, position.z)
             if position.z < home.z + altitude - 0.5 && toHome.horizontalLength > 0.5 {
                 // Climb phase: brake horizontally, climb.
-                let v = positionVelocity(to: Vector3(position.x, position.y, cruise), feedforward: .zero, speed: limits.maxHorizontalSpeed)
+                let v = positionVelocity(
+                    to: Vector3(position.x, position.y, cruise), feedforward: .zero, speed: limits.maxHorizontalSpeed)
                 return Motion(velocity: Vector3(0, 0, v.z), heading: nil, activity: .returning)
             }
             let target = Vector3(home.x, home.y, cruise)
@@ -145,7 +150,9 @@ public struct MultirotorModel: Sendable, Hashable {
             return Motion(velocity: v, heading: travelHeading(v), activity: .returning)
         }
         let hv = positionVelocity(to: Vector3(home.x, home.y, position.z), feedforward: .zero, speed: 1)
-        return Motion(velocity: Vector3(hv.x, hv.y, -limits.landingSpeed), heading: nil, activity: .returning, disarmOnTouchdown: true)
+        return Motion(
+            velocity: Vector3(hv.x, hv.y, -limits.landingSpeed), heading: nil, activity: .returning,
+            disarmOnTouchdown: true)
     }
 
     /// Desired velocity toward `target`: feedforward plus a proportional correction that is itself capped by a braking
@@ -155,7 +162,8 @@ public struct MultirotorModel: Sendable, Hashable {
         let error = target - position
         let gain = limits.positionGain
         let dh = error.horizontalLength
-        let correctionH = (error.horizontal * gain).clamped(toLength: (2 * 0.9 * limits.maxHorizontalAcceleration * dh).squareRoot())
+        let correctionH = (error.horizontal * gain).clamped(
+            toLength: (2 * 0.9 * limits.maxHorizontalAcceleration * dh).squareRoot())
         let vh = (feedforward.horizontal + correctionH).clamped(toLength: min(speed, limits.maxHorizontalSpeed))
         let brakeZ = (2 * 0.9 * limits.maxVerticalAcceleration * abs(error.z)).squareRoot()
         var vz = feedforward.z + min(max(error.z * gain, -brakeZ), brakeZ)
@@ -170,7 +178,8 @@ public struct MultirotorModel: Sendable, Hashable {
 
     /// The model's state as a navigator sees it.
     public func state(batteryPercent: Double) -> VehicleState {
-        VehicleState(position: position, velocity: velocity, heading: heading, armed: armed, activity: activity,
-                     batteryPercent: batteryPercent, home: home)
+        VehicleState(
+            position: position, velocity: velocity, heading: heading, armed: armed, activity: activity,
+            batteryPercent: batteryPercent, home: home)
     }
 }

@@ -16,8 +16,10 @@ public struct VehicleState: Sendable, Hashable, Codable {
     public var home: Vector3
 
     /// Creates a state.
-    public init(position: Vector3, velocity: Vector3 = .zero, heading: Double = 0, armed: Bool = false,
-                activity: Activity = .landed, batteryPercent: Double = 100, home: Vector3) {
+    public init(
+        position: Vector3, velocity: Vector3 = .zero, heading: Double = 0, armed: Bool = false,
+        activity: Activity = .landed, batteryPercent: Double = 100, home: Vector3
+    ) {
         self.position = position
         self.velocity = velocity
         self.heading = heading

@@ -15,7 +15,9 @@ public struct GeodeticCoordinate: Sendable, Hashable, Codable, CustomStringConve
     }
 
     /// Creates a coordinate, throwing when latitude is outside −90…90 or any value is not finite.
-    public static func validated(latitude: Double, longitude: Double, altitude: Double = 0) throws(GeodesyError) -> GeodeticCoordinate {
+    public static func validated(latitude: Double, longitude: Double, altitude: Double = 0) throws(GeodesyError)
+        -> GeodeticCoordinate
+    {
         guard latitude.isFinite, (-90...90).contains(latitude) else { throw .latitudeOutOfRange(latitude) }
         guard longitude.isFinite else { throw .longitudeNotFinite(longitude) }
         guard altitude.isFinite else { throw .altitudeNotFinite(altitude) }

@@ -22,7 +22,9 @@ public struct UTMZone: Sendable, Hashable, Codable, CustomStringConvertible, Los
     /// Latitude band letters (C…X) are rejected because they are ambiguous with S (band S is north of the equator).
     public init(parsing text: String) throws(GeodesyError) {
         let trimmed = text.trimmingWhitespace()
-        guard let last = trimmed.last, trimmed.count >= 2 else { throw .badZoneText(text, reason: "expected a zone number 1…60 followed by N or S, like 33N") }
+        guard let last = trimmed.last, trimmed.count >= 2 else {
+            throw .badZoneText(text, reason: "expected a zone number 1…60 followed by N or S, like 33N")
+        }
         let hemisphere: Hemisphere
         switch last {
         case "N", "n": hemisphere = .north
@@ -33,7 +35,9 @@ public struct UTMZone: Sendable, Hashable, Codable, CustomStringConvertible, Los
         guard digits.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(digits) else {
             throw .badZoneText(text, reason: "zone number must be digits, found '\(digits)'")
         }
-        guard (1...60).contains(number) else { throw .badZoneText(text, reason: "zone number must be 1…60, found \(number)") }
+        guard (1...60).contains(number) else {
+            throw .badZoneText(text, reason: "zone number must be 1…60, found \(number)")
+        }
         try self.init(number: number, hemisphere: hemisphere)
     }
 

@@ -29,9 +29,13 @@ public enum Geodesic {
 
     /// Distance and bearings, choosing flat or Vincenty as described above.
     /// - Throws: ``GeodesyError/geodesicDidNotConverge`` for nearly antipodal points, where Vincenty's method fails.
-    public static func inverse(from p1: GeodeticCoordinate, to p2: GeodeticCoordinate, ellipsoid: Ellipsoid = .wgs84) throws(GeodesyError) -> GeodesicLine {
+    public static func inverse(from p1: GeodeticCoordinate, to p2: GeodeticCoordinate, ellipsoid: Ellipsoid = .wgs84)
+        throws(GeodesyError) -> GeodesicLine
+    {
         let flat = flatInverse(from: p1, to: p2, ellipsoid: ellipsoid)
-        if flat.distance < flatApproximationLimit * 0.9 && abs(p1.latitude) < 89 && abs(p2.latitude) < 89 { return flat }
+        if flat.distance < flatApproximationLimit * 0.9 && abs(p1.latitude) < 89 && abs(p2.latitude) < 89 {
+            return flat
+        }
         return try vincentyInverse(from: p1, to: p2, ellipsoid: ellipsoid)
     }
 
@@ -42,7 +46,9 @@ public enum Geodesic {
 
     /// Local tangent-plane approximation: north = M·Δφ, east = N·cos φm·Δλ with the meridional (M) and prime-vertical (N)
     /// radii of curvature at the mean latitude. Cheap and accurate to 1 cm below ``flatApproximationLimit``.
-    public static func flatInverse(from p1: GeodeticCoordinate, to p2: GeodeticCoordinate, ellipsoid: Ellipsoid = .wgs84) -> GeodesicLine {
+    public static func flatInverse(
+        from p1: GeodeticCoordinate, to p2: GeodeticCoordinate, ellipsoid: Ellipsoid = .wgs84
+    ) -> GeodesicLine {
         let d2r = Double.pi / 180
         let phim = (p1.latitude + p2.latitude) / 2 * d2r
         let e2 = ellipsoid.eccentricitySquared
@@ -57,7 +63,9 @@ public enum Geodesic {
 
     /// Vincenty's inverse formula (1975) on the ellipsoid; iterates λ until it changes by less than 1e-12 rad.
     /// Accurate to about 0.1 mm. - Throws: ``GeodesyError/geodesicDidNotConverge`` after 200 iterations (nearly antipodal points).
-    public static func vincentyInverse(from p1: GeodeticCoordinate, to p2: GeodeticCoordinate, ellipsoid: Ellipsoid = .wgs84) throws(GeodesyError) -> GeodesicLine {
+    public static func vincentyInverse(
+        from p1: GeodeticCoordinate, to p2: GeodeticCoordinate, ellipsoid: Ellipsoid = .wgs84
+    ) throws(GeodesyError) -> GeodesicLine {
         let d2r = Double.pi / 180
         let a = ellipsoid.equatorialRadius, f = ellipsoid.flattening, b = ellipsoid.polarRadius
         let L = normalizedLongitude(p2.longitude - p1.longitude) * d2r
@@ -68,7 +76,8 @@ public enum Geodesic {
         var sinLambda = 0.0, cosLambda = 0.0
         var converged = false
         for _ in 0..<200 {
-            sinLambda = sin(lambda); cosLambda = cos(lambda)
+            sinLambda = sin(lambda)
+            cosLambda = cos(lambda)
             let t1 = cosU2 * sinLambda, t2 = cosU1 * sinU2 - sinU1 * cosU2 * cosLambda
             sinSigma = (t1 * t1 + t2 * t2).squareRoot()
             if sinSigma == 0 { return GeodesicLine(distance: 0, initialBearing: 0, finalBearing: 0) }
@@ -79,16 +88,24 @@ public enum Geodesic {
             cos2SigmaM = cosSqAlpha != 0 ? cosSigma - 2 * sinU1 * sinU2 / cosSqAlpha : 0
             let c = f / 16 * cosSqAlpha * (4 + f * (4 - 3 * cosSqAlpha))
             let previous = lambda
-            lambda = L + (1 - c) * f * sinAlpha * (sigma + c * sinSigma * (cos2SigmaM + c * cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM)))
-            if abs(lambda) > .pi { break }              // diverging: nearly antipodal
-            if abs(lambda - previous) < 1e-12 { converged = true; break }
+            lambda =
+                L + (1 - c) * f * sinAlpha
+                * (sigma + c * sinSigma * (cos2SigmaM + c * cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM)))
+            if abs(lambda) > .pi { break }  // diverging: nearly antipodal
+            if abs(lambda - previous) < 1e-12 {
+                converged = true
+                break
+            }
         }
         guard converged else { throw .geodesicDidNotConverge }
         let uSq = cosSqAlpha * (a * a - b * b) / (b * b)
         let bigA = 1 + uSq / 16384 * (4096 + uSq * (-768 + uSq * (320 - 175 * uSq)))
         let bigB = uSq / 1024 * (256 + uSq * (-128 + uSq * (74 - 47 * uSq)))
-        let deltaSigma = bigB * sinSigma * (cos2SigmaM + bigB / 4 * (cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM)
-            - bigB / 6 * cos2SigmaM * (-3 + 4 * sinSigma * sinSigma) * (-3 + 4 * cos2SigmaM * cos2SigmaM)))
+        let deltaSigma =
+            bigB * sinSigma
+            * (cos2SigmaM + bigB / 4
+                * (cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM)
+                    - bigB / 6 * cos2SigmaM * (-3 + 4 * sinSigma * sinSigma) * (-3 + 4 * cos2SigmaM * cos2SigmaM)))
         let s = b * bigA * (sigma - deltaSigma)
         let alpha1 = atan2(cosU2 * sinLambda, cosU1 * sinU2 - sinU1 * cosU2 * cosLambda)
         let alpha2 = atan2(cosU1 * sinLambda, -sinU1 * cosU2 + cosU1 * sinU2 * cosLambda)

@@ -21,7 +21,8 @@ public struct MapOrigin: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// Creates an origin at a geodetic position, in its standard zone or in `forcedZone`.
     public init(_ coordinate: GeodeticCoordinate, forcedZone: Int? = nil) throws(GeodesyError) {
-        let checked = try GeodeticCoordinate.validated(latitude: coordinate.latitude, longitude: coordinate.longitude, altitude: coordinate.altitude)
+        let checked = try GeodeticCoordinate.validated(
+            latitude: coordinate.latitude, longitude: coordinate.longitude, altitude: coordinate.altitude)
         let u = try UTM.forward(checked, zone: forcedZone)
         self.coordinate = checked
         self.zone = u.zone
@@ -30,20 +31,24 @@ public struct MapOrigin: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// Creates an origin at latitude/longitude (degrees) and altitude (metres).
-    public init(latitude: Double, longitude: Double, altitude: Double = 0, forcedZone: Int? = nil) throws(GeodesyError) {
-        try self.init(GeodeticCoordinate(latitude: latitude, longitude: longitude, altitude: altitude), forcedZone: forcedZone)
+    public init(latitude: Double, longitude: Double, altitude: Double = 0, forcedZone: Int? = nil) throws(GeodesyError)
+    {
+        try self.init(
+            GeodeticCoordinate(latitude: latitude, longitude: longitude, altitude: altitude), forcedZone: forcedZone)
     }
 
     /// Local map position of a geodetic coordinate (projected in the origin's zone).
     public func local(_ p: GeodeticCoordinate) throws(GeodesyError) -> LocalPosition {
         let u = try UTM.forward(p, zone: zone.number, hemisphere: zone.hemisphere)
-        return LocalPosition(east: u.easting - easting, north: u.northing - northing, up: p.altitude - coordinate.altitude)
+        return LocalPosition(
+            east: u.easting - easting, north: u.northing - northing, up: p.altitude - coordinate.altitude)
     }
 
     /// Local map position of a UTM coordinate in the origin's zone; other zones are converted through latitude/longitude.
     public func local(_ u: UTMCoordinate, altitude: Double) throws(GeodesyError) -> LocalPosition {
         if u.zone == zone {
-            return LocalPosition(east: u.easting - easting, north: u.northing - northing, up: altitude - coordinate.altitude)
+            return LocalPosition(
+                east: u.easting - easting, north: u.northing - northing, up: altitude - coordinate.altitude)
         }
         return try local(UTM.inverse(u, altitude: altitude))
     }
@@ -64,7 +69,9 @@ public struct MapOrigin: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// `origin 59.1234567, 10.1234567, 0.000 (32N 590000.000 6550000.000)`.
-    public var description: String { "origin \(coordinate) (\(zone) \(formatFixed(easting, 3)) \(formatFixed(northing, 3)))" }
+    public var description: String {
+        "origin \(coordinate) (\(zone) \(formatFixed(easting, 3)) \(formatFixed(northing, 3)))"
+    }
 
     private enum CodingKeys: String, CodingKey { case latitude, longitude, altitude, zone }
 
@@ -81,7 +88,9 @@ public struct MapOrigin: Sendable, Hashable, Codable, CustomStringConvertible {
             throw DecodingError.dataCorruptedError(forKey: .latitude, in: c, debugDescription: "map origin: \(error)")
         }
         if let zone, zone.hemisphere != self.zone.hemisphere {
-            throw DecodingError.dataCorruptedError(forKey: .zone, in: c, debugDescription: "map origin: zone \(zone) has the wrong hemisphere for latitude \(lat)")
+            throw DecodingError.dataCorruptedError(
+                forKey: .zone, in: c,
+                debugDescription: "map origin: zone \(zone) has the wrong hemisphere for latitude \(lat)")
         }
     }
 

@@ -43,7 +43,10 @@ public struct ECEF: Sendable, Hashable, Codable {
             let n = a / (1 - e2 * s * s).squareRoot()
             h = p / cos(phi) - n
             let next = atan2(z, p * (1 - e2 * n / (n + h)))
-            if abs(next - phi) < 1e-15 { phi = next; break }
+            if abs(next - phi) < 1e-15 {
+                phi = next
+                break
+            }
             phi = next
         }
         return GeodeticCoordinate(latitude: phi * 180 / .pi, longitude: lon, altitude: h)
@@ -68,16 +71,20 @@ public struct TangentPlane: Sendable, Hashable {
         self.ellipsoid = ellipsoid
         originECEF = ECEF(origin, ellipsoid: ellipsoid)
         let phi = origin.latitude * .pi / 180, lam = origin.longitude * .pi / 180
-        sinPhi = sin(phi); cosPhi = cos(phi); sinLam = sin(lam); cosLam = cos(lam)
+        sinPhi = sin(phi)
+        cosPhi = cos(phi)
+        sinLam = sin(lam)
+        cosLam = cos(lam)
     }
 
     /// East, north, up (metres) of a geodetic coordinate.
     public func local(_ g: GeodeticCoordinate) -> LocalPosition {
         let p = ECEF(g, ellipsoid: ellipsoid)
         let dx = p.x - originECEF.x, dy = p.y - originECEF.y, dz = p.z - originECEF.z
-        return LocalPosition(east: -sinLam * dx + cosLam * dy,
-                             north: -sinPhi * cosLam * dx - sinPhi * sinLam * dy + cosPhi * dz,
-                             up: cosPhi * cosLam * dx + cosPhi * sinLam * dy + sinPhi * dz)
+        return LocalPosition(
+            east: -sinLam * dx + cosLam * dy,
+            north: -sinPhi * cosLam * dx - sinPhi * sinLam * dy + cosPhi * dz,
+            up: cosPhi * cosLam * dx + cosPhi * sinLam * dy + sinPhi * dz)
     }
 
     /// The geodetic coordinate of a local east-north-up position.

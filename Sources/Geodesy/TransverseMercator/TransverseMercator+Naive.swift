@@ -4,8 +4,10 @@ extension TransverseMercator {
     /// The same Krüger forward series evaluated the textbook way: coefficients recomputed from the ellipsoid on
     /// every call and each of the 6 terms summed with its own sin/cos/sinh/cosh. Same result as
     /// ``forward(latitude:longitudeFromCentralMeridian:)`` to rounding; kept as the baseline that benchmarks compare against.
-    public static func naiveForward(ellipsoid: Ellipsoid, scaleFactor: Double,
-                                    latitude: Double, longitudeFromCentralMeridian dlon: Double) -> (x: Double, y: Double) {
+    public static func naiveForward(
+        ellipsoid: Ellipsoid, scaleFactor: Double,
+        latitude: Double, longitudeFromCentralMeridian dlon: Double
+    ) -> (x: Double, y: Double) {
         let c = KruegerCoefficients(thirdFlattening: ellipsoid.thirdFlattening)
         let e = ellipsoid.eccentricitySquared.squareRoot()
         let a = ellipsoid.equatorialRadius / (1 + c.n) * c.rectifyingFactor

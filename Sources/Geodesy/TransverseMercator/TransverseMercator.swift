@@ -10,8 +10,8 @@ public struct TransverseMercator: Sendable {
     /// Central scale factor k0 (0.9996 for UTM).
     public let scaleFactor: Double
 
-    @usableFromInline let e: Double          // first eccentricity
-    @usableFromInline let e2m: Double        // 1 − e²
+    @usableFromInline let e: Double  // first eccentricity
+    @usableFromInline let e2m: Double  // 1 − e²
     @usableFromInline let scaledRectifyingRadius: Double  // k0 · A
     @usableFromInline let alpha: (Double, Double, Double, Double, Double, Double)
     @usableFromInline let beta: (Double, Double, Double, Double, Double, Double)
@@ -80,7 +80,8 @@ public struct TransverseMercator: Sendable {
     /// Σ c_j sin(2j ζ) for complex ζ = ξ + iη by Clenshaw's recurrence; returns (real, imaginary) parts,
     /// which are Σ c_j sin(2jξ) cosh(2jη) and Σ c_j cos(2jξ) sinh(2jη).
     @inlinable
-    func clenshawSin(_ c: (Double, Double, Double, Double, Double, Double), xi: Double, eta: Double) -> (Double, Double) {
+    func clenshawSin(_ c: (Double, Double, Double, Double, Double, Double), xi: Double, eta: Double) -> (Double, Double)
+    {
         let s2 = sin(2 * xi), c2 = cos(2 * xi)
         let ex = exp(2 * eta)
         let ch2 = (ex + 1 / ex) / 2, sh2 = (ex - 1 / ex) / 2
@@ -90,10 +91,17 @@ public struct TransverseMercator: Sendable {
         @inline(__always) func stepRecurrence(_ ck: Double) {
             let yr = ar * yr1 - ai * yi1 - yr2 + ck
             let yi = ar * yi1 + ai * yr1 - yi2
-            yr2 = yr1; yi2 = yi1; yr1 = yr; yi1 = yi
+            yr2 = yr1
+            yi2 = yi1
+            yr1 = yr
+            yi1 = yi
         }
-        stepRecurrence(c.5); stepRecurrence(c.4); stepRecurrence(c.3)
-        stepRecurrence(c.2); stepRecurrence(c.1); stepRecurrence(c.0)
+        stepRecurrence(c.5)
+        stepRecurrence(c.4)
+        stepRecurrence(c.3)
+        stepRecurrence(c.2)
+        stepRecurrence(c.1)
+        stepRecurrence(c.0)
         // sum = sin(2ζ) · y1, sin(2ζ) = sin2ξ cosh2η + i cos2ξ sinh2η
         let sr = s2 * ch2, si = c2 * sh2
         return (sr * yr1 - si * yi1, sr * yi1 + si * yr1)

@@ -23,10 +23,14 @@ public enum UTM {
 
     /// Throws unless easting and northing are within the legal ranges of the zone's hemisphere.
     public static func checkGrid(_ u: UTMCoordinate) throws(GeodesyError) {
-        guard u.easting.isFinite, u.northing.isFinite else { throw .gridCoordinateOutOfRange(easting: u.easting, northing: u.northing) }
+        guard u.easting.isFinite, u.northing.isFinite else {
+            throw .gridCoordinateOutOfRange(easting: u.easting, northing: u.northing)
+        }
         guard eastingRange.contains(u.easting) else { throw .eastingOutOfRange(u.easting, allowed: eastingRange) }
         let r = northingRange(u.zone.hemisphere)
-        guard r.contains(u.northing) else { throw .northingOutOfRange(u.northing, hemisphere: u.zone.hemisphere, allowed: r) }
+        guard r.contains(u.northing) else {
+            throw .northingOutOfRange(u.northing, hemisphere: u.zone.hemisphere, allowed: r)
+        }
     }
 
     /// The standard zone number for a location, including the 32V and Svalbard exceptions.
@@ -37,17 +41,18 @@ public enum UTM {
         let ilat = Int(latitude.rounded(.down))
         let band = Swift.max(-10, Swift.min(9, (ilat + 80) / 8 - 10))
         if band == 7 && zone == 31 && ilon >= 3 {
-            zone = 32                                    // 32V: Norway's south-west coast, 56–64°N, 3–12°E
+            zone = 32  // 32V: Norway's south-west coast, 56–64°N, 3–12°E
         } else if band == 9 && ilon >= 0 && ilon < 42 {
-            zone = 2 * ((ilon + 183) / 12) + 1           // Svalbard: 31X, 33X, 35X, 37X
+            zone = 2 * ((ilon + 183) / 12) + 1  // Svalbard: 31X, 33X, 35X, 37X
         }
         return Swift.min(60, Swift.max(1, zone))
     }
 
     /// The standard zone (number and hemisphere) for a location.
     public static func standardZone(latitude: Double, longitude: Double) throws(GeodesyError) -> UTMZone {
-        try UTMZone(number: standardZoneNumber(latitude: latitude, longitude: longitude),
-                    hemisphere: latitude >= 0 ? .north : .south)
+        try UTMZone(
+            number: standardZoneNumber(latitude: latitude, longitude: longitude),
+            hemisphere: latitude >= 0 ? .north : .south)
     }
 
     /// Converts a geodetic position to UTM.
@@ -58,7 +63,9 @@ public enum UTM {
     /// - Throws: latitude outside −90…90, latitude outside 80°S…84°N without a forced zone, or a point more than
     ///   ``maxForcedZoneOffset`` degrees from the forced zone's central meridian, or a forced zone/hemisphere whose result
     ///   falls outside the legal easting/northing ranges (``checkGrid(_:)``).
-    public static func forward(_ p: GeodeticCoordinate, zone: Int? = nil, hemisphere: Hemisphere? = nil) throws(GeodesyError) -> UTMCoordinate {
+    public static func forward(_ p: GeodeticCoordinate, zone: Int? = nil, hemisphere: Hemisphere? = nil)
+        throws(GeodesyError) -> UTMCoordinate
+    {
         guard p.latitude.isFinite, (-90...90).contains(p.latitude) else { throw .latitudeOutOfRange(p.latitude) }
         guard p.longitude.isFinite else { throw .longitudeNotFinite(p.longitude) }
         let number: Int
@@ -72,9 +79,12 @@ public enum UTM {
         }
         let z = try UTMZone(number: number, hemisphere: hemisphere ?? (p.latitude >= 0 ? .north : .south))
         let dlon = normalizedLongitude(p.longitude - z.centralMeridian)
-        guard abs(dlon) <= maxForcedZoneOffset else { throw .tooFarFromZone(longitude: p.longitude, zone: number, maxDegrees: maxForcedZoneOffset) }
+        guard abs(dlon) <= maxForcedZoneOffset else {
+            throw .tooFarFromZone(longitude: p.longitude, zone: number, maxDegrees: maxForcedZoneOffset)
+        }
         let (x, y) = TransverseMercator.utm.forward(latitude: p.latitude, longitudeFromCentralMeridian: dlon)
-        let u = UTMCoordinate(zone: z, easting: x + falseEasting, northing: y + (z.hemisphere == .south ? falseNorthingSouth : 0))
+        let u = UTMCoordinate(
+            zone: z, easting: x + falseEasting, northing: y + (z.hemisphere == .south ? falseNorthingSouth : 0))
         if zone != nil || hemisphere != nil { try checkGrid(u) }
         return u
     }
@@ -86,7 +96,8 @@ public enum UTM {
         let x = u.easting - falseEasting
         let y = u.northing - (u.zone.hemisphere == .south ? falseNorthingSouth : 0)
         let (lat, dlon) = TransverseMercator.utm.inverse(x: x, y: y)
-        return GeodeticCoordinate(latitude: lat, longitude: normalizedLongitude(dlon + u.zone.centralMeridian), altitude: altitude)
+        return GeodeticCoordinate(
+            latitude: lat, longitude: normalizedLongitude(dlon + u.zone.centralMeridian), altitude: altitude)
     }
 }
 

@@ -20,10 +20,14 @@ public struct TargetSource<Address: Hashable & Sendable>: Sendable {
     }
 
     /// A datagram on the source's socket: a valid subscription is recorded (or renewed) for its sender's address.
-    public mutating func onDatagram(_ bytes: [UInt8], from: Address, now: MeshInstant) throws(LocBroadcasterError) -> SubscribeRequest {
+    public mutating func onDatagram(_ bytes: [UInt8], from: Address, now: MeshInstant) throws(LocBroadcasterError)
+        -> SubscribeRequest
+    {
         let d = try LocBroadcasterDatagram.open(bytes, keys: &keys)
         guard d.kind == .subscribe else { throw .unexpectedKind(d.kind) }
-        if let h = highest[d.sender], d.counter <= h { throw .replayed(sender: d.sender, counter: d.counter, highest: h) }
+        if let h = highest[d.sender], d.counter <= h {
+            throw .replayed(sender: d.sender, counter: d.counter, highest: h)
+        }
         let request = try SubscribeRequest(decoding: d.body)
         highest[d.sender] = d.counter
         subscribers[request.node] = (from, request.name, now + subscriptionLifetime)
@@ -34,7 +38,8 @@ public struct TargetSource<Address: Hashable & Sendable>: Sendable {
     public mutating func publish(_ update: TargetUpdate, now: MeshInstant) -> (datagram: [UInt8], to: [Address]) {
         subscribers = subscribers.filter { $0.value.until > now }
         counter += 1
-        let bytes = LocBroadcasterDatagram(kind: .target, sender: senderID, counter: counter, body: update.encode()).seal(with: &keys)
+        let bytes = LocBroadcasterDatagram(kind: .target, sender: senderID, counter: counter, body: update.encode())
+            .seal(with: &keys)
         return (bytes, subscribers.values.map(\.address))
     }
 }

@@ -56,7 +56,9 @@ public struct TargetSubscriber<Address: Hashable & Sendable>: Sendable {
     public private(set) var duplicates = 0
 
     /// A subscriber for this node, with the mesh key and a random sender id chosen by the shell at each start.
-    public init(node: NodeID, name: String, meshKey: [UInt8], senderID: UInt64, configuration: Configuration = Configuration()) {
+    public init(
+        node: NodeID, name: String, meshKey: [UInt8], senderID: UInt64, configuration: Configuration = Configuration()
+    ) {
         self.configuration = configuration
         self.request = SubscribeRequest(node: node, name: name)
         self.senderID = senderID
@@ -66,7 +68,10 @@ public struct TargetSubscriber<Address: Hashable & Sendable>: Sendable {
     /// A source's address became known (resolved by DNS-SD, or configured). It is subscribed to at once.
     public mutating func onSourceFound(name: String, address: Address, now: MeshInstant) -> [Directive] {
         var s = sources[name] ?? Source(addresses: [], nextSubscribe: now + configuration.subscribeInterval)
-        guard !s.addresses.contains(address) else { sources[name] = s; return [] }
+        guard !s.addresses.contains(address) else {
+            sources[name] = s
+            return []
+        }
         s.addresses.append(address)
         sources[name] = s
         return [.send(subscribeDatagram(), to: address)]
@@ -98,7 +103,10 @@ public struct TargetSubscriber<Address: Hashable & Sendable>: Sendable {
             d = try LocBroadcasterDatagram.open(bytes, keys: &keys)
             guard d.kind == .target else { throw LocBroadcasterError.unexpectedKind(d.kind) }
             if let h = highest[d.sender], d.counter <= h {
-                if d.counter == h { duplicates += 1; return [] }
+                if d.counter == h {
+                    duplicates += 1
+                    return []
+                }
                 throw LocBroadcasterError.replayed(sender: d.sender, counter: d.counter, highest: h)
             }
             update = try TargetUpdate(decoding: d.body)
@@ -121,13 +129,16 @@ public struct TargetSubscriber<Address: Hashable & Sendable>: Sendable {
     public var sourceReports: [SourceReport] {
         sources.keys.sorted().map { n in
             let s = sources[n]!
-            return SourceReport(name: n, addresses: s.addresses, targets: s.targets, lastTargetAt: s.lastTargetAt, lastTarget: s.lastTarget)
+            return SourceReport(
+                name: n, addresses: s.addresses, targets: s.targets, lastTargetAt: s.lastTargetAt,
+                lastTarget: s.lastTarget)
         }
     }
 
     private mutating func subscribeDatagram() -> [UInt8] {
         counter += 1
-        return LocBroadcasterDatagram(kind: .subscribe, sender: senderID, counter: counter, body: request.encode()).seal(with: &keys)
+        return LocBroadcasterDatagram(kind: .subscribe, sender: senderID, counter: counter, body: request.encode())
+            .seal(with: &keys)
     }
 }
 

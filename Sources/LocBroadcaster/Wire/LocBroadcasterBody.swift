@@ -50,7 +50,9 @@ public struct TargetUpdate: Sendable, Equatable {
     public init(decoding body: [UInt8]) throws(LocBroadcasterError) {
         var i = 0
         func take(_ n: Int, _ what: String) throws(LocBroadcasterError) -> ArraySlice<UInt8> {
-            guard i + n <= body.count else { throw .malformedBody("\(what) at offset \(i): needs \(n) bytes, \(body.count - i) left") }
+            guard i + n <= body.count else {
+                throw .malformedBody("\(what) at offset \(i): needs \(n) bytes, \(body.count - i) left")
+            }
             defer { i += n }
             return body[i..<(i + n)]
         }
@@ -70,21 +72,30 @@ public struct TargetUpdate: Sendable, Equatable {
             guard count == 1 else { throw .malformedBody("address kind 1 (one UAV) with \(count) numbers") }
             address = .uav(numbers[0])
         case 2:
-            guard (1...Self.maxGroup).contains(count) else { throw .malformedBody("group of \(count) numbers (1…\(Self.maxGroup) allowed)") }
+            guard (1...Self.maxGroup).contains(count) else {
+                throw .malformedBody("group of \(count) numbers (1…\(Self.maxGroup) allowed)")
+            }
             address = .group(numbers)
         default:
             throw .malformedBody("unknown address kind \(kind)")
         }
         let lat = try i32("latitude"), lon = try i32("longitude"), alt = try i32("altitude")
-        guard (-900_000_000...900_000_000).contains(lat) else { throw .malformedBody("latitude \(Double(lat) / 1e7) outside -90…90") }
-        guard (-1_800_000_000...1_800_000_000).contains(lon) else { throw .malformedBody("longitude \(Double(lon) / 1e7) outside -180…180") }
+        guard (-900_000_000...900_000_000).contains(lat) else {
+            throw .malformedBody("latitude \(Double(lat) / 1e7) outside -90…90")
+        }
+        guard (-1_800_000_000...1_800_000_000).contains(lon) else {
+            throw .malformedBody("longitude \(Double(lon) / 1e7) outside -180…180")
+        }
         let hb = try take(2, "heading")
         let heading = UInt16(hb.first!) << 8 | UInt16(hb.last!)
-        guard heading == 0xFFFF || heading < 36_000 else { throw .malformedBody("heading \(heading) outside 0…35999 centidegrees") }
+        guard heading == 0xFFFF || heading < 36_000 else {
+            throw .malformedBody("heading \(heading) outside 0…35999 centidegrees")
+        }
         let sent = UInt64(bigEndianBytes: try take(8, "sent at"))
         guard i == body.count else { throw .malformedBody("\(body.count - i) unexpected trailing bytes") }
-        target = Target(address: address, location: GeoPoint(latitudeE7: lat, longitudeE7: lon, altitudeMillimetres: alt),
-                        headingCentidegrees: heading == 0xFFFF ? nil : heading)
+        target = Target(
+            address: address, location: GeoPoint(latitudeE7: lat, longitudeE7: lon, altitudeMillimetres: alt),
+            headingCentidegrees: heading == 0xFFFF ? nil : heading)
         sentAtMicros = sent
     }
 }
@@ -111,9 +122,13 @@ public struct SubscribeRequest: Sendable, Equatable {
     }
 
     public init(decoding body: [UInt8]) throws(LocBroadcasterError) {
-        guard body.count >= 17 else { throw .malformedBody("subscribe body of \(body.count) bytes, at least 17 expected") }
+        guard body.count >= 17 else {
+            throw .malformedBody("subscribe body of \(body.count) bytes, at least 17 expected")
+        }
         let len = Int(body[16])
-        guard len <= 63, body.count == 17 + len else { throw .malformedBody("subscribe name length \(len) does not match \(body.count - 17) bytes") }
+        guard len <= 63, body.count == 17 + len else {
+            throw .malformedBody("subscribe name length \(len) does not match \(body.count - 17) bytes")
+        }
         node = NodeID(high: UInt64(bigEndianBytes: body[0..<8]), low: UInt64(bigEndianBytes: body[8..<16]))
         name = String(decoding: body[17...], as: UTF8.self)
     }

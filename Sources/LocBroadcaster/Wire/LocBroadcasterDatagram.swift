@@ -66,7 +66,9 @@ public struct LocBroadcasterDatagram: Sendable, Equatable {
     }
 
     /// Checks the header and opens the body. Errors say what was wrong, without echoing secret material.
-    public static func open(_ bytes: [UInt8], keys: inout LocBroadcasterKeys) throws(LocBroadcasterError) -> LocBroadcasterDatagram {
+    public static func open(_ bytes: [UInt8], keys: inout LocBroadcasterKeys) throws(LocBroadcasterError)
+        -> LocBroadcasterDatagram
+    {
         guard bytes.count <= maxSize else { throw .tooLong(bytes.count) }
         guard bytes.count >= headerSize + tagSize else { throw .tooShort(bytes.count) }
         guard Array(bytes[0..<4]) == magic else { throw .badMagic }
@@ -78,8 +80,9 @@ public struct LocBroadcasterDatagram: Sendable, Equatable {
         let key = keys.key(for: sender)
         do {
             let nonce = try ChaChaPoly.Nonce(data: [0, 0, 0, 0] + counter.bigEndianBytes)
-            let box = try ChaChaPoly.SealedBox(nonce: nonce, ciphertext: bytes[headerSize..<(bytes.count - tagSize)],
-                                               tag: bytes[(bytes.count - tagSize)...])
+            let box = try ChaChaPoly.SealedBox(
+                nonce: nonce, ciphertext: bytes[headerSize..<(bytes.count - tagSize)],
+                tag: bytes[(bytes.count - tagSize)...])
             let body = try ChaChaPoly.open(box, using: key, authenticating: bytes[0..<headerSize])
             return LocBroadcasterDatagram(kind: kind, sender: sender, counter: counter, body: Array(body))
         } catch {
@@ -107,14 +110,18 @@ public enum LocBroadcasterError: Error, Equatable, Sendable, CustomStringConvert
 
     public var description: String {
         switch self {
-        case .tooShort(let n): return "datagram too short: \(n) bytes, at least \(LocBroadcasterDatagram.headerSize + LocBroadcasterDatagram.tagSize) expected"
+        case .tooShort(let n):
+            return
+                "datagram too short: \(n) bytes, at least \(LocBroadcasterDatagram.headerSize + LocBroadcasterDatagram.tagSize) expected"
         case .tooLong(let n): return "datagram too long: \(n) bytes, at most \(LocBroadcasterDatagram.maxSize) accepted"
         case .badMagic: return "not a loc-broadcaster datagram (bad magic)"
         case .unsupportedVersion(let v): return "unsupported loc-broadcaster version \(v) (this node speaks 1)"
         case .unknownKind(let k): return "unknown datagram kind \(k)"
         case .zeroCounter: return "counter 0 is not allowed"
         case .authenticationFailed: return "authentication failed (wrong mesh key or altered datagram)"
-        case .replayed(let s, let c, let h): return "replayed or reordered datagram from sender \(String(s, radix: 16)): counter \(c), already accepted \(h)"
+        case .replayed(let s, let c, let h):
+            return
+                "replayed or reordered datagram from sender \(String(s, radix: 16)): counter \(c), already accepted \(h)"
         case .unexpectedKind(let k): return "unexpected datagram kind \(k)"
         case .malformedBody(let why): return "malformed body: \(why)"
         }
@@ -137,8 +144,9 @@ public struct LocBroadcasterKeys: Sendable {
     /// The key for `sender`'s datagrams.
     public mutating func key(for sender: UInt64) -> SymmetricKey {
         if let k = cache[sender] { return SymmetricKey(data: k) }
-        let k = HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: meshKey), salt: sender.bigEndianBytes,
-                                       info: Self.info, outputByteCount: 32)
+        let k = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: meshKey), salt: sender.bigEndianBytes,
+            info: Self.info, outputByteCount: 32)
         if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
         cache[sender] = k.withUnsafeBytes { Array($0) }
         return k

@@ -26,8 +26,10 @@ public struct MAVLinkEncoder: Sendable {
     public var dialect: MAVLinkDialect
 
     /// Creates a sender.
-    public init(systemID: UInt8, componentID: UInt8, sequence: UInt8 = 0, signing: MAVLinkSigning? = nil,
-                dialect: MAVLinkDialect = .common) {
+    public init(
+        systemID: UInt8, componentID: UInt8, sequence: UInt8 = 0, signing: MAVLinkSigning? = nil,
+        dialect: MAVLinkDialect = .common
+    ) {
         self.systemID = systemID
         self.componentID = componentID
         self.sequence = sequence
@@ -49,8 +51,9 @@ public struct MAVLinkEncoder: Sendable {
         guard payload.count <= 255 else { throw .payloadTooLong(payload.count) }
         let params = signing?.nextParameters(now: now)
         defer { sequence &+= 1 }
-        return Self.frame(messageID: info.id, crcExtra: info.crcExtra, payload: payload, sysid: systemID,
-                          compid: componentID, seq: sequence, signing: params)
+        return Self.frame(
+            messageID: info.id, crcExtra: info.crcExtra, payload: payload, sysid: systemID,
+            compid: componentID, seq: sequence, signing: params)
     }
 
     /// The serialized bytes of the next frame for `message`.
@@ -59,23 +62,29 @@ public struct MAVLinkEncoder: Sendable {
     }
 
     /// A MAVLink 2 frame for `message` (pure: every header value and the signing timestamp are given).
-    public static func frame(for message: some MAVLinkMessageType, sysid: UInt8, compid: UInt8, seq: UInt8,
-                             signing: MAVLinkSignatureParameters? = nil) -> MAVLinkFrame {
-        frame(messageID: type(of: message).id, crcExtra: type(of: message).crcExtra,
-              payload: message.encodedPayload(), sysid: sysid, compid: compid, seq: seq, signing: signing)
+    public static func frame(
+        for message: some MAVLinkMessageType, sysid: UInt8, compid: UInt8, seq: UInt8,
+        signing: MAVLinkSignatureParameters? = nil
+    ) -> MAVLinkFrame {
+        frame(
+            messageID: type(of: message).id, crcExtra: type(of: message).crcExtra,
+            payload: message.encodedPayload(), sysid: sysid, compid: compid, seq: seq, signing: signing)
     }
 
     /// A MAVLink 2 frame from a raw payload (truncated here), `crcExtra` and header values.
     /// Payload bytes beyond 255 are not sent.
-    public static func frame(messageID: UInt32, crcExtra: UInt8, payload: [UInt8], sysid: UInt8, compid: UInt8,
-                             seq: UInt8, compatFlags: UInt8 = 0,
-                             signing: MAVLinkSignatureParameters? = nil) -> MAVLinkFrame {
+    public static func frame(
+        messageID: UInt32, crcExtra: UInt8, payload: [UInt8], sysid: UInt8, compid: UInt8,
+        seq: UInt8, compatFlags: UInt8 = 0,
+        signing: MAVLinkSignatureParameters? = nil
+    ) -> MAVLinkFrame {
         var length = min(payload.count, 255)
         while length > 1 && payload[length - 1] == 0 { length -= 1 }
         let body = length == payload.count ? payload : Array(payload[0..<length])
-        var frame = MAVLinkFrame(version: .v2, incompatFlags: signing == nil ? 0 : MAVLinkFrame.incompatFlagSigned,
-                                 compatFlags: compatFlags, sequence: seq, systemID: sysid, componentID: compid,
-                                 messageID: messageID & 0xFF_FFFF, payload: body, checksum: 0)
+        var frame = MAVLinkFrame(
+            version: .v2, incompatFlags: signing == nil ? 0 : MAVLinkFrame.incompatFlagSigned,
+            compatFlags: compatFlags, sequence: seq, systemID: sysid, componentID: compid,
+            messageID: messageID & 0xFF_FFFF, payload: body, checksum: 0)
         frame.checksum = frame.computeChecksum(crcExtra: crcExtra)
         if let signing { frame.signature = MAVLinkSigning.signature(for: frame, parameters: signing) }
         return frame
@@ -83,12 +92,15 @@ public struct MAVLinkEncoder: Sendable {
 
     /// A MAVLink 1 frame for `message`: the payload without extension fields, untruncated.
     /// - Throws: ``Error/messageIDTooLargeForMAVLink1(_:)`` for ids above 255.
-    public static func mavlink1Frame<M: MAVLinkMessageType>(for message: M, sysid: UInt8, compid: UInt8,
-                                                            seq: UInt8) throws(Error) -> MAVLinkFrame {
+    public static func mavlink1Frame<M: MAVLinkMessageType>(
+        for message: M, sysid: UInt8, compid: UInt8,
+        seq: UInt8
+    ) throws(Error) -> MAVLinkFrame {
         guard M.id <= 255 else { throw .messageIDTooLargeForMAVLink1(M.id) }
         let payload = Array(message.encodedPayload().prefix(M.minPayloadLength))
-        var frame = MAVLinkFrame(version: .v1, sequence: seq, systemID: sysid, componentID: compid,
-                                 messageID: M.id, payload: payload, checksum: 0)
+        var frame = MAVLinkFrame(
+            version: .v1, sequence: seq, systemID: sysid, componentID: compid,
+            messageID: M.id, payload: payload, checksum: 0)
         frame.checksum = frame.computeChecksum(crcExtra: M.crcExtra)
         return frame
     }

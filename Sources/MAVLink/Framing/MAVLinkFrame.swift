@@ -50,9 +50,11 @@ public struct MAVLinkFrame: Sendable, Hashable {
     public var signature: MAVLinkSignature?
 
     /// Creates a frame from its parts; no checksum is computed (see ``MAVLinkEncoder``).
-    public init(version: Version = .v2, incompatFlags: UInt8 = 0, compatFlags: UInt8 = 0, sequence: UInt8,
-                systemID: UInt8, componentID: UInt8, messageID: UInt32, payload: [UInt8], checksum: UInt16,
-                signature: MAVLinkSignature? = nil) {
+    public init(
+        version: Version = .v2, incompatFlags: UInt8 = 0, compatFlags: UInt8 = 0, sequence: UInt8,
+        systemID: UInt8, componentID: UInt8, messageID: UInt32, payload: [UInt8], checksum: UInt16,
+        signature: MAVLinkSignature? = nil
+    ) {
         self.version = version
         self.incompatFlags = incompatFlags
         self.compatFlags = compatFlags
@@ -75,9 +77,11 @@ public struct MAVLinkFrame: Sendable, Hashable {
         case .v1:
             return [Self.startMarkerV1, len, sequence, systemID, componentID, UInt8(truncatingIfNeeded: messageID)]
         case .v2:
-            return [Self.startMarkerV2, len, incompatFlags, compatFlags, sequence, systemID, componentID,
-                    UInt8(truncatingIfNeeded: messageID), UInt8(truncatingIfNeeded: messageID >> 8),
-                    UInt8(truncatingIfNeeded: messageID >> 16)]
+            return [
+                Self.startMarkerV2, len, incompatFlags, compatFlags, sequence, systemID, componentID,
+                UInt8(truncatingIfNeeded: messageID), UInt8(truncatingIfNeeded: messageID >> 8),
+                UInt8(truncatingIfNeeded: messageID >> 16),
+            ]
         }
     }
 

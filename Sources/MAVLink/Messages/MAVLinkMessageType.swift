@@ -23,8 +23,9 @@ public protocol MAVLinkMessageType: Sendable, Hashable {
 extension MAVLinkMessageType {
     /// The table entry describing this message type.
     public static var info: MAVLinkMessageInfo {
-        MAVLinkMessageInfo(id: id, name: messageName, crcExtra: crcExtra,
-                           minPayloadLength: minPayloadLength, maxPayloadLength: maxPayloadLength)
+        MAVLinkMessageInfo(
+            id: id, name: messageName, crcExtra: crcExtra,
+            minPayloadLength: minPayloadLength, maxPayloadLength: maxPayloadLength)
     }
 
     /// Decodes a payload as received (truncated or not); extra trailing bytes are ignored.

@@ -27,8 +27,10 @@ public struct MAVLinkParser: Sendable {
         public var supportedIncompatFlags: UInt8
 
         /// Creates settings.
-        public init(dialect: MAVLinkDialect = .common, unknownMessages: UnknownMessagePolicy = .drop,
-                    acceptsMAVLink1: Bool = true, supportedIncompatFlags: UInt8 = MAVLinkFrame.incompatFlagSigned) {
+        public init(
+            dialect: MAVLinkDialect = .common, unknownMessages: UnknownMessagePolicy = .drop,
+            acceptsMAVLink1: Bool = true, supportedIncompatFlags: UInt8 = MAVLinkFrame.incompatFlagSigned
+        ) {
             self.dialect = dialect
             self.unknownMessages = unknownMessages
             self.acceptsMAVLink1 = acceptsMAVLink1
@@ -149,7 +151,9 @@ public struct MAVLinkParser: Sendable {
             var total = headerLength + 2
             if available >= 3 {
                 total += Int(buffer[pos + 1])
-                if isV2 && buffer[pos + 2] & MAVLinkFrame.incompatFlagSigned != 0 { total += MAVLinkFrame.signatureLength }
+                if isV2 && buffer[pos + 2] & MAVLinkFrame.incompatFlagSigned != 0 {
+                    total += MAVLinkFrame.signatureLength
+                }
             }
             guard available >= headerLength, available >= total else {
                 guard atEnd else { return nil }
@@ -179,16 +183,19 @@ public struct MAVLinkParser: Sendable {
             let found = UInt16(buf[crcAt]) | UInt16(buf[crcAt + 1]) << 8
             if isV2 {
                 messageID = UInt32(buf[pos + 7]) | UInt32(buf[pos + 8]) << 8 | UInt32(buf[pos + 9]) << 16
-                frame = MAVLinkFrame(version: .v2, incompatFlags: buf[pos + 2], compatFlags: buf[pos + 3],
-                                     sequence: buf[pos + 4], systemID: buf[pos + 5], componentID: buf[pos + 6],
-                                     messageID: messageID, payload: payload, checksum: found)
+                frame = MAVLinkFrame(
+                    version: .v2, incompatFlags: buf[pos + 2], compatFlags: buf[pos + 3],
+                    sequence: buf[pos + 4], systemID: buf[pos + 5], componentID: buf[pos + 6],
+                    messageID: messageID, payload: payload, checksum: found)
                 if buf[pos + 2] & MAVLinkFrame.incompatFlagSigned != 0 {
-                    frame.signature = MAVLinkSignature(bytes: buf[(crcAt + 2)..<(crcAt + 2 + MAVLinkFrame.signatureLength)])
+                    frame.signature = MAVLinkSignature(
+                        bytes: buf[(crcAt + 2)..<(crcAt + 2 + MAVLinkFrame.signatureLength)])
                 }
             } else {
                 messageID = UInt32(buf[pos + 5])
-                frame = MAVLinkFrame(version: .v1, sequence: buf[pos + 2], systemID: buf[pos + 3],
-                                     componentID: buf[pos + 4], messageID: messageID, payload: payload, checksum: found)
+                frame = MAVLinkFrame(
+                    version: .v1, sequence: buf[pos + 2], systemID: buf[pos + 3],
+                    componentID: buf[pos + 4], messageID: messageID, payload: payload, checksum: found)
             }
             guard let crcExtra = configuration.dialect.lookupCRCExtra(messageID) else { return (frame, false, 0) }
             var crc = MAVLinkCRC()

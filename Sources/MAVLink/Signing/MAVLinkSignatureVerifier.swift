@@ -76,8 +76,10 @@ public struct MAVLinkSignatureVerifier: Sendable {
     public private(set) var rejectedCount = 0
 
     /// Creates a verifier.
-    public init(key: MAVLinkSigningKey, policy: Policy = .requireSigned, unsignedMessageIDs: Set<UInt32> = [],
-                maxStreams: Int = 256) {
+    public init(
+        key: MAVLinkSigningKey, policy: Policy = .requireSigned, unsignedMessageIDs: Set<UInt32> = [],
+        maxStreams: Int = 256
+    ) {
         self.key = key
         self.policy = policy
         self.unsignedMessageIDs = unsignedMessageIDs
@@ -102,8 +104,9 @@ public struct MAVLinkSignatureVerifier: Sendable {
             throw .unsigned(messageID: frame.messageID)
         }
         guard let signature = frame.signature else { throw .missingSignature }
-        let expected = MAVLinkSigning.signatureValue(key: key, signedBytes: frame.bytesBeforeSignature,
-                                                     linkID: signature.linkID, timestamp: signature.timestamp)
+        let expected = MAVLinkSigning.signatureValue(
+            key: key, signedBytes: frame.bytesBeforeSignature,
+            linkID: signature.linkID, timestamp: signature.timestamp)
         guard expected == signature.value else { throw .badSignature(expected: expected, found: signature.value) }
         let stream = StreamID(systemID: frame.systemID, componentID: frame.componentID, linkID: signature.linkID)
         if let last = streams[stream] {

@@ -46,8 +46,10 @@ public struct MAVLinkSigning: Sendable {
 
     /// The 48-bit signature: the first 6 bytes of SHA-256(key ‖ header ‖ payload ‖ CRC ‖ link id ‖ timestamp),
     /// as a little-endian number. `signedBytes` is header (with start marker) ‖ payload ‖ CRC.
-    public static func signatureValue(key: MAVLinkSigningKey, signedBytes: [UInt8], linkID: UInt8,
-                                      timestamp: MAVLinkTimestamp) -> UInt64 {
+    public static func signatureValue(
+        key: MAVLinkSigningKey, signedBytes: [UInt8], linkID: UInt8,
+        timestamp: MAVLinkTimestamp
+    ) -> UInt64 {
         var hasher = SHA256()
         key.bytes.withUnsafeBytes { hasher.update(bufferPointer: $0) }
         signedBytes.withUnsafeBytes { hasher.update(bufferPointer: $0) }
@@ -65,8 +67,9 @@ public struct MAVLinkSigning: Sendable {
 
     /// The signature trailer for `frame` (whose checksum must already be set) under `parameters`.
     public static func signature(for frame: MAVLinkFrame, parameters: MAVLinkSignatureParameters) -> MAVLinkSignature {
-        let value = signatureValue(key: parameters.key, signedBytes: frame.bytesBeforeSignature,
-                                   linkID: parameters.linkID, timestamp: parameters.timestamp)
+        let value = signatureValue(
+            key: parameters.key, signedBytes: frame.bytesBeforeSignature,
+            linkID: parameters.linkID, timestamp: parameters.timestamp)
         return MAVLinkSignature(linkID: parameters.linkID, timestamp: parameters.timestamp, value: value)
     }
 }

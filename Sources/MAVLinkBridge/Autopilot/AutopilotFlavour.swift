@@ -80,11 +80,13 @@ public enum AutopilotFlavour: String, Sendable, Hashable, CaseIterable {
     /// in param2; PX4 the main mode in param2 and the sub mode in param3.
     public func setModeCommand(for intent: ModeIntent, target: UInt8) -> CommandLong {
         let custom = customMode(for: intent)
-        let (p2, p3): (Float, Float) = self == .px4
+        let (p2, p3): (Float, Float) =
+            self == .px4
             ? (Float((custom >> 16) & 0xFF), Float((custom >> 24) & 0xFF))
             : (Float(custom), 0)
-        return CommandLong(targetSystem: target, targetComponent: 1, command: .doSetMode, confirmation: 0,
-                           param1: Float(MAVModeFlag.customModeEnabled.rawValue), param2: p2, param3: p3)
+        return CommandLong(
+            targetSystem: target, targetComponent: 1, command: .doSetMode, confirmation: 0,
+            param1: Float(MAVModeFlag.customModeEnabled.rawValue), param2: p2, param3: p3)
     }
 
     /// Whether `customMode` (from a HEARTBEAT) is the mode of `intent`.

@@ -34,14 +34,20 @@ extension AutopilotSession {
     public mutating func applyManualControl(_ sample: Coordinator.ManualControl, now: MeshInstant) -> [Directive] {
         guard let target = targetSystemID, let flavour = identity?.flavour, !isSilent, flying else { return [] }
         let z = Int16(clamping: 500 + Int(sample.z) / 2)
-        var out = [frame(MAVLink.ManualControl(target: target, x: sample.x, y: sample.y, z: z, r: sample.r,
-                                               buttons: UInt16(truncatingIfNeeded: sample.buttons),
-                                               buttons2: UInt16(truncatingIfNeeded: sample.buttons >> 16)))]
+        var out = [
+            frame(
+                MAVLink.ManualControl(
+                    target: target, x: sample.x, y: sample.y, z: z, r: sample.r,
+                    buttons: UInt16(truncatingIfNeeded: sample.buttons),
+                    buttons2: UInt16(truncatingIfNeeded: sample.buttons >> 16)))
+        ]
         let inManualMode = flavour.isMode(telemetry.customMode, .manual) && intent == .manual
         let switching = plan?.label == "manual control"
         if !inManualMode && !switching {
-            var p = Plan(id: nil, label: "manual control", steps: [.command(flavour.setModeCommand(for: .manual, target: target))],
-                         completion: .immediately, intent: .manual)
+            var p = Plan(
+                id: nil, label: "manual control",
+                steps: [.command(flavour.setModeCommand(for: .manual, target: target))],
+                completion: .immediately, intent: .manual)
             p.modes = []
             out += start(p, now: now)
         }
@@ -123,10 +129,14 @@ extension AutopilotSession {
         let mode = telemetry.customMode
         let here = telemetry.position!
         let homeAMSL = Double(telemetry.homeAMSLMillimetres ?? 0) / 1000
-        func long(_ cmd: MAVCmd, _ p1: Float = 0, _ p2: Float = 0, _ p3: Float = 0, _ p4: Float = 0,
-                  _ p5: Float = 0, _ p6: Float = 0, _ p7: Float = 0) -> Step {
-            .command(CommandLong(targetSystem: target, targetComponent: comp, command: cmd, confirmation: 0,
-                                 param1: p1, param2: p2, param3: p3, param4: p4, param5: p5, param6: p6, param7: p7))
+        func long(
+            _ cmd: MAVCmd, _ p1: Float = 0, _ p2: Float = 0, _ p3: Float = 0, _ p4: Float = 0,
+            _ p5: Float = 0, _ p6: Float = 0, _ p7: Float = 0
+        ) -> Step {
+            .command(
+                CommandLong(
+                    targetSystem: target, targetComponent: comp, command: cmd, confirmation: 0,
+                    param1: p1, param2: p2, param3: p3, param4: p4, param5: p5, param6: p6, param7: p7))
         }
         func setMode(_ intent: AutopilotFlavour.ModeIntent) -> Step {
             var c = flavour.setModeCommand(for: intent, target: target)
@@ -137,85 +147,117 @@ extension AutopilotSession {
             flavour.isMode(mode, intent) ? [] : [setMode(intent)]
         }
         let arm: [Step] = telemetry.armed ? [] : [long(.componentArmDisarm, 1)]
-        func modes(_ intents: AutopilotFlavour.ModeIntent...) -> Set<UInt32> { Set(intents.map { flavour.customMode(for: $0) }) }
+        func modes(_ intents: AutopilotFlavour.ModeIntent...) -> Set<UInt32> {
+            Set(intents.map { flavour.customMode(for: $0) })
+        }
         let positionOnly = Step.message(positionTarget(here, target: target, now: .zero).wrapped)
 
         switch (flavour, command) {
         // ArduPilot (and unknown firmwares): GUIDED for everything the companion drives.
         case (_, .takeoff(let mm)) where flavour != .px4:
-            var p = Plan(id: id, label: label, steps: ensure(.guided) + arm + [long(.navTakeoff, 0, 0, 0, 0, 0, 0, Float(mm) / 1000)],
-                         completion: .altitude(mm), intent: .takingOff)
+            var p = Plan(
+                id: id, label: label,
+                steps: ensure(.guided) + arm + [long(.navTakeoff, 0, 0, 0, 0, 0, 0, Float(mm) / 1000)],
+                completion: .altitude(mm), intent: .takingOff)
             p.modes = modes(.guided)
             return p
         case (_, .land) where flavour != .px4:
-            return Plan(id: id, label: label, steps: [setMode(.land)], completion: .landed, intent: .landing,
-                        modes: modes(.land))
+            return Plan(
+                id: id, label: label, steps: [setMode(.land)], completion: .landed, intent: .landing,
+                modes: modes(.land))
         case (_, .returnToLaunch) where flavour != .px4:
-            return Plan(id: id, label: label, steps: [setMode(.returnToLaunch)], completion: .landed, intent: .returning,
-                        modes: modes(.returnToLaunch, .land).union([21, 27]))
+            return Plan(
+                id: id, label: label, steps: [setMode(.returnToLaunch)], completion: .landed, intent: .returning,
+                modes: modes(.returnToLaunch, .land).union([21, 27]))
         case (_, .hover) where flavour != .px4, (_, .followTarget(false)) where flavour != .px4:
-            return Plan(id: id, label: label, steps: ensure(.guided) + [positionOnly], completion: .immediately, intent: .hovering)
+            return Plan(
+                id: id, label: label, steps: ensure(.guided) + [positionOnly], completion: .immediately,
+                intent: .hovering)
         case (_, .goto(let point, let speed)) where flavour != .px4:
             let changeSpeed: [Step] = speed > 0 ? [long(.doChangeSpeed, 1, Float(speed) / 100, -1)] : []
             let go = Step.message(positionTarget(point, target: target, now: .zero).wrapped)
-            return Plan(id: id, label: label, steps: ensure(.guided) + changeSpeed + [go], completion: .arrived(point),
-                        intent: .flyingToTarget, modes: modes(.guided))
+            return Plan(
+                id: id, label: label, steps: ensure(.guided) + changeSpeed + [go], completion: .arrived(point),
+                intent: .flyingToTarget, modes: modes(.guided))
         case (_, .followTarget(true)) where flavour != .px4:
             let go = Step.message(positionTarget(lastTarget ?? here, target: target, now: .zero).wrapped)
-            return Plan(id: id, label: label, steps: ensure(.guided) + [go], completion: .immediately, intent: .following, follows: true)
+            return Plan(
+                id: id, label: label, steps: ensure(.guided) + [go], completion: .immediately, intent: .following,
+                follows: true)
         case (_, .trajectory(let points)) where flavour != .px4:
             // ArduPilot's mission item 0 is home; the waypoints follow from 1.
-            let home = MissionItemInt(targetSystem: target, targetComponent: comp, seq: 0, frame: .global, command: .navWaypoint,
-                                      current: 0, autocontinue: 1, x: here.latitudeE7, y: here.longitudeE7, z: Float(homeAMSL))
-            let items = [home] + points.enumerated().map { missionItem($1, seq: UInt16($0 + 1), target: target, comp: comp) }
-            return Plan(id: id, label: label,
-                        steps: [.mission(items), .message(MissionSetCurrent(targetSystem: target, targetComponent: comp, seq: 1).wrapped),
-                                setMode(.mission)],
-                        completion: .missionEnd(UInt16(points.count)), intent: .trajectory, modes: modes(.mission))
+            let home = MissionItemInt(
+                targetSystem: target, targetComponent: comp, seq: 0, frame: .global, command: .navWaypoint,
+                current: 0, autocontinue: 1, x: here.latitudeE7, y: here.longitudeE7, z: Float(homeAMSL))
+            let items =
+                [home] + points.enumerated().map { missionItem($1, seq: UInt16($0 + 1), target: target, comp: comp) }
+            return Plan(
+                id: id, label: label,
+                steps: [
+                    .mission(items),
+                    .message(MissionSetCurrent(targetSystem: target, targetComponent: comp, seq: 1).wrapped),
+                    setMode(.mission),
+                ],
+                completion: .missionEnd(UInt16(points.count)), intent: .trajectory, modes: modes(.mission))
 
         // PX4: AUTO modes for takeoff, hold, reposition, land and return; OFFBOARD for following.
         case (_, .takeoff(let mm)):
             let amsl = Float(homeAMSL + Double(mm) / 1000)
-            return Plan(id: id, label: label, steps: arm + [long(.navTakeoff, -1, 0, 0, .nan, .nan, .nan, amsl)],
-                        completion: .altitude(mm), intent: .takingOff,
-                        modes: [AutopilotFlavour.px4CustomMode(main: 4, sub: 2), flavour.customMode(for: .hold)])
+            return Plan(
+                id: id, label: label, steps: arm + [long(.navTakeoff, -1, 0, 0, .nan, .nan, .nan, amsl)],
+                completion: .altitude(mm), intent: .takingOff,
+                modes: [AutopilotFlavour.px4CustomMode(main: 4, sub: 2), flavour.customMode(for: .hold)])
         case (_, .land):
-            return Plan(id: id, label: label, steps: [long(.navLand, 0, 0, 0, .nan, .nan, .nan, .nan)], completion: .landed,
-                        intent: .landing, modes: modes(.land))
+            return Plan(
+                id: id, label: label, steps: [long(.navLand, 0, 0, 0, .nan, .nan, .nan, .nan)], completion: .landed,
+                intent: .landing, modes: modes(.land))
         case (_, .returnToLaunch):
-            return Plan(id: id, label: label, steps: [long(.navReturnToLaunch)], completion: .landed, intent: .returning,
-                        modes: modes(.returnToLaunch, .land))
+            return Plan(
+                id: id, label: label, steps: [long(.navReturnToLaunch)], completion: .landed, intent: .returning,
+                modes: modes(.returnToLaunch, .land))
         case (_, .hover), (_, .followTarget(false)):
             return Plan(id: id, label: label, steps: [setMode(.hold)], completion: .immediately, intent: .hovering)
         case (_, .goto(let point, let speed)):
-            let reposition = CommandInt(targetSystem: target, targetComponent: comp, frame: .global, command: .doReposition,
-                                        current: 0, autocontinue: 0, param1: speed > 0 ? Float(speed) / 100 : -1,
-                                        param2: 1, param3: 0, param4: .nan, x: point.latitudeE7, y: point.longitudeE7,
-                                        z: Float(homeAMSL + point.altitude))
-            return Plan(id: id, label: label, steps: [.commandInt(reposition)], completion: .arrived(point),
-                        intent: .flyingToTarget, modes: modes(.hold))
+            let reposition = CommandInt(
+                targetSystem: target, targetComponent: comp, frame: .global, command: .doReposition,
+                current: 0, autocontinue: 0, param1: speed > 0 ? Float(speed) / 100 : -1,
+                param2: 1, param3: 0, param4: .nan, x: point.latitudeE7, y: point.longitudeE7,
+                z: Float(homeAMSL + point.altitude))
+            return Plan(
+                id: id, label: label, steps: [.commandInt(reposition)], completion: .arrived(point),
+                intent: .flyingToTarget, modes: modes(.hold))
         case (_, .followTarget(true)):
-            return Plan(id: id, label: label, steps: [.startSetpointStream(lastTarget ?? here), setMode(.guided)], completion: .immediately,
-                        intent: .following, follows: true)
+            return Plan(
+                id: id, label: label, steps: [.startSetpointStream(lastTarget ?? here), setMode(.guided)],
+                completion: .immediately,
+                intent: .following, follows: true)
         case (_, .trajectory(let points)):
             let items = points.enumerated().map { missionItem($1, seq: UInt16($0), target: target, comp: comp) }
-            return Plan(id: id, label: label,
-                        steps: [.mission(items), .message(MissionSetCurrent(targetSystem: target, targetComponent: comp, seq: 0).wrapped),
-                                setMode(.mission)],
-                        completion: .missionEnd(UInt16(points.count - 1)), intent: .trajectory, modes: modes(.mission))
+            return Plan(
+                id: id, label: label,
+                steps: [
+                    .mission(items),
+                    .message(MissionSetCurrent(targetSystem: target, targetComponent: comp, seq: 0).wrapped),
+                    setMode(.mission),
+                ],
+                completion: .missionEnd(UInt16(points.count - 1)), intent: .trajectory, modes: modes(.mission))
         }
     }
 
     func missionItem(_ p: GeoPoint, seq: UInt16, target: UInt8, comp: UInt8) -> MissionItemInt {
-        MissionItemInt(targetSystem: target, targetComponent: comp, seq: seq, frame: .globalRelativeAlt, command: .navWaypoint,
-                       current: 0, autocontinue: 1, x: p.latitudeE7, y: p.longitudeE7, z: Float(p.altitude))
+        MissionItemInt(
+            targetSystem: target, targetComponent: comp, seq: seq, frame: .globalRelativeAlt, command: .navWaypoint,
+            current: 0, autocontinue: 1, x: p.latitudeE7, y: p.longitudeE7, z: Float(p.altitude))
     }
 
     /// SET_POSITION_TARGET_GLOBAL_INT, position only, altitude relative to home.
     func positionTarget(_ p: GeoPoint, target: UInt8, now: MeshInstant) -> SetPositionTargetGlobalInt {
-        let mask: PositionTargetTypemask = [.vxIgnore, .vyIgnore, .vzIgnore, .axIgnore, .ayIgnore, .azIgnore, .yawIgnore, .yawRateIgnore]
-        return SetPositionTargetGlobalInt(timeBootMs: UInt32(truncatingIfNeeded: now.nanoseconds / 1_000_000), targetSystem: target,
-                                          targetComponent: identity?.componentID ?? 1, coordinateFrame: .globalRelativeAltInt,
-                                          typeMask: mask, latInt: p.latitudeE7, lonInt: p.longitudeE7, alt: Float(p.altitude))
+        let mask: PositionTargetTypemask = [
+            .vxIgnore, .vyIgnore, .vzIgnore, .axIgnore, .ayIgnore, .azIgnore, .yawIgnore, .yawRateIgnore,
+        ]
+        return SetPositionTargetGlobalInt(
+            timeBootMs: UInt32(truncatingIfNeeded: now.nanoseconds / 1_000_000), targetSystem: target,
+            targetComponent: identity?.componentID ?? 1, coordinateFrame: .globalRelativeAltInt,
+            typeMask: mask, latInt: p.latitudeE7, lonInt: p.longitudeE7, alt: Float(p.altitude))
     }
 }

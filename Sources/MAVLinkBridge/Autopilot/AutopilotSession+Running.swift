@@ -19,7 +19,9 @@ extension AutopilotSession {
 
     /// A plan that did not get through: its command is refused (it never ran), or for an internal plan, a note.
     mutating func failPlan(_ p: Plan, _ reason: String) -> [Directive] {
-        if p.steps.contains(where: { if case .startSetpointStream = $0 { return true } else { return false } }), !following {
+        if p.steps.contains(where: { if case .startSetpointStream = $0 { return true } else { return false } }),
+            !following
+        {
             setpoint = nil
         }
         if let id = p.id { return [.verdict(id, .rejected(reason))] }
@@ -36,12 +38,14 @@ extension AutopilotSession {
                 guard now >= deadline else { return [] }
                 if inProgress || attempt >= configuration.attempts {
                     plan = nil
-                    return failPlan(p, "autopilot did not acknowledge \(Self.name(cmd))\(inProgress ? " (still in progress)" : "")")
+                    return failPlan(
+                        p, "autopilot did not acknowledge \(Self.name(cmd))\(inProgress ? " (still in progress)" : "")")
                 }
                 // Retransmit with the confirmation count raised, as the command protocol asks.
                 p.wait = .ack(cmd, attempt: attempt + 1, deadline: now + configuration.ackTimeout, inProgress: false)
                 plan = p
-                out.append(.note("\(p.label): no COMMAND_ACK for \(Self.name(cmd)), sending again (attempt \(attempt + 1))"))
+                out.append(
+                    .note("\(p.label): no COMMAND_ACK for \(Self.name(cmd)), sending again (attempt \(attempt + 1))"))
                 switch p.steps[p.index] {
                 case .command(var c):
                     c.confirmation = UInt8(min(255, attempt))
@@ -75,8 +79,9 @@ extension AutopilotSession {
                 out.append(frame(c))
                 return out
             case .mission(let items):
-                let count = MissionCount(targetSystem: items.first?.targetSystem ?? 0, targetComponent: items.first?.targetComponent ?? 1,
-                                         count: UInt16(items.count), missionType: .mission)
+                let count = MissionCount(
+                    targetSystem: items.first?.targetSystem ?? 0, targetComponent: items.first?.targetComponent ?? 1,
+                    count: UInt16(items.count), missionType: .mission)
                 p.wait = .mission(lastSent: count.wrapped, attempt: 1, deadline: now + configuration.ackTimeout)
                 plan = p
                 out.append(frame(count))
@@ -156,7 +161,8 @@ extension AutopilotSession {
         guard var p = plan, case .mission = p.wait else { return [] }
         guard result == .mavMissionAccepted else {
             plan = nil
-            return failPlan(p, "autopilot refused the mission: \(result.entryName ?? "MAV_MISSION_RESULT \(result.rawValue)")")
+            return failPlan(
+                p, "autopilot refused the mission: \(result.entryName ?? "MAV_MISSION_RESULT \(result.rawValue)")")
         }
         p.wait = nil
         p.index += 1
@@ -193,7 +199,8 @@ extension AutopilotSession {
             if !telemetry.armed && !flying { return finishRunning(.completed) }
         case .arrived(let target):
             if Self.distance(p, target) <= configuration.arrivalRadius
-                && abs(p.altitude - target.altitude) <= configuration.altitudeTolerance {
+                && abs(p.altitude - target.altitude) <= configuration.altitudeTolerance
+            {
                 intent = .hovering
                 return finishRunning(.completed)
             }

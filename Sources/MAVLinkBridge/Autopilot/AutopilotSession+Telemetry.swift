@@ -28,7 +28,9 @@ extension AutopilotSession {
         guard let flavour = identity?.flavour else { return .hovering }
         let mode = telemetry.customMode
         if flavour.isMode(mode, .land) { return .landing }
-        if flavour.isMode(mode, .returnToLaunch) || (flavour != .px4 && (mode == 21 || mode == 27)) { return .returning }
+        if flavour.isMode(mode, .returnToLaunch) || (flavour != .px4 && (mode == 21 || mode == 27)) {
+            return .returning
+        }
         if flavour.isMode(mode, .mission) { return .followingTrajectory }
         if flavour == .px4, mode == AutopilotFlavour.px4CustomMode(main: 4, sub: 2) { return .takingOff }
         switch intent {

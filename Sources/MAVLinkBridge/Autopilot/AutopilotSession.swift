@@ -55,7 +55,9 @@ public struct AutopilotSession: Sendable {
         public var flavour: AutopilotFlavour
         public var type: MAVType
 
-        public var description: String { "\(flavour.rawValue) autopilot, system id \(systemID), component \(componentID)" }
+        public var description: String {
+            "\(flavour.rawValue) autopilot, system id \(systemID), component \(componentID)"
+        }
     }
 
     /// What the shell must do.
@@ -148,7 +150,9 @@ public struct AutopilotSession: Sendable {
     }
 
     mutating func frame(_ message: MAVLinkMessage) -> Directive {
-        guard let f = try? encoder.frame(for: message, now: MAVLinkTimestamp(rawValue: 0)) else { return .note("cannot encode message \(message.id)") }
+        guard let f = try? encoder.frame(for: message, now: MAVLinkTimestamp(rawValue: 0)) else {
+            return .note("cannot encode message \(message.id)")
+        }
         return .send(f.bytes)
     }
 
@@ -224,13 +228,17 @@ public struct AutopilotSession: Sendable {
     func isAutopilotHeartbeat(_ hb: Heartbeat, _ frame: MAVLinkFrame) -> Bool {
         guard hb.autopilot != .invalid, hb.type != .gcs else { return false }
         if let pinned = configuration.autopilotSystemID { return frame.systemID == pinned }
-        if let identity, !isSilent { return frame.systemID == identity.systemID && frame.componentID == identity.componentID }
+        if let identity, !isSilent {
+            return frame.systemID == identity.systemID && frame.componentID == identity.componentID
+        }
         return true
     }
 
     mutating func onHeartbeat(_ hb: Heartbeat, _ frame: MAVLinkFrame, now: MeshInstant) -> [Directive] {
         var out: [Directive] = []
-        let id = Identity(systemID: frame.systemID, componentID: frame.componentID, flavour: AutopilotFlavour(hb.autopilot), type: hb.type)
+        let id = Identity(
+            systemID: frame.systemID, componentID: frame.componentID, flavour: AutopilotFlavour(hb.autopilot),
+            type: hb.type)
         let wasSilent = isSilent
         if identity != id || isSilent {
             if identity?.systemID != id.systemID { resetLink() }
@@ -255,7 +263,9 @@ public struct AutopilotSession: Sendable {
                 running = r
                 out += finishRunning(.failed("autopilot switched to \(id.flavour.modeName(hb.customMode))"))
             }
-            if hb.customMode != modeBefore, intent == .manual, !id.flavour.isMode(hb.customMode, .manual) { intent = .idle }
+            if hb.customMode != modeBefore, intent == .manual, !id.flavour.isMode(hb.customMode, .manual) {
+                intent = .idle
+            }
         }
         sawHeartbeatMode = true
         if armedBefore && !telemetry.armed, let r = running {
@@ -317,7 +327,8 @@ public struct AutopilotSession: Sendable {
         var out: [Directive] = []
         if now >= nextHeartbeatAt {
             nextHeartbeatAt = now + configuration.heartbeatInterval
-            out.append(frame(Heartbeat(type: .gcs, autopilot: .invalid, baseMode: [], customMode: 0, systemStatus: .active)))
+            out.append(
+                frame(Heartbeat(type: .gcs, autopilot: .invalid, baseMode: [], customMode: 0, systemStatus: .active)))
         }
         if let last = lastHeartbeatAt, !isSilent, now - last > configuration.silenceTimeout {
             isSilent = true
@@ -334,11 +345,17 @@ public struct AutopilotSession: Sendable {
             nextStreamRequestAt = now + .seconds(5)
             streamRequestsSent = true
             for (id, interval) in configuration.streamIntervals.sorted(by: { $0.key < $1.key }) {
-                out.append(frame(CommandLong(targetSystem: target, targetComponent: identity?.componentID ?? 1,
-                                             command: .setMessageInterval, param1: Float(id), param2: Float(interval))))
+                out.append(
+                    frame(
+                        CommandLong(
+                            targetSystem: target, targetComponent: identity?.componentID ?? 1,
+                            command: .setMessageInterval, param1: Float(id), param2: Float(interval))))
             }
-            out.append(frame(CommandLong(targetSystem: target, targetComponent: identity?.componentID ?? 1,
-                                         command: .requestMessage, param1: Float(HomePosition.id))))
+            out.append(
+                frame(
+                    CommandLong(
+                        targetSystem: target, targetComponent: identity?.componentID ?? 1,
+                        command: .requestMessage, param1: Float(HomePosition.id))))
         }
         out += advancePlan(now: now)
         if let sp = setpoint, now >= nextSetpointAt, let target = targetSystemID, !isSilent {

@@ -23,11 +23,13 @@ extension GroundControlBridge {
         switch frame.message {
         case .commandLong(let c):
             let params = [c.param1, c.param2, c.param3, c.param4, c.param5, c.param6, c.param7]
-            out += onCommand(c.command, target: c.targetSystem, params: params, intCommand: nil, confirmation: c.confirmation,
-                             gcs: gcs, now: now)
+            out += onCommand(
+                c.command, target: c.targetSystem, params: params, intCommand: nil, confirmation: c.confirmation,
+                gcs: gcs, now: now)
         case .commandInt(let c):
-            out += onCommand(c.command, target: c.targetSystem, params: [c.param1, c.param2, c.param3, c.param4],
-                             intCommand: c, confirmation: 0, gcs: gcs, now: now)
+            out += onCommand(
+                c.command, target: c.targetSystem, params: [c.param1, c.param2, c.param3, c.param4],
+                intCommand: c, confirmation: 0, gcs: gcs, now: now)
         case .setMode(let m):
             out += onSetMode(m, gcs: gcs, now: now)
         case .setPositionTargetGlobalInt(let m):
@@ -35,7 +37,9 @@ extension GroundControlBridge {
         case .manualControl(let m):
             out += onManualControl(m, gcs: gcs, now: now)
         case .paramRequestList(let m):
-            if fleet[m.targetSystem] != nil { out += send(parameter(m.targetSystem), as: m.targetSystem, to: [address]) }
+            if fleet[m.targetSystem] != nil {
+                out += send(parameter(m.targetSystem), as: m.targetSystem, to: [address])
+            }
         case .paramRequestRead(let m):
             if fleet[m.targetSystem] != nil, m.paramIndex == 0 || m.paramId == Self.parameterName {
                 out += send(parameter(m.targetSystem), as: m.targetSystem, to: [address])
@@ -43,18 +47,23 @@ extension GroundControlBridge {
         case .paramSet(let m):
             if fleet[m.targetSystem] != nil {
                 out += send(parameter(m.targetSystem), as: m.targetSystem, to: [address])
-                out += statusText("\(m.paramId): FleetMesh vehicles have no settable parameters", severity: .warning,
-                                  as: m.targetSystem, to: [address], id: 0)
+                out += statusText(
+                    "\(m.paramId): FleetMesh vehicles have no settable parameters", severity: .warning,
+                    as: m.targetSystem, to: [address], id: 0)
             }
         case .missionRequestList(let m):
             if fleet[m.targetSystem] != nil {
-                out += send(MissionCount(targetSystem: frame.systemID, targetComponent: frame.componentID, count: 0,
-                                         missionType: m.missionType), as: m.targetSystem, to: [address])
+                out += send(
+                    MissionCount(
+                        targetSystem: frame.systemID, targetComponent: frame.componentID, count: 0,
+                        missionType: m.missionType), as: m.targetSystem, to: [address])
             }
         case .missionClearAll(let m):
             if fleet[m.targetSystem] != nil {
-                out += send(MissionAck(targetSystem: frame.systemID, targetComponent: frame.componentID, type: .mavMissionAccepted,
-                                       missionType: m.missionType), as: m.targetSystem, to: [address])
+                out += send(
+                    MissionAck(
+                        targetSystem: frame.systemID, targetComponent: frame.componentID, type: .mavMissionAccepted,
+                        missionType: m.missionType), as: m.targetSystem, to: [address])
             }
         case .missionCount(let m):
             out += onMissionCount(m, gcs: gcs, now: now)
@@ -77,11 +86,15 @@ extension GroundControlBridge {
             peers[address] = p
             return []
         }
-        let p = Peer(address: address, systemID: frame.systemID, componentID: frame.componentID, sendsHeartbeats: isHeartbeat,
-                     lastHeard: now)
+        let p = Peer(
+            address: address, systemID: frame.systemID, componentID: frame.componentID, sendsHeartbeats: isHeartbeat,
+            lastHeard: now)
         peers[address] = p
         // A new peer gets every vehicle's heartbeat and home at once rather than within the next second.
-        for n in schedules.keys { schedules[n]?.heartbeat = now; schedules[n]?.home = now }
+        for n in schedules.keys {
+            schedules[n]?.heartbeat = now
+            schedules[n]?.home = now
+        }
         return [.peerJoined(p)]
     }
 
@@ -97,32 +110,46 @@ extension GroundControlBridge {
     // MARK: - Commands
 
     /// COMMAND_LONG and COMMAND_INT. `params` are param1…7 (LONG) or param1…4 (INT, whose x, y, z are in `intCommand`).
-    mutating func onCommand(_ cmd: MAVCmd, target: UInt8, params p: [Float], intCommand: CommandInt?, confirmation: UInt8,
-                            gcs: GCS, now: MeshInstant) -> [Directive] {
+    mutating func onCommand(
+        _ cmd: MAVCmd, target: UInt8, params p: [Float], intCommand: CommandInt?, confirmation: UInt8,
+        gcs: GCS, now: MeshInstant
+    ) -> [Directive] {
         let ackAs = (1...255).contains(target) ? target : configuration.stationSystemID
         func ack(_ result: MAVResult, _ text: String? = nil) -> [Directive] {
-            var out = send(CommandAck(command: cmd, result: result, progress: 0, resultParam2: 0, targetSystem: gcs.system,
-                                      targetComponent: gcs.component), as: ackAs, to: [gcs.address])
-            if let text { out += statusText(text, severity: result == .accepted ? .info : .warning, as: ackAs, to: [gcs.address], id: 0) }
+            var out = send(
+                CommandAck(
+                    command: cmd, result: result, progress: 0, resultParam2: 0, targetSystem: gcs.system,
+                    targetComponent: gcs.component), as: ackAs, to: [gcs.address])
+            if let text {
+                out += statusText(
+                    text, severity: result == .accepted ? .info : .warning, as: ackAs, to: [gcs.address], id: 0)
+            }
             return out
         }
         guard (1...250).contains(target) else {
-            let why = target == 0 ? "broadcast commands are not supported: address one UAV number" : "\(target) is not a FleetMesh UAV number (1–250)"
-            return ack(.denied, why) + [.note("ground control \(gcs.system) sent \(Self.name(cmd)) to system \(target): \(why)")]
+            let why =
+                target == 0
+                ? "broadcast commands are not supported: address one UAV number"
+                : "\(target) is not a FleetMesh UAV number (1–250)"
+            return ack(.denied, why) + [
+                .note("ground control \(gcs.system) sent \(Self.name(cmd)) to system \(target): \(why)")
+            ]
         }
         let vehicle = fleet[target]
         // Local answers: requests for messages, capabilities, arming (FleetMesh arms as part of takeoff).
         switch cmd {
         case .requestMessage, .getHomePosition:
             guard vehicle != nil else { return ack(.denied, "UAV \(target) is not in the mesh") }
-            let id = cmd == .getHomePosition ? HomePosition.id : Self.wholeNumber(p[0]).map { UInt32(clamping: $0) } ?? 0
+            let id =
+                cmd == .getHomePosition ? HomePosition.id : Self.wholeNumber(p[0]).map { UInt32(clamping: $0) } ?? 0
             switch id {
             case HomePosition.id:
                 guard let h = homePosition(target, now: now) else { return ack(.failed, "home not known yet") }
                 return ack(.accepted) + send(h, as: target, to: [gcs.address])
             case AutopilotVersion.id:
                 return ack(.accepted) + send(autopilotVersion(target), as: target, to: [gcs.address])
-            case Heartbeat.id, GlobalPositionInt.id, Attitude.id, SysStatus.id, BatteryStatus.id, ExtendedSysState.id, VfrHud.id:
+            case Heartbeat.id, GlobalPositionInt.id, Attitude.id, SysStatus.id, BatteryStatus.id, ExtendedSysState.id,
+                VfrHud.id:
                 schedules[target] = Schedule(heartbeat: now, position: now, hud: now, home: now)
                 return ack(.accepted)
             default:
@@ -137,7 +164,8 @@ extension GroundControlBridge {
         case .componentArmDisarm:
             guard let v = vehicle else { return ack(.denied, "UAV \(target) is not in the mesh") }
             if p[0] >= 0.5 {
-                return v.state.armed ? ack(.accepted)
+                return v.state.armed
+                    ? ack(.accepted)
                     : ack(.denied, "FleetMesh arms as part of takeoff; send MAV_CMD_NAV_TAKEOFF")
             }
             return v.state.armed ? ack(.denied, "to disarm, land (MAV_CMD_NAV_LAND)") : ack(.accepted)
@@ -150,12 +178,15 @@ extension GroundControlBridge {
         case .success(let c): command = c
         case .failure(let refusal): return ack(refusal.result, refusal.text)
         }
-        let key = CommandKey(address: gcs.address, systemID: gcs.system, componentID: gcs.component, target: target,
-                             command: UInt32(cmd.rawValue),
-                             parameters: p.map(\.bitPattern) + [intCommand?.x, intCommand?.y].map { UInt32(bitPattern: $0 ?? 0) }
-                                 + [intCommand.map { $0.z.bitPattern } ?? 0, UInt32(intCommand?.frame.rawValue ?? 0)])
-        return submit(command, key: key, uav: target, ackCommand: cmd.rawValue, repeated: intCommand == nil ? .confirmation(confirmation) : .window,
-                      gcs: gcs, now: now)
+        let key = CommandKey(
+            address: gcs.address, systemID: gcs.system, componentID: gcs.component, target: target,
+            command: UInt32(cmd.rawValue),
+            parameters: p.map(\.bitPattern) + [intCommand?.x, intCommand?.y].map { UInt32(bitPattern: $0 ?? 0) }
+                + [intCommand.map { $0.z.bitPattern } ?? 0, UInt32(intCommand?.frame.rawValue ?? 0)])
+        return submit(
+            command, key: key, uav: target, ackCommand: cmd.rawValue,
+            repeated: intCommand == nil ? .confirmation(confirmation) : .window,
+            gcs: gcs, now: now)
     }
 
     /// How a repeated request is told from a new one.
@@ -171,8 +202,10 @@ extension GroundControlBridge {
 
     /// Sends `command` into the mesh, unless it is a retransmission of one already sent: then the same answer (or
     /// IN_PROGRESS while there is none yet) goes back, and nothing runs twice.
-    mutating func submit(_ command: Command, key: CommandKey, uav: UInt8, ackCommand: UInt16?, repeated: Repeat,
-                         gcs: GCS, now: MeshInstant) -> [Directive] {
+    mutating func submit(
+        _ command: Command, key: CommandKey, uav: UInt8, ackCommand: UInt16?, repeated: Repeat,
+        gcs: GCS, now: MeshInstant
+    ) -> [Directive] {
         if let t = byKey[key], let p = pending[t] {
             let isRetransmission: Bool
             switch repeated {
@@ -182,15 +215,18 @@ extension GroundControlBridge {
             }
             if isRetransmission {
                 guard let c = ackCommand else { return [] }
-                return send(CommandAck(command: MAVCmd(rawValue: c), result: p.acked ?? .inProgress,
-                                       progress: p.acked == nil ? UInt8.max : 0, resultParam2: 0,
-                                       targetSystem: gcs.system, targetComponent: gcs.component), as: uav, to: [gcs.address])
+                return send(
+                    CommandAck(
+                        command: MAVCmd(rawValue: c), result: p.acked ?? .inProgress,
+                        progress: p.acked == nil ? UInt8.max : 0, resultParam2: 0,
+                        targetSystem: gcs.system, targetComponent: gcs.component), as: uav, to: [gcs.address])
             }
         }
         let ticket = nextTicket
         nextTicket += 1
-        pending[ticket] = Pending(key: key, label: AutopilotSession.describe(command), uav: uav, ackCommand: ackCommand,
-                                  acked: nil, finishedAt: nil, receivedAt: now)
+        pending[ticket] = Pending(
+            key: key, label: AutopilotSession.describe(command), uav: uav, ackCommand: ackCommand,
+            acked: nil, finishedAt: nil, receivedAt: now)
         byKey[key] = ticket
         return [.command(command, uav: uav, ticket: ticket)]
     }
@@ -198,17 +234,22 @@ extension GroundControlBridge {
     mutating func onSetMode(_ m: SetMode, gcs: GCS, now: MeshInstant) -> [Directive] {
         let target = m.targetSystem
         func ack(_ result: MAVResult, _ text: String) -> [Directive] {
-            send(CommandAck(command: MAVCmd(rawValue: 11), result: result, targetSystem: gcs.system, targetComponent: gcs.component),
-                 as: (1...255).contains(target) ? target : configuration.stationSystemID, to: [gcs.address])
-                + statusText(text, severity: .warning, as: (1...255).contains(target) ? target : configuration.stationSystemID,
-                             to: [gcs.address], id: 0)
+            send(
+                CommandAck(
+                    command: MAVCmd(rawValue: 11), result: result, targetSystem: gcs.system,
+                    targetComponent: gcs.component),
+                as: (1...255).contains(target) ? target : configuration.stationSystemID, to: [gcs.address])
+                + statusText(
+                    text, severity: .warning, as: (1...255).contains(target) ? target : configuration.stationSystemID,
+                    to: [gcs.address], id: 0)
         }
         guard (1...250).contains(target) else { return ack(.denied, "\(target) is not a FleetMesh UAV number (1–250)") }
         switch modeCommand(baseMode: Float(m.baseMode.rawValue), customMode: Float(m.customMode)) {
         case .failure(let r): return ack(r.result, r.text)
         case .success(let command):
-            let key = CommandKey(address: gcs.address, systemID: gcs.system, componentID: gcs.component, target: target,
-                                 command: 0x1_000B, parameters: [UInt32(m.baseMode.rawValue), m.customMode])
+            let key = CommandKey(
+                address: gcs.address, systemID: gcs.system, componentID: gcs.component, target: target,
+                command: 0x1_000B, parameters: [UInt32(m.baseMode.rawValue), m.customMode])
             return submit(command, key: key, uav: target, ackCommand: 11, repeated: .window, gcs: gcs, now: now)
         }
     }
@@ -218,24 +259,37 @@ extension GroundControlBridge {
     mutating func onPositionTarget(_ m: SetPositionTargetGlobalInt, gcs: GCS, now: MeshInstant) -> [Directive] {
         let target = m.targetSystem
         guard (1...250).contains(target) else { return [] }
-        guard fleet[target] != nil else { return unknownTarget(target, gcs: gcs, what: "SET_POSITION_TARGET_GLOBAL_INT", now: now) }
+        guard fleet[target] != nil else {
+            return unknownTarget(target, gcs: gcs, what: "SET_POSITION_TARGET_GLOBAL_INT", now: now)
+        }
         guard !m.typeMask.contains(.xIgnore), !m.typeMask.contains(.yIgnore), !m.typeMask.contains(.zIgnore) else {
-            return statusText("only position targets are supported", severity: .warning, as: target, to: [gcs.address], id: 0)
+            return statusText(
+                "only position targets are supported", severity: .warning, as: target, to: [gcs.address], id: 0)
         }
         guard m.alt.isFinite, abs(m.alt) <= 20_000 else {
-            return statusText("altitude \(m.alt) is out of range", severity: .warning, as: target, to: [gcs.address], id: 0)
+            return statusText(
+                "altitude \(m.alt) is out of range", severity: .warning, as: target, to: [gcs.address], id: 0)
         }
         guard let alt = relativeAltitude(Double(m.alt), frame: m.coordinateFrame) else {
-            return statusText("altitude frame \(m.coordinateFrame.rawValue) is not supported", severity: .warning,
-                              as: target, to: [gcs.address], id: 0)
+            return statusText(
+                "altitude frame \(m.coordinateFrame.rawValue) is not supported", severity: .warning,
+                as: target, to: [gcs.address], id: 0)
         }
-        let point = GeoPoint(latitudeE7: m.latInt, longitudeE7: m.lonInt, altitudeMillimetres: Int32(clamping: Int64((alt * 1000).rounded())))
+        let point = GeoPoint(
+            latitudeE7: m.latInt, longitudeE7: m.lonInt,
+            altitudeMillimetres: Int32(clamping: Int64((alt * 1000).rounded())))
         if let last = lastGoto[target], last.point == point, now - last.at < .seconds(2) { return [] }
         lastGoto[target] = (point, now)
-        let key = CommandKey(address: gcs.address, systemID: gcs.system, componentID: gcs.component, target: target,
-                             command: 0x1_0056, parameters: [UInt32(bitPattern: point.latitudeE7), UInt32(bitPattern: point.longitudeE7),
-                                                             UInt32(bitPattern: point.altitudeMillimetres)])
-        return submit(.goto(point, speedCmS: 0), key: key, uav: target, ackCommand: nil, repeated: .whilePending, gcs: gcs, now: now)
+        let key = CommandKey(
+            address: gcs.address, systemID: gcs.system, componentID: gcs.component, target: target,
+            command: 0x1_0056,
+            parameters: [
+                UInt32(bitPattern: point.latitudeE7), UInt32(bitPattern: point.longitudeE7),
+                UInt32(bitPattern: point.altitudeMillimetres),
+            ])
+        return submit(
+            .goto(point, speedCmS: 0), key: key, uav: target, ackCommand: nil, repeated: .whilePending, gcs: gcs,
+            now: now)
     }
 
     /// MANUAL_CONTROL: x, y, r pass through; z from the ground-control 0…1000 scale (500 = centre) to FleetMesh's
@@ -246,8 +300,9 @@ extension GroundControlBridge {
         guard fleet[target] != nil else { return unknownTarget(target, gcs: gcs, what: "MANUAL_CONTROL", now: now) }
         func axis(_ v: Int16) -> Int16 { v == Int16.max ? 0 : max(-1000, min(1000, v)) }
         let z: Int16 = m.z == Int16.max ? 0 : Int16(max(-1000, min(1000, (Int(m.z) - 500) * 2)))
-        let sample = Coordinator.ManualControl(x: axis(m.x), y: axis(m.y), z: z, r: axis(m.r),
-                                               buttons: UInt32(m.buttons) | UInt32(m.buttons2) << 16)
+        let sample = Coordinator.ManualControl(
+            x: axis(m.x), y: axis(m.y), z: z, r: axis(m.r),
+            buttons: UInt32(m.buttons) | UInt32(m.buttons2) << 16)
         return [.manualControl(sample, uav: target)]
     }
 
@@ -261,11 +316,12 @@ extension GroundControlBridge {
     }
 
     func autopilotVersion(_ n: UInt8) -> AutopilotVersion {
-        AutopilotVersion(capabilities: [.mavlink2, .commandInt, .missionInt, .setPositionTargetGlobalInt, .paramFloat],
-                         flightSwVersion: 0, middlewareSwVersion: 0, osSwVersion: 0, boardVersion: 0,
-                         flightCustomVersion: Array(repeating: 0, count: 8), middlewareCustomVersion: Array(repeating: 0, count: 8),
-                         osCustomVersion: Array(repeating: 0, count: 8), vendorId: 0, productId: 0, uid: UInt64(n),
-                         uid2: Array(repeating: 0, count: 18))
+        AutopilotVersion(
+            capabilities: [.mavlink2, .commandInt, .missionInt, .setPositionTargetGlobalInt, .paramFloat],
+            flightSwVersion: 0, middlewareSwVersion: 0, osSwVersion: 0, boardVersion: 0,
+            flightCustomVersion: Array(repeating: 0, count: 8), middlewareCustomVersion: Array(repeating: 0, count: 8),
+            osCustomVersion: Array(repeating: 0, count: 8), vendorId: 0, productId: 0, uid: UInt64(n),
+            uid2: Array(repeating: 0, count: 18))
     }
 
     static func name(_ cmd: MAVCmd) -> String { cmd.entryName ?? "MAV_CMD \(cmd.rawValue)" }
@@ -289,13 +345,18 @@ extension GroundControlBridge {
             guard p.acked == nil else { return }
             p.acked = result
             if let target = missionTickets.removeValue(forKey: ticket) {
-                let type: MAVMissionResult = result == .accepted ? .mavMissionAccepted : result == .failed ? .mavMissionError : .mavMissionDenied
-                out += send(MissionAck(targetSystem: gcs.system, targetComponent: gcs.component, type: type, missionType: .mission),
-                            as: target, to: [gcs.address])
+                let type: MAVMissionResult =
+                    result == .accepted ? .mavMissionAccepted : result == .failed ? .mavMissionError : .mavMissionDenied
+                out += send(
+                    MissionAck(
+                        targetSystem: gcs.system, targetComponent: gcs.component, type: type, missionType: .mission),
+                    as: target, to: [gcs.address])
             }
             if let c = p.ackCommand {
-                out += send(CommandAck(command: MAVCmd(rawValue: c), result: result, progress: 0, resultParam2: 0,
-                                       targetSystem: gcs.system, targetComponent: gcs.component), as: p.uav, to: [gcs.address])
+                out += send(
+                    CommandAck(
+                        command: MAVCmd(rawValue: c), result: result, progress: 0, resultParam2: 0,
+                        targetSystem: gcs.system, targetComponent: gcs.component), as: p.uav, to: [gcs.address])
             }
         }
         switch answer {
@@ -303,17 +364,21 @@ extension GroundControlBridge {
             ack(.accepted)
         case .completed:
             ack(.accepted)
-            out += statusText("\(p.label) completed", severity: .info, as: p.uav, to: [gcs.address], id: UInt16(truncatingIfNeeded: ticket))
+            out += statusText(
+                "\(p.label) completed", severity: .info, as: p.uav, to: [gcs.address],
+                id: UInt16(truncatingIfNeeded: ticket))
             p.finishedAt = now
         case .failed(let why):
             ack(.failed)
-            out += statusText("\(p.label) failed: \(why)", severity: .warning, as: p.uav, to: [gcs.address],
-                              id: UInt16(truncatingIfNeeded: ticket))
+            out += statusText(
+                "\(p.label) failed: \(why)", severity: .warning, as: p.uav, to: [gcs.address],
+                id: UInt16(truncatingIfNeeded: ticket))
             p.finishedAt = now
         case .rejected(let why):
             ack(Self.result(for: why))
-            out += statusText("\(p.label) rejected: \(why)", severity: .warning, as: p.uav, to: [gcs.address],
-                              id: UInt16(truncatingIfNeeded: ticket))
+            out += statusText(
+                "\(p.label) rejected: \(why)", severity: .warning, as: p.uav, to: [gcs.address],
+                id: UInt16(truncatingIfNeeded: ticket))
             out.append(.note("ground control \(gcs.system): \(p.label) for UAV \(p.uav) rejected: \(why)"))
             p.finishedAt = now
         }
@@ -330,7 +395,9 @@ extension GroundControlBridge {
         case .contestedNumber, .targetRestarted: return .temporarilyRejected
         case .vehicle(let reason):
             if reason.hasPrefix("autopilot silent") || reason.hasPrefix("autopilot not connected")
-                || reason.hasPrefix("no position") || reason.hasPrefix("no home") || reason.hasSuffix("MAV_RESULT_TEMPORARILY_REJECTED") {
+                || reason.hasPrefix("no position") || reason.hasPrefix("no home")
+                || reason.hasSuffix("MAV_RESULT_TEMPORARILY_REJECTED")
+            {
                 return .temporarilyRejected
             }
             if reason.hasSuffix("MAV_RESULT_UNSUPPORTED") { return .unsupported }

@@ -148,7 +148,9 @@ public struct GroundControlBridge<Address: Hashable & Sendable>: Sendable {
     public var destinations: [Address] {
         var seen = Set(fixedDestinations)
         var out = fixedDestinations
-        for p in peers.values.sorted(by: { $0.lastHeard < $1.lastHeard }) where seen.insert(p.address).inserted { out.append(p.address) }
+        for p in peers.values.sorted(by: { $0.lastHeard < $1.lastHeard }) where seen.insert(p.address).inserted {
+            out.append(p.address)
+        }
         return out
     }
 
@@ -168,12 +170,15 @@ public struct GroundControlBridge<Address: Hashable & Sendable>: Sendable {
     }
 
     /// STATUSTEXT, split into 50-byte chunks with an id when longer.
-    mutating func statusText(_ text: String, severity: MAVSeverity, as system: UInt8, to addresses: [Address],
-                             id: UInt16) -> [Directive] {
+    mutating func statusText(
+        _ text: String, severity: MAVSeverity, as system: UInt8, to addresses: [Address],
+        id: UInt16
+    ) -> [Directive] {
         let chunks = Self.chunks(text)
         var out: [Directive] = []
         for (i, chunk) in chunks.enumerated() {
-            let m = Statustext(severity: severity, text: chunk, id: chunks.count > 1 ? id : 0, chunkSeq: UInt8(truncatingIfNeeded: i))
+            let m = Statustext(
+                severity: severity, text: chunk, id: chunks.count > 1 ? id : 0, chunkSeq: UInt8(truncatingIfNeeded: i))
             out += send(m, as: system, to: addresses)
         }
         return out
@@ -211,15 +216,20 @@ public struct GroundControlBridge<Address: Hashable & Sendable>: Sendable {
         }
         fleet = picture
         for (n, v) in picture where !v.isStale && v.state.activity == .landed {
-            homes[n] = GeoPoint(latitudeE7: v.state.position.latitudeE7, longitudeE7: v.state.position.longitudeE7, altitudeMillimetres: 0)
+            homes[n] = GeoPoint(
+                latitudeE7: v.state.position.latitudeE7, longitudeE7: v.state.position.longitudeE7,
+                altitudeMillimetres: 0)
         }
         for (address, peer) in peers where now - peer.lastHeard > configuration.peerTimeout {
             peers[address] = nil
             out.append(.peerLeft(peer))
         }
         for (id, p) in pending {
-            if let f = p.finishedAt, now - f > configuration.answerMemory { forget(id) }
-            else if p.finishedAt == nil, now - p.receivedAt > .seconds(900) { forget(id) }
+            if let f = p.finishedAt, now - f > configuration.answerMemory {
+                forget(id)
+            } else if p.finishedAt == nil, now - p.receivedAt > .seconds(900) {
+                forget(id)
+            }
         }
         out += expireUploads(now: now)
         let to = destinations
@@ -273,14 +283,20 @@ public struct GroundControlBridge<Address: Hashable & Sendable>: Sendable {
         var mode: MAVModeFlag = [.customModeEnabled, .guidedEnabled]
         if s.armed { mode.insert(.safetyArmed) }
         let status: MAVState = s.linkQuality == 0 ? .critical : (s.activity == .landed ? .standby : .active)
-        var out = send(Heartbeat(type: .quadrotor, autopilot: .generic, baseMode: mode, customMode: UInt32(s.activity.rawValue),
-                                 systemStatus: status), as: v.uavNumber, to: to)
-        out += send(SysStatus(voltageBattery: UInt16.max, currentBattery: -1, batteryRemaining: Int8(min(100, s.batteryPercent)),
-                              dropRateComm: UInt16(100 - min(100, s.linkQuality)) * 100), as: v.uavNumber, to: to)
-        out += send(BatteryStatus(id: 0, batteryFunction: .all, type: .unknown, temperature: Int16.max,
-                                  voltages: Array(repeating: UInt16.max, count: 10), currentBattery: -1, currentConsumed: -1,
-                                  energyConsumed: -1, batteryRemaining: Int8(min(100, s.batteryPercent))),
-                    as: v.uavNumber, to: to)
+        var out = send(
+            Heartbeat(
+                type: .quadrotor, autopilot: .generic, baseMode: mode, customMode: UInt32(s.activity.rawValue),
+                systemStatus: status), as: v.uavNumber, to: to)
+        out += send(
+            SysStatus(
+                voltageBattery: UInt16.max, currentBattery: -1, batteryRemaining: Int8(min(100, s.batteryPercent)),
+                dropRateComm: UInt16(100 - min(100, s.linkQuality)) * 100), as: v.uavNumber, to: to)
+        out += send(
+            BatteryStatus(
+                id: 0, batteryFunction: .all, type: .unknown, temperature: Int16.max,
+                voltages: Array(repeating: UInt16.max, count: 10), currentBattery: -1, currentConsumed: -1,
+                energyConsumed: -1, batteryRemaining: Int8(min(100, s.batteryPercent))),
+            as: v.uavNumber, to: to)
         let landed: MAVLandedState
         switch s.activity {
         case .landed: landed = .onGround
@@ -294,10 +310,11 @@ public struct GroundControlBridge<Address: Hashable & Sendable>: Sendable {
 
     func globalPosition(_ v: Vehicle, now: MeshInstant) -> GlobalPositionInt {
         let s = v.state
-        return GlobalPositionInt(timeBootMs: Self.timeBootMs(now), lat: s.position.latitudeE7, lon: s.position.longitudeE7,
-                                 alt: Int32(clamping: Int64((originAltitude * 1000).rounded()) + Int64(s.position.altitudeMillimetres)),
-                                 relativeAlt: s.position.altitudeMillimetres, vx: s.velocityNorthCmS, vy: s.velocityEastCmS,
-                                 vz: s.velocityDownCmS, hdg: s.headingCentidegrees % 36000)
+        return GlobalPositionInt(
+            timeBootMs: Self.timeBootMs(now), lat: s.position.latitudeE7, lon: s.position.longitudeE7,
+            alt: Int32(clamping: Int64((originAltitude * 1000).rounded()) + Int64(s.position.altitudeMillimetres)),
+            relativeAlt: s.position.altitudeMillimetres, vx: s.velocityNorthCmS, vy: s.velocityEastCmS,
+            vz: s.velocityDownCmS, hdg: s.headingCentidegrees % 36000)
     }
 
     func attitude(_ v: Vehicle, now: MeshInstant) -> Attitude {
@@ -310,14 +327,16 @@ public struct GroundControlBridge<Address: Hashable & Sendable>: Sendable {
         let s = v.state
         let vn = Double(s.velocityNorthCmS) / 100, ve = Double(s.velocityEastCmS) / 100
         let speed = Float((vn * vn + ve * ve).squareRoot())
-        return VfrHud(airspeed: speed, groundspeed: speed, heading: Int16(s.headingCentidegrees / 100), throttle: 0,
-                      alt: Float(originAltitude + s.position.altitude), climb: Float(-Double(s.velocityDownCmS) / 100))
+        return VfrHud(
+            airspeed: speed, groundspeed: speed, heading: Int16(s.headingCentidegrees / 100), throttle: 0,
+            alt: Float(originAltitude + s.position.altitude), climb: Float(-Double(s.velocityDownCmS) / 100))
     }
 
     func homePosition(_ n: UInt8, now: MeshInstant) -> HomePosition? {
         guard let h = homes[n] else { return nil }
-        return HomePosition(latitude: h.latitudeE7, longitude: h.longitudeE7, altitude: Int32((originAltitude * 1000).rounded()),
-                            x: 0, y: 0, z: 0, q: [1, 0, 0, 0], approachX: 0, approachY: 0, approachZ: 0,
-                            timeUsec: now.nanoseconds / 1000)
+        return HomePosition(
+            latitude: h.latitudeE7, longitude: h.longitudeE7, altitude: Int32((originAltitude * 1000).rounded()),
+            x: 0, y: 0, z: 0, q: [1, 0, 0, 0], approachX: 0, approachY: 0, approachZ: 0,
+            timeUsec: now.nanoseconds / 1000)
     }
 }

@@ -24,7 +24,8 @@ public final class AutopilotLink: Sendable {
         self.endpoint = endpoint
         self.logger = logger
         // A slow serial link must not queue minutes of stale setpoints: the newest 256 frames are kept.
-        (outbound, outboundContinuation) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingNewest(256))
+        (outbound, outboundContinuation) = AsyncStream.makeStream(
+            of: [UInt8].self, bufferingPolicy: .bufferingNewest(256))
     }
 
     /// Queues one frame for the autopilot.
@@ -51,20 +52,28 @@ public final class AutopilotLink: Sendable {
         outboundContinuation.finish()
     }
 
-    private func runUDP(bindPort: Int, fixedRemote: SocketAddress?, deliver: @escaping @Sendable ([UInt8], Bool) async -> Void) async {
+    private func runUDP(
+        bindPort: Int, fixedRemote: SocketAddress?, deliver: @escaping @Sendable ([UInt8], Bool) async -> Void
+    ) async {
         var transport: UDPTransport?
         var complained = false
         while transport == nil && !Task.isCancelled {
             do {
-                transport = try await UDPTransport.bind(port: bindPort, group: MultiThreadedEventLoopGroup.singleton, logger: logger)
+                transport = try await UDPTransport.bind(
+                    port: bindPort, group: MultiThreadedEventLoopGroup.singleton, logger: logger)
             } catch {
-                if !complained { logger.error("autopilot link \(endpoint): cannot bind UDP port \(bindPort): \(error); retrying every 2 s") }
+                if !complained {
+                    logger.error(
+                        "autopilot link \(endpoint): cannot bind UDP port \(bindPort): \(error); retrying every 2 s")
+                }
                 complained = true
                 try? await Task.sleep(for: .seconds(2))
             }
         }
         guard let transport else { return }
-        logger.info("autopilot link \(endpoint): UDP port \(transport.port)\(fixedRemote.map { ", sending to \($0.displayString)" } ?? ", waiting for the autopilot to send")")
+        logger.info(
+            "autopilot link \(endpoint): UDP port \(transport.port)\(fixedRemote.map { ", sending to \($0.displayString)" } ?? ", waiting for the autopilot to send")"
+        )
         let remote = NIOLockedValueBox<SocketAddress?>(fixedRemote)
         let logger = self.logger
         let endpoint = self.endpoint
@@ -127,8 +136,10 @@ public final class AutopilotLink: Sendable {
     }
 
     /// Opens the port, reads until it closes, and opens it again, until cancelled.
-    private func serialSessions(path: String, baud: Int, current: NIOLockedValueBox<Channel?>,
-                                deliver: @escaping @Sendable ([UInt8], Bool) async -> Void) async {
+    private func serialSessions(
+        path: String, baud: Int, current: NIOLockedValueBox<Channel?>,
+        deliver: @escaping @Sendable ([UInt8], Bool) async -> Void
+    ) async {
         var complained = false
         while !Task.isCancelled {
             let fd: CInt
@@ -141,13 +152,15 @@ public final class AutopilotLink: Sendable {
                 continue
             }
             complained = false
-            let (inbound, inboundContinuation) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingNewest(4096))
+            let (inbound, inboundContinuation) = AsyncStream.makeStream(
+                of: [UInt8].self, bufferingPolicy: .bufferingNewest(4096))
             let channel: Channel
             do {
                 channel = try await NIOPipeBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                     .channelInitializer { channel in
                         channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.addHandler(SerialHandler(continuation: inboundContinuation))
+                            try channel.pipeline.syncOperations.addHandler(
+                                SerialHandler(continuation: inboundContinuation))
                         }
                     }
                     .takingOwnershipOfDescriptor(inputOutput: fd).get()

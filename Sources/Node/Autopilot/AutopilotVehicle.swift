@@ -62,7 +62,9 @@ struct AutopilotVehicle {
         if id.systemID == n {
             logger.info("autopilot system id \(id.systemID) is the UAV number")
         } else {
-            logger.notice("autopilot system id \(id.systemID) differs from UAV number \(n): the mesh and ground-control software see UAV \(n); the bridge addresses system \(id.systemID) on the autopilot link")
+            logger.notice(
+                "autopilot system id \(id.systemID) differs from UAV number \(n): the mesh and ground-control software see UAV \(n); the bridge addresses system \(id.systemID) on the autopilot link"
+            )
         }
     }
 
@@ -84,7 +86,8 @@ struct AutopilotVehicle {
                 logger.notice("autopilot connected: \(identity) on \(link.endpoint)")
                 if let n = uavNumber { logMapping(n, identity) }
             case .silent(let since):
-                logger.warning("autopilot silent: no HEARTBEAT for \(since); commands are refused until it is heard again")
+                logger.warning(
+                    "autopilot silent: no HEARTBEAT for \(since); commands are refused until it is heard again")
             case .modeChanged(let mode):
                 logger.info("autopilot mode \(mode)")
             case .statusText(let severity, let text):

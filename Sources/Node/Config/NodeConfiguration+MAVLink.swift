@@ -37,8 +37,10 @@ public enum AutopilotEndpoint: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Baud rates a serial link may use.
-    public static let baudRates = [9600, 19200, 38400, 57600, 115200, 230400, 460800, 500000, 576000, 921600, 1000000,
-                                   1500000, 2000000, 3000000]
+    public static let baudRates = [
+        9600, 19200, 38400, 57600, 115200, 230400, 460800, 500000, 576000, 921600, 1000000,
+        1500000, 2000000, 3000000,
+    ]
 }
 
 /// A station's ground-control endpoint (`[ground_control]`): where QGroundControl, MAVProxy and other MAVLink
@@ -65,21 +67,30 @@ public struct GroundControlConfiguration: Sendable, Equatable {
 
 extension NodeConfiguration {
     /// `[drone] vehicle` and `autopilot_sysid`.
-    static func droneVehicle(_ d: TOMLTable, reader: TableReader, file: String, role: NodeRole,
-                             into config: inout NodeConfiguration) throws(ConfigError) {
+    static func droneVehicle(
+        _ d: TOMLTable, reader: TableReader, file: String, role: NodeRole,
+        into config: inout NodeConfiguration
+    ) throws(ConfigError) {
         if let text = try reader.string(d, "drone", "vehicle", required: false) {
             guard role == .drone else {
-                throw ConfigError(file: file, field: "[drone] vehicle", problem: "only drones fly a vehicle; this node's role is \(role.rawValue)")
+                throw ConfigError(
+                    file: file, field: "[drone] vehicle",
+                    problem: "only drones fly a vehicle; this node's role is \(role.rawValue)")
             }
             config.vehicle = try parseVehicle(text, file: file)
         }
         if let n = try reader.int(d, "drone", "autopilot_sysid") {
             guard (1...255).contains(n) else {
-                throw ConfigError(file: file, field: "[drone] autopilot_sysid", problem: "must be a MAVLink system id 1–255, found \(n)")
+                throw ConfigError(
+                    file: file, field: "[drone] autopilot_sysid",
+                    problem: "must be a MAVLink system id 1–255, found \(n)")
             }
             guard case .mavlink = config.vehicle else {
-                throw ConfigError(file: file, field: "[drone] autopilot_sysid",
-                                  problem: "only a MAVLink vehicle has an autopilot system id; set vehicle = \"mavlink:…\" (now \"\(config.vehicle)\")")
+                throw ConfigError(
+                    file: file, field: "[drone] autopilot_sysid",
+                    problem:
+                        "only a MAVLink vehicle has an autopilot system id; set vehicle = \"mavlink:…\" (now \"\(config.vehicle)\")"
+                )
             }
             config.autopilotSystemID = n
         }
@@ -87,19 +98,26 @@ extension NodeConfiguration {
 
     /// `"simulator"`, `"mavlink:udp:HOST:PORT"`, `"mavlink:udpin:PORT"` or `"mavlink:serial:DEVICE:BAUD"`.
     public static func parseVehicle(_ text: String, file: String) throws(ConfigError) -> VehicleSource {
-        func fail(_ problem: String) -> ConfigError { ConfigError(file: file, field: "[drone] vehicle", problem: problem) }
-        let shapes = "\"simulator\", \"mavlink:udp:HOST:PORT\", \"mavlink:udpin:PORT\" or \"mavlink:serial:DEVICE:BAUD\""
+        func fail(_ problem: String) -> ConfigError {
+            ConfigError(file: file, field: "[drone] vehicle", problem: problem)
+        }
+        let shapes =
+            "\"simulator\", \"mavlink:udp:HOST:PORT\", \"mavlink:udpin:PORT\" or \"mavlink:serial:DEVICE:BAUD\""
         if text == "simulator" { return .simulator }
         guard text.hasPrefix("mavlink:") else { throw fail("expected \(shapes), found \"\(text)\"") }
         let rest = text.dropFirst("mavlink:".count)
         func port(_ s: Substring, _ what: String) throws(ConfigError) -> Int {
-            guard let p = Int(s), (1...65535).contains(p) else { throw fail("\(what) must be a UDP port 1–65535, found \"\(s)\"") }
+            guard let p = Int(s), (1...65535).contains(p) else {
+                throw fail("\(what) must be a UDP port 1–65535, found \"\(s)\"")
+            }
             return p
         }
         if rest.hasPrefix("udp:") {
             let endpoint = String(rest.dropFirst("udp:".count))
             guard let peer = PeerEndpoint(parsing: endpoint) else {
-                throw fail("expected mavlink:udp:HOST:PORT with a numeric IPv4 address or [IPv6] and a port 1–65535, found \"\(text)\"")
+                throw fail(
+                    "expected mavlink:udp:HOST:PORT with a numeric IPv4 address or [IPv6] and a port 1–65535, found \"\(text)\""
+                )
             }
             return .mavlink(.udp(host: peer.scope.map { "\(peer.host)%\($0)" } ?? peer.host, port: peer.port))
         }
@@ -109,24 +127,33 @@ extension NodeConfiguration {
         if rest.hasPrefix("serial:") {
             let spec = rest.dropFirst("serial:".count)
             guard let colon = spec.lastIndex(of: ":"), colon != spec.startIndex else {
-                throw fail("expected mavlink:serial:DEVICE:BAUD, e.g. mavlink:serial:/dev/ttyUSB0:57600, found \"\(text)\"")
+                throw fail(
+                    "expected mavlink:serial:DEVICE:BAUD, e.g. mavlink:serial:/dev/ttyUSB0:57600, found \"\(text)\"")
             }
             let path = String(spec[..<colon])
             let baudText = spec[spec.index(after: colon)...]
-            guard path.hasPrefix("/") else { throw fail("the serial device must be an absolute path such as /dev/ttyUSB0, found \"\(path)\"") }
+            guard path.hasPrefix("/") else {
+                throw fail("the serial device must be an absolute path such as /dev/ttyUSB0, found \"\(path)\"")
+            }
             guard let baud = Int(baudText), AutopilotEndpoint.baudRates.contains(baud) else {
-                throw fail("the baud rate must be one of \(AutopilotEndpoint.baudRates.map(String.init).joined(separator: ", ")), found \"\(baudText)\"")
+                throw fail(
+                    "the baud rate must be one of \(AutopilotEndpoint.baudRates.map(String.init).joined(separator: ", ")), found \"\(baudText)\""
+                )
             }
             return .mavlink(.serial(path: path, baud: baud))
         }
-        throw fail("unknown MAVLink link \"\(rest.prefix { $0 != ":" })\" (known: udp, udpin, serial); expected \(shapes)")
+        throw fail(
+            "unknown MAVLink link \"\(rest.prefix { $0 != ":" })\" (known: udp, udpin, serial); expected \(shapes)")
     }
 
     /// `[ground_control]`: stations only.
-    static func groundControlEndpoint(_ g: TOMLTable, reader: TableReader, file: String, role: NodeRole) throws(ConfigError) -> GroundControlConfiguration? {
+    static func groundControlEndpoint(_ g: TOMLTable, reader: TableReader, file: String, role: NodeRole)
+        throws(ConfigError) -> GroundControlConfiguration?
+    {
         guard role == .station else {
-            throw ConfigError(file: file, field: "[ground_control]",
-                              problem: "only stations serve ground-control software; this node's role is \(role.rawValue)")
+            throw ConfigError(
+                file: file, field: "[ground_control]",
+                problem: "only stations serve ground-control software; this node's role is \(role.rawValue)")
         }
         try reader.allowOnly(g, in: "ground_control", keys: ["enabled", "port", "advertise", "targets"])
         guard try reader.bool(g, "ground_control", "enabled") ?? true else { return nil }
@@ -140,8 +167,9 @@ extension NodeConfiguration {
         c.advertise = try reader.bool(g, "ground_control", "advertise") ?? true
         c.targets = try reader.strings(g, "ground_control", "targets") ?? []
         for (i, t) in c.targets.enumerated() where PeerEndpoint(parsing: t) == nil {
-            throw ConfigError(file: file, field: "[ground_control] targets[\(i)]",
-                              problem: "expected \"host:port\" or \"[ipv6%interface]:port\" with a numeric address, found \"\(t)\"")
+            throw ConfigError(
+                file: file, field: "[ground_control] targets[\(i)]",
+                problem: "expected \"host:port\" or \"[ipv6%interface]:port\" with a numeric address, found \"\(t)\"")
         }
         return c
     }

@@ -18,17 +18,26 @@ extension NodeConfiguration {
     }
 
     /// Parses config text; relative paths are resolved against `baseDirectory`.
-    public static func parse(_ text: String, file: String, baseDirectory: String) throws(ConfigError) -> NodeConfiguration {
+    public static func parse(_ text: String, file: String, baseDirectory: String) throws(ConfigError)
+        -> NodeConfiguration
+    {
         let root: TOMLTable
         do {
             root = try TOMLTable(string: text)
         } catch let e as TOMLParseError {
-            throw ConfigError(file: file, field: "", problem: "line \(e.source.begin.line), column \(e.source.begin.column): \(e.description)")
+            throw ConfigError(
+                file: file, field: "",
+                problem: "line \(e.source.begin.line), column \(e.source.begin.column): \(e.description)")
         } catch {
             throw ConfigError(file: file, field: "", problem: "not valid TOML (\(error))")
         }
         let reader = TableReader(file: file)
-        try reader.allowOnly(root, in: "", keys: ["node", "network", "membership", "drone", "mission", "targets", "coordinator", "avoidance", "ground_control", "log"])
+        try reader.allowOnly(
+            root, in: "",
+            keys: [
+                "node", "network", "membership", "drone", "mission", "targets", "coordinator", "avoidance",
+                "ground_control", "log",
+            ])
 
         let node = try reader.table(root, "node", required: true)!
         try reader.allowOnly(node, in: "node", keys: ["name", "role", "key_file", "state_dir", "control_socket"])
@@ -38,16 +47,20 @@ extension NodeConfiguration {
         }
         let roleText = try reader.string(node, "node", "role")!
         guard let role = NodeRole(rawValue: roleText) else {
-            throw ConfigError(file: file, field: "[node] role", problem: "must be \"station\" or \"drone\", found \"\(roleText)\"")
+            throw ConfigError(
+                file: file, field: "[node] role", problem: "must be \"station\" or \"drone\", found \"\(roleText)\"")
         }
         let keyFile = resolve(try reader.string(node, "node", "key_file")!, base: baseDirectory)
         let safeName = name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" }
-        let stateDir = resolve(try reader.string(node, "node", "state_dir", required: false)
-            ?? "/var/lib/fleetmesh/\(String(safeName))", base: baseDirectory)
-        let control = resolve(try reader.string(node, "node", "control_socket", required: false)
-            ?? "\(defaultRunDirectory)/\(String(safeName)).sock", base: baseDirectory)
+        let stateDir = resolve(
+            try reader.string(node, "node", "state_dir", required: false)
+                ?? "/var/lib/fleetmesh/\(String(safeName))", base: baseDirectory)
+        let control = resolve(
+            try reader.string(node, "node", "control_socket", required: false)
+                ?? "\(defaultRunDirectory)/\(String(safeName)).sock", base: baseDirectory)
 
-        var config = NodeConfiguration(name: name, role: role, keyFile: keyFile, stateDirectory: stateDir, controlSocket: control)
+        var config = NodeConfiguration(
+            name: name, role: role, keyFile: keyFile, stateDirectory: stateDir, controlSocket: control)
 
         if let t = try reader.table(root, "network") {
             try readNetwork(t, reader: reader, file: file, role: role, into: &config)
@@ -60,7 +73,9 @@ extension NodeConfiguration {
         }
         if let m = try reader.table(root, "mission") {
             guard role == .station else {
-                throw ConfigError(file: file, field: "[mission]", problem: "only stations announce a map origin; this node's role is \(role.rawValue)")
+                throw ConfigError(
+                    file: file, field: "[mission]",
+                    problem: "only stations announce a map origin; this node's role is \(role.rawValue)")
             }
             try reader.allowOnly(m, in: "mission", keys: ["origin", "zone"])
             config.mapOrigin = try missionOrigin(m, reader: reader, file: file)
@@ -85,22 +100,35 @@ extension NodeConfiguration {
     }
 
     /// `[mission] origin = [lat, lon, alt]` (altitude optional) and `zone = "33N"`, checked by projecting the origin.
-    private static func missionOrigin(_ m: TOMLTable, reader: TableReader, file: String) throws(ConfigError) -> MissionOrigin? {
+    private static func missionOrigin(_ m: TOMLTable, reader: TableReader, file: String) throws(ConfigError)
+        -> MissionOrigin?
+    {
         let zoneText = try reader.string(m, "mission", "zone", required: false)
         guard let numbers = try reader.numbers(m, "mission", "origin") else {
             if zoneText != nil {
-                throw ConfigError(file: file, field: "[mission] zone", problem: "a zone needs an origin: add origin = [latitude, longitude, altitude]")
+                throw ConfigError(
+                    file: file, field: "[mission] zone",
+                    problem: "a zone needs an origin: add origin = [latitude, longitude, altitude]")
             }
             return nil
         }
-        func fail(_ problem: String) -> ConfigError { ConfigError(file: file, field: "[mission] origin", problem: problem) }
+        func fail(_ problem: String) -> ConfigError {
+            ConfigError(file: file, field: "[mission] origin", problem: problem)
+        }
         guard numbers.count == 2 || numbers.count == 3 else {
-            throw fail("expected [latitude, longitude, altitude] (degrees, degrees, metres), found \(numbers.count) numbers")
+            throw fail(
+                "expected [latitude, longitude, altitude] (degrees, degrees, metres), found \(numbers.count) numbers")
         }
         let (lat, lon, alt) = (numbers[0], numbers[1], numbers.count == 3 ? numbers[2] : 0)
-        guard lat.isFinite, (-90.0...90.0).contains(lat) else { throw fail("latitude must be within -90…90 degrees, found \(lat)") }
-        guard lon.isFinite, (-180.0...180.0).contains(lon) else { throw fail("longitude must be within -180…180 degrees, found \(lon)") }
-        guard alt.isFinite, (-10_000.0...10_000.0).contains(alt) else { throw fail("altitude must be within -10000…10000 metres, found \(alt)") }
+        guard lat.isFinite, (-90.0...90.0).contains(lat) else {
+            throw fail("latitude must be within -90…90 degrees, found \(lat)")
+        }
+        guard lon.isFinite, (-180.0...180.0).contains(lon) else {
+            throw fail("longitude must be within -180…180 degrees, found \(lon)")
+        }
+        guard alt.isFinite, (-10_000.0...10_000.0).contains(alt) else {
+            throw fail("altitude must be within -10000…10000 metres, found \(alt)")
+        }
         var zone: UTMZone?
         if let zoneText {
             do {
@@ -113,10 +141,16 @@ extension NodeConfiguration {
         do {
             origin = try MapOrigin(latitude: lat, longitude: lon, altitude: alt, forcedZone: zone?.number)
         } catch {
-            throw ConfigError(file: file, field: zone == nil ? "[mission] origin" : "[mission] zone", problem: "cannot place the origin on the UTM map: \(error)")
+            throw ConfigError(
+                file: file, field: zone == nil ? "[mission] origin" : "[mission] zone",
+                problem: "cannot place the origin on the UTM map: \(error)")
         }
         if let zone, zone.hemisphere != origin.zone.hemisphere {
-            throw ConfigError(file: file, field: "[mission] zone", problem: "zone \(zone) has the wrong hemisphere for latitude \(lat) (expected \(origin.zone.hemisphere.rawValue))")
+            throw ConfigError(
+                file: file, field: "[mission] zone",
+                problem:
+                    "zone \(zone) has the wrong hemisphere for latitude \(lat) (expected \(origin.zone.hemisphere.rawValue))"
+            )
         }
         return MissionOrigin(latitude: lat, longitude: lon, altitude: alt, zone: zone)
     }
@@ -135,8 +169,10 @@ extension NodeConfiguration {
             case .fileWriteOutOfSpace: return "no space left on the device"
             default: break
             }
-            if let underlying = cocoa.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain,
-               let text = String(validatingCString: strerror(Int32(underlying.code))) {
+            if let underlying = cocoa.userInfo[NSUnderlyingErrorKey] as? NSError,
+                underlying.domain == NSPOSIXErrorDomain,
+                let text = String(validatingCString: strerror(Int32(underlying.code)))
+            {
                 return text.lowercased()
             }
         }
@@ -193,8 +229,13 @@ struct TableReader {
         guard let a = v.array else { throw fail(table, key, "expected an array of numbers, found \(v.type)") }
         var out: [Double] = []
         for (i, e) in a.enumerated() {
-            if e.type == .int, let n = e.int { out.append(Double(n)); continue }
-            guard e.type == .double, let d = e.double else { throw fail(table, "\(key)[\(i)]", "expected a number, found \(e.type)") }
+            if e.type == .int, let n = e.int {
+                out.append(Double(n))
+                continue
+            }
+            guard e.type == .double, let d = e.double else {
+                throw fail(table, "\(key)[\(i)]", "expected a number, found \(e.type)")
+            }
             out.append(d)
         }
         return out

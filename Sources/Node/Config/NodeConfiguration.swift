@@ -47,10 +47,12 @@ public struct NodeConfiguration: Sendable, Equatable {
     /// Stations: the endpoint for ground-control software (`[ground_control]`); nil = none.
     public var groundControl: GroundControlConfiguration?
 
-    public init(name: String, role: NodeRole, keyFile: String, stateDirectory: String, controlSocket: String,
-                port: Int = NodeConfiguration.defaultPort, advertise: Bool = true, discover: Bool = true,
-                staticPeers: [String] = [], membership: MembershipConfiguration = .init(), uavNumber: Int? = nil,
-                logLevel: String = "info") {
+    public init(
+        name: String, role: NodeRole, keyFile: String, stateDirectory: String, controlSocket: String,
+        port: Int = NodeConfiguration.defaultPort, advertise: Bool = true, discover: Bool = true,
+        staticPeers: [String] = [], membership: MembershipConfiguration = .init(), uavNumber: Int? = nil,
+        logLevel: String = "info"
+    ) {
         self.name = name
         self.role = role
         self.keyFile = keyFile

@@ -6,8 +6,10 @@ import Foundation
 /// what only the node can check gets a precise error here, and the node keeps running.
 enum ControlRequestHandler {
     /// One control request.
-    static func handle(_ request: ControlRequest, node: MeshNode, coordinator: CoordinatorShell,
-                       targetSources: TargetSourceSubscription?) async -> ControlResponse {
+    static func handle(
+        _ request: ControlRequest, node: MeshNode, coordinator: CoordinatorShell,
+        targetSources: TargetSourceSubscription?
+    ) async -> ControlResponse {
         switch request {
         case .status, .peers:
             return ControlResponse(status: await coordinator.annotate(await node.status()))
@@ -16,11 +18,13 @@ enum ControlRequestHandler {
         case .airspace:
             return ControlResponse(airspace: await coordinator.airspace())
         case .sources:
-            return ControlResponse(sources: await targetSources?.report()
-                ?? TargetSourcesReport(subscribing: false, port: nil, sources: [], rejected: [:]))
+            return ControlResponse(
+                sources: await targetSources?.report()
+                    ?? TargetSourcesReport(subscribing: false, port: nil, sources: [], rejected: [:]))
         case .origin:
             guard let origin = await coordinator.origin() else {
-                return ControlResponse(error: "origin: no map origin known yet (a station announces one from its [mission] origin)")
+                return ControlResponse(
+                    error: "origin: no map origin known yet (a station announces one from its [mission] origin)")
             }
             return ControlResponse(origin: origin)
         case .send(let send):
@@ -30,8 +34,10 @@ enum ControlRequestHandler {
             } catch {
                 return ControlResponse(error: "send: \(error)")
             }
-            return ControlResponse(command: await coordinator.send(command, toUAV: UInt8(send.uav), takeover: send.takeover,
-                                                                   timeout: .milliseconds(send.timeoutMs)))
+            return ControlResponse(
+                command: await coordinator.send(
+                    command, toUAV: UInt8(send.uav), takeover: send.takeover,
+                    timeout: .milliseconds(send.timeoutMs)))
         case .target(let target):
             let location: GeoPoint
             do {
@@ -39,16 +45,20 @@ enum ControlRequestHandler {
             } catch {
                 return ControlResponse(error: "target: \(error)")
             }
-            let uav: UInt8? = switch target.to {
-            case .uav(let n): UInt8(n)
-            case .all: nil
-            }
-            return ControlResponse(target: await coordinator.target(location, uav: uav, follow: target.follow,
-                                                                    timeout: .milliseconds(target.timeoutMs)))
+            let uav: UInt8? =
+                switch target.to {
+                case .uav(let n): UInt8(n)
+                case .all: nil
+                }
+            return ControlResponse(
+                target: await coordinator.target(
+                    location, uav: uav, follow: target.follow,
+                    timeout: .milliseconds(target.timeoutMs)))
         case .manual(let m):
             let a = m.axes.map { Int16($0) }
             let report = await coordinator.streamManualControl(
-                (a[0], a[1], a[2], a[3]), to: m.uavs.map { UInt8($0) }, rate: m.rateHz, duration: .milliseconds(m.durationMs),
+                (a[0], a[1], a[2], a[3]), to: m.uavs.map { UInt8($0) }, rate: m.rateHz,
+                duration: .milliseconds(m.durationMs),
                 takeover: m.takeover)
             return ControlResponse(manual: report)
         }

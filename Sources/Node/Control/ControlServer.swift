@@ -53,7 +53,8 @@ struct ControlServer: Service {
                 } catch let error as ControlRequestError {
                     response = ControlResponse(error: error.description)
                 } catch {
-                    response = ControlResponse(error: "malformed control request: expected one JSON object like {\"command\":\"status\"}")
+                    response = ControlResponse(
+                        error: "malformed control request: expected one JSON object like {\"command\":\"status\"}")
                 }
                 var data = try JSONEncoder().encode(response)
                 data.append(UInt8(ascii: "\n"))

@@ -1,5 +1,5 @@
-import ControlProtocol
 import Avoidance
+import ControlProtocol
 import Coordinator
 import Foundation
 import Geodesy
@@ -12,12 +12,15 @@ extension CoordinatorShell {
 
     /// Sends `command` to the drone holding `number` and waits up to `timeout` for its final answer.
     /// With `takeover`, the drone's control lease moves to this station even if another one holds it.
-    public func send(_ command: Command, toUAV number: UInt8, takeover: Bool = false, timeout: Duration) async -> CommandReport {
+    public func send(_ command: Command, toUAV number: UInt8, takeover: Bool = false, timeout: Duration) async
+        -> CommandReport
+    {
         let t = now
         let (id, directives) = core.sendCommand(command, toUAV: number, takeover: takeover, now: t)
         answers[id] = []
         commandSentAt[id] = t
-        logger.info("command \(id) \(FleetCommandParser.describe(command)) to UAV \(number)\(takeover ? " (takeover)" : "")")
+        logger.info(
+            "command \(id) \(FleetCommandParser.describe(command)) to UAV \(number)\(takeover ? " (takeover)" : "")")
         perform(directives, now: t)
         // Wait for the final answer or the deadline, whichever comes first.
         let deadline = clock.now + timeout
@@ -31,8 +34,9 @@ extension CoordinatorShell {
         finishedWaits.remove(id)
         let got = answers.removeValue(forKey: id) ?? []
         commandSentAt[id] = nil
-        return CommandReport(uavNumber: Int(number), command: FleetCommandParser.describe(command), answers: got,
-                             timedOut: !got.contains { $0.answer != "accepted" })
+        return CommandReport(
+            uavNumber: Int(number), command: FleetCommandParser.describe(command), answers: got,
+            timedOut: !got.contains { $0.answer != "accepted" })
     }
 
     func waitForFinalAnswer(_ id: CommandID) async {
@@ -51,11 +55,14 @@ extension CoordinatorShell {
         let t = now
         let address: TargetAddress = uav.map { .uav($0) } ?? .all
         perform(core.sendTarget(Target(address: address, location: location), now: t), now: t)
-        var report = TargetReport(address: uav.map { "UAV \($0)" } ?? "all", latitude: location.latitude,
-                                  longitude: location.longitude, altitude: location.altitude, follow: nil)
+        var report = TargetReport(
+            address: uav.map { "UAV \($0)" } ?? "all", latitude: location.latitude,
+            longitude: location.longitude, altitude: location.altitude, follow: nil)
         guard follow else { return report }
         let numbers: [UInt8]
-        if let uav { numbers = [uav] } else {
+        if let uav {
+            numbers = [uav]
+        } else {
             numbers = Set(core.fleetPicture(now: t).compactMap { $0.uavNumber }).sorted()
         }
         var follows: [CommandReport] = []
@@ -76,8 +83,10 @@ extension CoordinatorShell {
 
     /// Streams manual control to `numbers` at `rate` samples per second for `duration`, on absolute deadlines; each
     /// sample carries the wall-clock time it was made.
-    public func streamManualControl(_ axes: (x: Int16, y: Int16, z: Int16, r: Int16), to numbers: [UInt8], rate: Double,
-                                    duration: Duration, takeover: Bool) async -> ManualStreamReport {
+    public func streamManualControl(
+        _ axes: (x: Int16, y: Int16, z: Int16, r: Int16), to numbers: [UInt8], rate: Double,
+        duration: Duration, takeover: Bool
+    ) async -> ManualStreamReport {
         let period = Duration.nanoseconds(Int64((1e9 / rate).rounded()))
         let start = clock.now
         var next = start
@@ -95,9 +104,10 @@ extension CoordinatorShell {
             try? await Task.sleep(until: next, clock: .continuous)
         }
         let elapsed = (clock.now - start).secondsDouble
-        return ManualStreamReport(uavs: numbers.map(Int.init), samplesPerUAV: sent,
-                                  sentRateHz: elapsed > 0 ? Double(sent) / elapsed : 0,
-                                  durationMs: Int((elapsed * 1000).rounded()), unreachable: unreachable.sorted().map(Int.init))
+        return ManualStreamReport(
+            uavs: numbers.map(Int.init), samplesPerUAV: sent,
+            sentRateHz: elapsed > 0 ? Double(sent) / elapsed : 0,
+            durationMs: Int((elapsed * 1000).rounded()), unreachable: unreachable.sorted().map(Int.init))
     }
 
     /// A target from a target source (loc-broadcaster): flooded to the drones it addresses, like `target`.
@@ -112,7 +122,9 @@ extension CoordinatorShell {
         let t = now
         return core.fleetPicture(now: t).map { v in
             let s = v.state
-            let speed = (Double(s.velocityNorthCmS) * Double(s.velocityNorthCmS) + Double(s.velocityEastCmS) * Double(s.velocityEastCmS)).squareRoot() / 100
+            let speed =
+                (Double(s.velocityNorthCmS) * Double(s.velocityNorthCmS) + Double(s.velocityEastCmS)
+                * Double(s.velocityEastCmS)).squareRoot() / 100
             return VehicleReport(
                 uavNumber: v.uavNumber.map(Int.init), node: v.node.hex, name: displayName(v.node),
                 role: (v.node == core.nodeID ? core.role : core.advertisement(of: v.node)?.role ?? .drone).rawValue,
@@ -127,22 +139,26 @@ extension CoordinatorShell {
     /// The airspace picture (predictions).
     public func airspace() -> [AirspaceReport] {
         core.airspace(now: now).map { e in
-            AirspaceReport(uavNumber: e.uavNumber.map(Int.init), node: e.node.hex, name: displayName(e.node),
-                           ageMs: Int(e.age.wholeNanoseconds / 1_000_000), stepMs: Int(e.prediction.stepMilliseconds),
-                           points: e.prediction.points.map { [$0.latitude, $0.longitude, $0.altitude] })
+            AirspaceReport(
+                uavNumber: e.uavNumber.map(Int.init), node: e.node.hex, name: displayName(e.node),
+                ageMs: Int(e.age.wholeNanoseconds / 1_000_000), stepMs: Int(e.prediction.stepMilliseconds),
+                points: e.prediction.points.map { [$0.latitude, $0.longitude, $0.altitude] })
         }
     }
 
     /// The map origin this node agrees on, with its UTM offset; nil while none is known (or it cannot be projected).
     public func origin() -> OriginReport? {
-        guard let agreed = core.agreedMapOrigin, case .success(let map) = Self.mapOrigin(agreed.announcement) else { return nil }
+        guard let agreed = core.agreedMapOrigin, case .success(let map) = Self.mapOrigin(agreed.announcement) else {
+            return nil
+        }
         let a = agreed.announcement
         let age = now - agreed.lastHeardAt
-        return OriginReport(latitude: a.position.latitude, longitude: a.position.longitude, altitude: a.position.altitude,
-                            zone: map.zone.description, zoneForced: a.forcedZone != nil,
-                            announcedBy: displayName(agreed.announcedBy), announcedByNode: agreed.announcedBy.hex,
-                            epoch: a.epoch, ageMs: Int(age.wholeNanoseconds / 1_000_000),
-                            utmEasting: map.easting, utmNorthing: map.northing)
+        return OriginReport(
+            latitude: a.position.latitude, longitude: a.position.longitude, altitude: a.position.altitude,
+            zone: map.zone.description, zoneForced: a.forcedZone != nil,
+            announcedBy: displayName(agreed.announcedBy), announcedByNode: agreed.announcedBy.hex,
+            epoch: a.epoch, ageMs: Int(age.wholeNanoseconds / 1_000_000),
+            utmEasting: map.easting, utmNorthing: map.northing)
     }
 
     /// Adds what the coordinator knows to the node's status: this node's number, each peer's number and hop count,
@@ -156,19 +172,23 @@ extension CoordinatorShell {
         s.autopilot = autopilotReport()
         for i in s.peers.indices {
             guard let id = NodeID(hex: s.peers[i].id) else { continue }
-            if let ad = core.advertisement(of: id), let n = ad.uavNumber, ad.role == .drone { s.peers[i].uavNumber = Int(n) }
+            if let ad = core.advertisement(of: id), let n = ad.uavNumber, ad.role == .drone {
+                s.peers[i].uavNumber = Int(n)
+            }
             if let route = core.route(to: id) { s.peers[i].hops = Int(route.hops) }
         }
         // Nodes reached only through relays: no session of their own, listed with their hop count and next hop.
         let direct = Set(s.peers.map(\.id))
-        for (id, route) in core.routes.sorted(by: { $0.key < $1.key }) where !direct.contains(id.hex) && id != core.nodeID {
+        for (id, route) in core.routes.sorted(by: { $0.key < $1.key })
+        where !direct.contains(id.hex) && id != core.nodeID {
             let ad = core.advertisement(of: id)
-            s.peers.append(NodeStatus.Peer(
-                id: id.hex, name: ad?.name, role: ad?.role.rawValue,
-                uavNumber: ad?.role == .drone ? ad?.uavNumber.map(Int.init) : nil,
-                address: "via \(displayName(route.nextHop))", state: "relayed", hops: Int(route.hops),
-                incarnation: ad.map { String($0.incarnation, radix: 16) }, lastHeardMsAgo: nil, rttMs: nil,
-                linkQuality: nil, discoveredAtMs: nil, establishedAtMs: nil))
+            s.peers.append(
+                NodeStatus.Peer(
+                    id: id.hex, name: ad?.name, role: ad?.role.rawValue,
+                    uavNumber: ad?.role == .drone ? ad?.uavNumber.map(Int.init) : nil,
+                    address: "via \(displayName(route.nextHop))", state: "relayed", hops: Int(route.hops),
+                    incarnation: ad.map { String($0.incarnation, radix: 16) }, lastHeardMsAgo: nil, rttMs: nil,
+                    linkQuality: nil, discoveredAtMs: nil, establishedAtMs: nil))
         }
         return s
     }

@@ -49,17 +49,24 @@ extension CoordinatorShell {
         let s = a.session
         let counters = a.link.counters
         return AutopilotReport(
-            link: "\(a.link.endpoint)", remote: counters.remote, connected: s.identity != nil && !s.isSilent, silent: s.isSilent,
+            link: "\(a.link.endpoint)", remote: counters.remote, connected: s.identity != nil && !s.isSilent,
+            silent: s.isSilent,
             autopilot: s.identity?.flavour.rawValue, systemID: s.identity.map { Int($0.systemID) },
-            componentID: s.identity.map { Int($0.componentID) }, mode: s.modeName, armed: s.identity == nil ? nil : s.telemetry.armed,
+            componentID: s.identity.map { Int($0.componentID) }, mode: s.modeName,
+            armed: s.identity == nil ? nil : s.telemetry.armed,
             linkQuality: Int(s.linkQuality),
-            lastHeartbeatMsAgo: s.heartbeatAge(now: now).map { Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) },
+            lastHeartbeatMsAgo: s.heartbeatAge(now: now).map {
+                Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000)
+            },
             framesSent: counters.sent, framesDropped: counters.dropped)
     }
 
     /// The drones with UAV numbers in the fleet picture, and the agreed map origin's altitude (metres above sea level).
     func groundControlPicture() -> (vehicles: [FleetVehicle], originAltitude: Double?) {
         let t = now
-        return (core.fleetPicture(now: t).filter { $0.uavNumber != nil }, core.agreedMapOrigin?.announcement.position.altitude)
+        return (
+            core.fleetPicture(now: t).filter { $0.uavNumber != nil },
+            core.agreedMapOrigin?.announcement.position.altitude
+        )
     }
 }

@@ -1,5 +1,5 @@
-import ControlProtocol
 import Avoidance
+import ControlProtocol
 import Coordinator
 import Foundation
 import Geodesy
@@ -11,23 +11,34 @@ extension CoordinatorShell {
     /// The other drones' fresh predictions as avoidance tracks in `vehicle`'s local frame and clock.
     func airspaceTracks(in vehicle: SimulatedVehicle, now t: MeshInstant) -> [AirspaceTrack] {
         core.airspace(now: t).compactMap { e in
-            guard e.node != core.nodeID, let first = e.prediction.points.first, first.altitude.isFinite else { return nil }
-            return try? AirspaceTrack(uavNumber: e.uavNumber.map(Int.init) ?? 251, tiebreak: e.node.low,
-                                      avoiding: e.prediction.avoiding, step: Double(e.prediction.stepMilliseconds) / 1000,
-                                      points: e.prediction.points.map { GeodeticCoordinate(latitude: $0.latitude, longitude: $0.longitude, altitude: $0.altitude) },
-                                      age: e.age.secondsDouble, now: vehicle.time, origin: vehicle.origin)
+            guard e.node != core.nodeID, let first = e.prediction.points.first, first.altitude.isFinite else {
+                return nil
+            }
+            return try? AirspaceTrack(
+                uavNumber: e.uavNumber.map(Int.init) ?? 251, tiebreak: e.node.low,
+                avoiding: e.prediction.avoiding, step: Double(e.prediction.stepMilliseconds) / 1000,
+                points: e.prediction.points.map {
+                    GeodeticCoordinate(latitude: $0.latitude, longitude: $0.longitude, altitude: $0.altitude)
+                },
+                age: e.age.secondsDouble, now: vehicle.time, origin: vehicle.origin)
         }
     }
 
     /// The avoidance settings of `[avoidance]`, with the geofence placed on the vehicle's map.
-    static func avoidanceConfiguration(_ settings: AvoidanceSettings, origin: MapOrigin) throws -> AvoidanceConfiguration {
+    static func avoidanceConfiguration(_ settings: AvoidanceSettings, origin: MapOrigin) throws
+        -> AvoidanceConfiguration
+    {
         var c = AvoidanceConfiguration()
         c.horizontalSeparation = settings.horizontalSeparation
         c.verticalSeparation = settings.verticalSeparation
         if !settings.geofence.isEmpty {
             do {
-                c.geofence = try Geofence(corners: settings.geofence.map { GeodeticCoordinate(latitude: $0[0], longitude: $0[1], altitude: 0) },
-                                          origin: origin, minAltitude: settings.geofenceAltitude[0], maxAltitude: settings.geofenceAltitude[1])
+                c.geofence = try Geofence(
+                    corners: settings.geofence.map {
+                        GeodeticCoordinate(latitude: $0[0], longitude: $0[1], altitude: 0)
+                    },
+                    origin: origin, minAltitude: settings.geofenceAltitude[0], maxAltitude: settings.geofenceAltitude[1]
+                )
             } catch {
                 throw ConfigError(file: "configuration", field: "[avoidance] geofence", problem: "\(error)")
             }
@@ -38,11 +49,14 @@ extension CoordinatorShell {
     /// The Geodesy origin of an announcement (its forced zone, else the standard one).
     static func mapOrigin(_ a: MapOriginAnnouncement) -> Result<MapOrigin, GeodesyError> {
         do {
-            let origin = try MapOrigin(latitude: a.position.latitude, longitude: a.position.longitude,
-                                       altitude: a.position.altitude, forcedZone: a.forcedZone.map(Int.init))
+            let origin = try MapOrigin(
+                latitude: a.position.latitude, longitude: a.position.longitude,
+                altitude: a.position.altitude, forcedZone: a.forcedZone.map(Int.init))
             if a.forcedZone != nil, (origin.zone.hemisphere == .south) != a.southernHemisphere {
-                return .failure(.badZoneText("\(origin.zone.number)\(a.southernHemisphere ? "S" : "N")",
-                                             reason: "wrong hemisphere for latitude \(a.position.latitude)"))
+                return .failure(
+                    .badZoneText(
+                        "\(origin.zone.number)\(a.southernHemisphere ? "S" : "N")",
+                        reason: "wrong hemisphere for latitude \(a.position.latitude)"))
             }
             return .success(origin)
         } catch {
@@ -54,7 +68,8 @@ extension CoordinatorShell {
     static func describe(_ a: MapOriginAnnouncement, zone: UTMZone?) -> String {
         let alt = a.position.altitude
         let altText = alt == alt.rounded() ? String(Int(alt)) : String(format: "%.3f", alt)
-        let zoneText = zone.map { " (zone \($0))" }
+        let zoneText =
+            zone.map { " (zone \($0))" }
             ?? a.forcedZone.map { " (zone \($0)\(a.southernHemisphere ? "S" : "N"))" } ?? ""
         return String(format: "%.5f %.5f", a.position.latitude, a.position.longitude) + " alt \(altText)" + zoneText
     }

@@ -1,5 +1,5 @@
-import ControlProtocol
 import Avoidance
+import ControlProtocol
 import Coordinator
 import Foundation
 import Geodesy
@@ -78,8 +78,9 @@ public actor CoordinatorShell {
             case .failure(let problem): logger.warning("\(problem); a new number will be claimed")
             }
         }
-        var coreConfiguration = CoordinatorConfiguration(nodeID: nodeID, role: configuration.role, name: configuration.name,
-                                                         pinnedUAVNumber: configuration.uavNumber.map { UInt8($0) })
+        var coreConfiguration = CoordinatorConfiguration(
+            nodeID: nodeID, role: configuration.role, name: configuration.name,
+            pinnedUAVNumber: configuration.uavNumber.map { UInt8($0) })
         if configuration.role == .station, let origin = configuration.mapOrigin {
             // The epoch orders announcements across the mesh: this start's wall clock, in milliseconds.
             let epoch = UInt64(max(0, (Date().timeIntervalSince1970 * 1000).rounded()))
@@ -90,8 +91,9 @@ public actor CoordinatorShell {
         }
         configuration.coordinator.apply(to: &coreConfiguration)
         predictionInterval = configuration.coordinator.predictionInterval
-        core = CoordinatorCore(configuration: coreConfiguration, incarnation: incarnation, persistedUAVNumber: persisted,
-                               now: MeshInstant(nanoseconds: 0))
+        core = CoordinatorCore(
+            configuration: coreConfiguration, incarnation: incarnation, persistedUAVNumber: persisted,
+            now: MeshInstant(nanoseconds: 0))
         initialUAVNumber = core.uavNumber
         var link: AutopilotLink?
         if configuration.role == .drone {
@@ -100,22 +102,28 @@ public actor CoordinatorShell {
                 let home = configuration.home ?? .default
                 do {
                     // A configured home is where the drone stands; without one, drones spread around the default.
-                    let offset = configuration.home == nil ? SimulatedVehicle.startOffset(for: nodeID) : (east: 0.0, north: 0.0)
+                    let offset =
+                        configuration.home == nil ? SimulatedVehicle.startOffset(for: nodeID) : (east: 0.0, north: 0.0)
                     var simulated = try SimulatedVehicle(home: home, offset: offset)
                     if configuration.avoidance.enabled {
-                        simulated.avoidance = AvoidanceCore(configuration: try Self.avoidanceConfiguration(configuration.avoidance,
-                                                                                                          origin: simulated.origin))
+                        simulated.avoidance = AvoidanceCore(
+                            configuration: try Self.avoidanceConfiguration(
+                                configuration.avoidance,
+                                origin: simulated.origin))
                     }
                     vehicle = .simulated(simulated)
                 } catch let error as ConfigError {
                     throw error
                 } catch {
-                    throw ConfigError(file: "configuration", field: "[drone] home", problem: "cannot place home \(home.latitude), \(home.longitude) on the map: \(error)")
+                    throw ConfigError(
+                        file: "configuration", field: "[drone] home",
+                        problem: "cannot place home \(home.latitude), \(home.longitude) on the map: \(error)")
                 }
             case .mavlink(let endpoint):
                 let l = AutopilotLink(endpoint: endpoint, logger: logger)
                 link = l
-                var autopilot = AutopilotVehicle(link: l, autopilotSystemID: configuration.autopilotSystemID.map { UInt8($0) }, logger: logger)
+                var autopilot = AutopilotVehicle(
+                    link: l, autopilotSystemID: configuration.autopilotSystemID.map { UInt8($0) }, logger: logger)
                 autopilot.uavNumber = core.uavNumber
                 vehicle = .autopilot(autopilot)
             }
@@ -141,7 +149,8 @@ public actor CoordinatorShell {
         }
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard let n = Int(trimmed), (1...250).contains(n) else {
-            return .failure(NumberFileError(description: "\(path): expected a UAV number 1–250, found \"\(trimmed.prefix(20))\""))
+            return .failure(
+                NumberFileError(description: "\(path): expected a UAV number 1–250, found \"\(trimmed.prefix(20))\""))
         }
         return .success(UInt8(n))
     }
@@ -185,7 +194,9 @@ public actor CoordinatorShell {
                 // One line per peer per 5 s: a misbehaving peer must not flood the log.
                 if malformedLoggedAt[from].map({ t - $0 >= .seconds(5) }) ?? true {
                     malformedLoggedAt[from] = t
-                    logger.warning("dropped malformed coordinator message type 0x\(String(type, radix: 16, uppercase: true)) (\(payload.count) bytes) from \(from): \(error)")
+                    logger.warning(
+                        "dropped malformed coordinator message type 0x\(String(type, radix: 16, uppercase: true)) (\(payload.count) bytes) from \(from): \(error)"
+                    )
                 }
                 return
             }
@@ -207,8 +218,9 @@ public actor CoordinatorShell {
             // plan is published at once.
             var replanned = false
             if case .simulated(var s) = v, s.avoidance != nil {
-                replanned = s.avoid(tracks: airspaceTracks(in: s, now: t), uavNumber: core.uavNumber.map(Int.init) ?? 251,
-                                    tiebreak: core.nodeID.low)
+                replanned = s.avoid(
+                    tracks: airspaceTracks(in: s, now: t), uavNumber: core.uavNumber.map(Int.init) ?? 251,
+                    tiebreak: core.nodeID.low)
                 if replanned { logger.info("avoidance: \(s.decision)") }
                 v = .simulated(s)
             }
@@ -255,27 +267,38 @@ public actor CoordinatorShell {
             switch d {
             case .send(let message, let to, let reliability):
                 let (type, payload) = message.encode()
-                outputContinuation.yield(.send(type: type, payload: payload, to: to, reliable: reliability == .reliable))
+                outputContinuation.yield(
+                    .send(type: type, payload: payload, to: to, reliable: reliability == .reliable))
             case .persistUAVNumber(let n):
                 persist(n)
             case .uavNumberChanged(let from, let to, let reason):
-                logger.notice("UAV number \(from.map(String.init) ?? "none") → \(to.map(String.init) ?? "none") (\(Self.describe(reason)))")
+                logger.notice(
+                    "UAV number \(from.map(String.init) ?? "none") → \(to.map(String.init) ?? "none") (\(Self.describe(reason)))"
+                )
                 outputContinuation.yield(.uavNumber(to, updateTXT: recordPublished))
                 if case .autopilot(var a)? = vehicle {
                     a.setUAVNumber(to)
                     vehicle = .autopilot(a)
                 }
             case .numberAnnounced(let node, let number, let previous):
-                logger.info("\(core.advertisement(of: node)?.name ?? node.short) (\(node)) announces UAV number \(number.map(String.init) ?? "none") (was \(previous.map(String.init) ?? "none"))")
+                logger.info(
+                    "\(core.advertisement(of: node)?.name ?? node.short) (\(node)) announces UAV number \(number.map(String.init) ?? "none") (was \(previous.map(String.init) ?? "none"))"
+                )
             case .numberConflict(let conflict):
                 switch conflict {
                 case .pinnedClash(let number, let nodes):
-                    logger.error("UAV number conflict: \(nodes.count) reachable drones are pinned to \(number) (\(nodes.map(\.short).joined(separator: ", "))); commands to it are refused until the configuration is fixed")
+                    logger.error(
+                        "UAV number conflict: \(nodes.count) reachable drones are pinned to \(number) (\(nodes.map(\.short).joined(separator: ", "))); commands to it are refused until the configuration is fixed"
+                    )
                 case .exhausted:
-                    logger.error("UAV number conflict: all 250 numbers are taken among reachable drones; this drone stays unnumbered")
+                    logger.error(
+                        "UAV number conflict: all 250 numbers are taken among reachable drones; this drone stays unnumbered"
+                    )
                 }
             case .applyTarget(let target, let from):
-                logger.debug("target \(target.location.latitude), \(target.location.longitude), \(target.location.altitude) m from \(from)")
+                logger.debug(
+                    "target \(target.location.latitude), \(target.location.longitude), \(target.location.altitude) m from \(from)"
+                )
                 if var v = vehicle {
                     let events = v.applyTarget(target, now: t)
                     vehicle = v
@@ -317,17 +340,24 @@ public actor CoordinatorShell {
                     vehicleEvents(events, now: t)
                 }
             case .failsafeReported(let report, let from):
-                let steps = report.steps.map { "\($0.action) after \($0.afterSilenceMilliseconds) ms" }.joined(separator: ", ")
-                logger.notice("UAV \(report.uavNumber) (\(from)) was without a station for \(report.silenceMilliseconds) ms: \(steps.isEmpty ? "no action" : steps)")
+                let steps = report.steps.map { "\($0.action) after \($0.afterSilenceMilliseconds) ms" }.joined(
+                    separator: ", ")
+                logger.notice(
+                    "UAV \(report.uavNumber) (\(from)) was without a station for \(report.silenceMilliseconds) ms: \(steps.isEmpty ? "no action" : steps)"
+                )
             case .mapOriginChanged(let origin, let by):
                 switch Self.mapOrigin(origin) {
                 case .success(let map):
                     logger.info("map origin \(Self.describe(origin, zone: map.zone)) from \(displayName(by))")
                 case .failure(let error):
-                    logger.warning("map origin \(Self.describe(origin, zone: nil)) from \(displayName(by)) cannot be placed on the UTM map: \(error)")
+                    logger.warning(
+                        "map origin \(Self.describe(origin, zone: nil)) from \(displayName(by)) cannot be placed on the UTM map: \(error)"
+                    )
                 }
             case .mapOriginConflict(let kept, let keptBy, let ignored, let ignoredBy):
-                logger.warning("map origin conflict: \(displayName(ignoredBy)) announces \(Self.describe(ignored, zone: nil)) (epoch \(ignored.epoch)), \(displayName(keptBy)) announces \(Self.describe(kept, zone: nil)) (epoch \(kept.epoch)); every node uses \(displayName(keptBy))'s (newer epoch, ties to the lower node id)")
+                logger.warning(
+                    "map origin conflict: \(displayName(ignoredBy)) announces \(Self.describe(ignored, zone: nil)) (epoch \(ignored.epoch)), \(displayName(keptBy)) announces \(Self.describe(kept, zone: nil)) (epoch \(kept.epoch)); every node uses \(displayName(keptBy))'s (newer epoch, ties to the lower node id)"
+                )
             }
         }
     }

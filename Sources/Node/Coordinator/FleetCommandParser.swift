@@ -10,7 +10,8 @@ public struct FleetCommandError: Error, CustomStringConvertible, Equatable, Send
 /// Reads the operator's words for a drone command into a coordinator `Command` (pure; used by the control socket).
 public enum FleetCommandParser {
     /// The commands understood, with their arguments.
-    public static let usage = "takeoff ALT, land, hover, goto LAT LON ALT [SPEED], rtl, follow on|off, trajectory LAT,LON,ALT …"
+    public static let usage =
+        "takeoff ALT, land, hover, goto LAT LON ALT [SPEED], rtl, follow on|off, trajectory LAT,LON,ALT …"
 
     /// The most waypoints one trajectory upload may carry.
     public static let maxTrajectoryWaypoints = 200
@@ -23,14 +24,17 @@ public enum FleetCommandParser {
         let args = Array(words.dropFirst())
         func arity(_ range: ClosedRange<Int>, _ shape: String) throws(FleetCommandError) {
             guard range.contains(args.count) else {
-                throw FleetCommandError("\(name) takes \(shape), found \(args.count) argument\(args.count == 1 ? "" : "s")")
+                throw FleetCommandError(
+                    "\(name) takes \(shape), found \(args.count) argument\(args.count == 1 ? "" : "s")")
             }
         }
         switch name {
         case "takeoff":
             try arity(1...1, "one argument: ALT (metres above home, e.g. takeoff 10)")
             let alt = try number(args[0], "ALT")
-            guard alt > 0, alt <= 2000 else { throw FleetCommandError("takeoff ALT must be more than 0 and at most 2000 metres, found \(args[0])") }
+            guard alt > 0, alt <= 2000 else {
+                throw FleetCommandError("takeoff ALT must be more than 0 and at most 2000 metres, found \(args[0])")
+            }
             return .takeoff(altitudeMillimetres: Int32((alt * 1000).rounded()))
         case "land":
             try arity(0...0, "no arguments")
@@ -47,7 +51,9 @@ public enum FleetCommandParser {
             var speed: UInt16 = 0
             if args.count == 4 {
                 let s = try number(args[3], "SPEED")
-                guard s > 0, s <= 655 else { throw FleetCommandError("goto SPEED must be more than 0 and at most 655 m/s, found \(args[3])") }
+                guard s > 0, s <= 655 else {
+                    throw FleetCommandError("goto SPEED must be more than 0 and at most 655 m/s, found \(args[3])")
+                }
                 speed = UInt16((s * 100).rounded())
             }
             return .goto(point, speedCmS: speed)
@@ -60,14 +66,19 @@ public enum FleetCommandParser {
             }
         case "trajectory":
             guard !args.isEmpty else {
-                throw FleetCommandError("trajectory takes one or more waypoints LAT,LON,ALT (degrees, degrees, metres above home), found none")
+                throw FleetCommandError(
+                    "trajectory takes one or more waypoints LAT,LON,ALT (degrees, degrees, metres above home), found none"
+                )
             }
             guard args.count <= maxTrajectoryWaypoints else {
-                throw FleetCommandError("trajectory takes at most \(maxTrajectoryWaypoints) waypoints, found \(args.count)")
+                throw FleetCommandError(
+                    "trajectory takes at most \(maxTrajectoryWaypoints) waypoints, found \(args.count)")
             }
             var points: [GeoPoint] = []
             for (i, arg) in args.enumerated() {
-                let parts = arg.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+                let parts = arg.split(separator: ",", omittingEmptySubsequences: false).map {
+                    $0.trimmingCharacters(in: .whitespaces)
+                }
                 guard parts.count == 3 else {
                     throw FleetCommandError("trajectory waypoint \(i + 1) must be LAT,LON,ALT, found '\(arg)'")
                 }
@@ -90,14 +101,22 @@ public enum FleetCommandParser {
 
     /// A position from numbers, checked: latitude ±90°, longitude ±180°, altitude ±10 km.
     public static func position(_ lat: Double, _ lon: Double, _ alt: Double) throws(FleetCommandError) -> GeoPoint {
-        guard lat.isFinite, (-90.0...90.0).contains(lat) else { throw FleetCommandError("LAT must be within -90…90 degrees, found \(lat)") }
-        guard lon.isFinite, (-180.0...180.0).contains(lon) else { throw FleetCommandError("LON must be within -180…180 degrees, found \(lon)") }
-        guard alt.isFinite, (-10_000.0...10_000.0).contains(alt) else { throw FleetCommandError("ALT must be within -10000…10000 metres, found \(alt)") }
+        guard lat.isFinite, (-90.0...90.0).contains(lat) else {
+            throw FleetCommandError("LAT must be within -90…90 degrees, found \(lat)")
+        }
+        guard lon.isFinite, (-180.0...180.0).contains(lon) else {
+            throw FleetCommandError("LON must be within -180…180 degrees, found \(lon)")
+        }
+        guard alt.isFinite, (-10_000.0...10_000.0).contains(alt) else {
+            throw FleetCommandError("ALT must be within -10000…10000 metres, found \(alt)")
+        }
         return GeoPoint(latitude: lat, longitude: lon, altitude: alt)
     }
 
     static func number(_ text: String, _ what: String) throws(FleetCommandError) -> Double {
-        guard let v = Double(text), v.isFinite else { throw FleetCommandError("\(what) must be a number, found '\(text)'") }
+        guard let v = Double(text), v.isFinite else {
+            throw FleetCommandError("\(what) must be a number, found '\(text)'")
+        }
         return v
     }
 
@@ -109,7 +128,8 @@ public enum FleetCommandParser {
         case .land: return "land"
         case .hover: return "hover"
         case .goto(let p, let s):
-            return "goto \(p.latitude) \(p.longitude) \(m(p.altitudeMillimetres))" + (s == 0 ? "" : " \(formatNumber(Double(s) / 100))")
+            return "goto \(p.latitude) \(p.longitude) \(m(p.altitudeMillimetres))"
+                + (s == 0 ? "" : " \(formatNumber(Double(s) / 100))")
         case .returnToLaunch: return "rtl"
         case .followTarget(let on): return "follow \(on ? "on" : "off")"
         case .trajectory(let points): return "trajectory (\(points.count) points)"

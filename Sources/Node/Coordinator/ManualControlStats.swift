@@ -32,10 +32,11 @@ struct ManualControlStats {
             let s = xs.sorted()
             return s[min(s.count - 1, Int((p * Double(s.count - 1)).rounded()))]
         }
-        return ManualControlReport(received: received,
-                                   rateHz: last > first ? Double(received - 1) / (last - first) : nil,
-                                   latencyP50Ms: pct(latenciesMs, 0.5), latencyP99Ms: pct(latenciesMs, 0.99),
-                                   latencyMaxMs: latenciesMs.max(), gapP99Ms: pct(gapsMs, 0.99), gapMaxMs: gapsMs.max(),
-                                   lastMsAgo: Int(((Date().timeIntervalSince1970 - last) * 1000).rounded()))
+        return ManualControlReport(
+            received: received,
+            rateHz: last > first ? Double(received - 1) / (last - first) : nil,
+            latencyP50Ms: pct(latenciesMs, 0.5), latencyP99Ms: pct(latenciesMs, 0.99),
+            latencyMaxMs: latenciesMs.max(), gapP99Ms: pct(gapsMs, 0.99), gapMaxMs: gapsMs.max(),
+            lastMsAgo: Int(((Date().timeIntervalSince1970 - last) * 1000).rounded()))
     }
 }

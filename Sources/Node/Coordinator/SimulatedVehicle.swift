@@ -96,19 +96,34 @@ struct SimulatedVehicle {
         let flight: FlightCommand
         let completion: Completion?
         switch command {
-        case .takeoff(let mm): flight = .takeoff(altitude: Double(mm) / 1000); completion = .airborneHold
-        case .land: flight = .land; completion = .landed
-        case .hover: flight = .hold; completion = nil
+        case .takeoff(let mm):
+            flight = .takeoff(altitude: Double(mm) / 1000)
+            completion = .airborneHold
+        case .land:
+            flight = .land
+            completion = .landed
+        case .hover:
+            flight = .hold
+            completion = nil
         case .goto(let p, let speed):
-            flight = .goto(.geodetic(GeodeticCoordinate(latitude: p.latitude, longitude: p.longitude, altitude: p.altitude)),
-                           speed: speed == 0 ? nil : Double(speed) / 100)
+            flight = .goto(
+                .geodetic(GeodeticCoordinate(latitude: p.latitude, longitude: p.longitude, altitude: p.altitude)),
+                speed: speed == 0 ? nil : Double(speed) / 100)
             completion = .arrived
-        case .returnToLaunch: flight = .returnHome; completion = .landed
-        case .followTarget(true): flight = .follow(offset: .zero); completion = nil
-        case .followTarget(false): flight = .hold; completion = nil
+        case .returnToLaunch:
+            flight = .returnHome
+            completion = .landed
+        case .followTarget(true):
+            flight = .follow(offset: .zero)
+            completion = nil
+        case .followTarget(false):
+            flight = .hold
+            completion = nil
         case .trajectory(let waypoints):
             switch planTrajectory(through: waypoints) {
-            case .success(let trajectory): flight = .startTrajectory(trajectory); completion = .arrived
+            case .success(let trajectory):
+                flight = .startTrajectory(trajectory)
+                completion = .arrived
             case .failure(let reason): return (.rejected(reason.description), [])
             }
         }
@@ -131,7 +146,10 @@ struct SimulatedVehicle {
         var local = [simulator.state.position]
         for (i, w) in waypoints.enumerated() {
             do {
-                local.append(Vector3(try origin.local(GeodeticCoordinate(latitude: w.latitude, longitude: w.longitude, altitude: w.altitude))))
+                local.append(
+                    Vector3(
+                        try origin.local(
+                            GeodeticCoordinate(latitude: w.latitude, longitude: w.longitude, altitude: w.altitude))))
             } catch {
                 return .failure(RejectionText("trajectory waypoint \(i + 1) is not on the map: \(error)"))
             }
@@ -153,9 +171,13 @@ struct SimulatedVehicle {
 
     /// A target for this drone: followed if the navigator is following, else flown to when airborne.
     mutating func applyTarget(_ target: Target) -> [Event] {
-        guard let local = try? origin.local(GeodeticCoordinate(latitude: target.location.latitude,
-                                                                longitude: target.location.longitude,
-                                                                altitude: target.location.altitude)) else { return [] }
+        guard
+            let local = try? origin.local(
+                GeodeticCoordinate(
+                    latitude: target.location.latitude,
+                    longitude: target.location.longitude,
+                    altitude: target.location.altitude))
+        else { return [] }
         navigator.updateTarget(TargetObservation(time: time, position: Vector3(local)))
         if case .follow = navigator.intent { return [] }
         return interrupt(with: .goto(.local(Vector3(local)), speed: nil), reason: "superseded by a target")
@@ -166,8 +188,9 @@ struct SimulatedVehicle {
     /// once.
     mutating func avoid(tracks: [AirspaceTrack], uavNumber: Int, tiebreak: UInt64) -> Bool {
         guard var core = avoidance else { return false }
-        let own = AvoidanceOwnship(uavNumber: uavNumber, tiebreak: tiebreak, navigator: navigator, state: simulator.state,
-                                   now: time, avoiding: time >= manualUntil)
+        let own = AvoidanceOwnship(
+            uavNumber: uavNumber, tiebreak: tiebreak, navigator: navigator, state: simulator.state,
+            now: time, avoiding: time >= manualUntil)
         decision = core.decide(own: own, airspace: tracks, now: time)
         avoidance = core
         navigator.adjustment = decision.adjustment

@@ -33,10 +33,13 @@ public final class GroundControlService: Service, CustomStringConvertible {
         var complained = false
         while transport == nil {
             do {
-                transport = try await UDPTransport.bind(port: configuration.port, group: MultiThreadedEventLoopGroup.singleton, logger: logger)
+                transport = try await UDPTransport.bind(
+                    port: configuration.port, group: MultiThreadedEventLoopGroup.singleton, logger: logger)
             } catch {
                 if !complained {
-                    logger.error("ground control: cannot bind UDP port \(configuration.port) (\(error)); is QGroundControl or another program using it on this machine? Set [ground_control] port. Retrying every 5 s")
+                    logger.error(
+                        "ground control: cannot bind UDP port \(configuration.port) (\(error)); is QGroundControl or another program using it on this machine? Set [ground_control] port. Retrying every 5 s"
+                    )
                 }
                 complained = true
                 try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(5)) }
@@ -45,12 +48,18 @@ public final class GroundControlService: Service, CustomStringConvertible {
         }
         guard let transport else { return }
         let targets = configuration.targets.compactMap { try? PeerEndpoint(parsing: $0)?.socketAddress() }
-        let endpoint = GroundControlEndpoint(transport: transport, coordinator: coordinator, fixedDestinations: targets, logger: logger)
-        let discovery = configuration.advertise ? AvahiDiscovery(
-            advertisement: ServiceAdvertisement(name: name, type: GroundControlConfiguration.serviceType, port: UInt16(transport.port),
-                                                txt: ["fleetmesh": "1"]),
-            browse: [], logger: logger) : nil
-        logger.info("ground control: MAVLink on UDP \(transport.port)\(configuration.advertise ? ", advertised as \(GroundControlConfiguration.serviceType)" : "")\(targets.isEmpty ? "" : ", streaming to \(targets.map(\.displayString).joined(separator: ", "))")")
+        let endpoint = GroundControlEndpoint(
+            transport: transport, coordinator: coordinator, fixedDestinations: targets, logger: logger)
+        let discovery =
+            configuration.advertise
+            ? AvahiDiscovery(
+                advertisement: ServiceAdvertisement(
+                    name: name, type: GroundControlConfiguration.serviceType, port: UInt16(transport.port),
+                    txt: ["fleetmesh": "1"]),
+                browse: [], logger: logger) : nil
+        logger.info(
+            "ground control: MAVLink on UDP \(transport.port)\(configuration.advertise ? ", advertised as \(GroundControlConfiguration.serviceType)" : "")\(targets.isEmpty ? "" : ", streaming to \(targets.map(\.displayString).joined(separator: ", "))")"
+        )
         let coordinator = self.coordinator
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { tasks in
@@ -68,15 +77,22 @@ public final class GroundControlService: Service, CustomStringConvertible {
                     }
                 }
                 tasks.addTask {
-                    for await (ticket, answer) in coordinator.groundControlAnswers.stream { await endpoint.answer(ticket, answer) }
+                    for await (ticket, answer) in coordinator.groundControlAnswers.stream {
+                        await endpoint.answer(ticket, answer)
+                    }
                 }
                 if let discovery {
                     tasks.addTask { try? await discovery.run() }
                     tasks.addTask {
                         for await event in discovery.events {
                             switch event {
-                            case .publishFailed(let reason): self.logger.warning("ground control: cannot publish \(GroundControlConfiguration.serviceType): \(reason)")
-                            case .published(let n): self.logger.info("ground control: published \(GroundControlConfiguration.serviceType) as '\(n)'")
+                            case .publishFailed(let reason):
+                                self.logger.warning(
+                                    "ground control: cannot publish \(GroundControlConfiguration.serviceType): \(reason)"
+                                )
+                            case .published(let n):
+                                self.logger.info(
+                                    "ground control: published \(GroundControlConfiguration.serviceType) as '\(n)'")
                             default: break
                             }
                         }
@@ -86,7 +102,8 @@ public final class GroundControlService: Service, CustomStringConvertible {
                 await transport.close()
                 tasks.cancelAll()
             }
-        } onGracefulShutdown: {}
+        } onGracefulShutdown: {
+        }
     }
 }
 
@@ -116,7 +133,9 @@ actor GroundControlEndpoint {
     func tick() async {
         let picture = await coordinator.groundControlPicture()
         let vehicles = picture.vehicles.compactMap { v in
-            v.uavNumber.map { GroundControlBridge<SocketAddress>.Vehicle(uavNumber: $0, state: v.state, isStale: v.isStale) }
+            v.uavNumber.map {
+                GroundControlBridge<SocketAddress>.Vehicle(uavNumber: $0, state: v.state, isStale: v.isStale)
+            }
         }
         await carry(bridge.tick(vehicles: vehicles, originAltitude: picture.originAltitude, now: now))
     }
@@ -134,14 +153,21 @@ actor GroundControlEndpoint {
                 transport.send(bytes, to: to)
                 wrote = true
             case .command(let command, let uav, let ticket):
-                if wrote { transport.flush(); wrote = false }
+                if wrote {
+                    transport.flush()
+                    wrote = false
+                }
                 await coordinator.submitForGroundControl(command, toUAV: uav, ticket: ticket)
             case .manualControl(let sample, let uav):
                 await coordinator.sendManualControl(sample, toUAV: uav)
             case .peerJoined(let p):
-                logger.info("ground control: \(p.address.displayString) (system \(p.systemID), component \(p.componentID)) connected")
+                logger.info(
+                    "ground control: \(p.address.displayString) (system \(p.systemID), component \(p.componentID)) connected"
+                )
             case .peerLeft(let p):
-                logger.info("ground control: \(p.address.displayString) (system \(p.systemID)) silent for 10 s; streams to it stop")
+                logger.info(
+                    "ground control: \(p.address.displayString) (system \(p.systemID)) silent for 10 s; streams to it stop"
+                )
             case .note(let text):
                 logger.notice("ground control: \(text)")
             }

@@ -15,7 +15,9 @@ public struct MeshAdvertisement: Sendable, Equatable {
     public var uavNumber: Int?
     public var fingerprint: String
 
-    public init(nodeID: NodeID, incarnation: Incarnation, role: NodeRole, name: String, uavNumber: Int?, fingerprint: String) {
+    public init(
+        nodeID: NodeID, incarnation: Incarnation, role: NodeRole, name: String, uavNumber: Int?, fingerprint: String
+    ) {
         self.nodeID = nodeID
         self.incarnation = incarnation
         self.role = role
@@ -25,8 +27,10 @@ public struct MeshAdvertisement: Sendable, Equatable {
     }
 
     public var txt: [String: String] {
-        var t = ["v": String(version), "id": nodeID.hex, "inc": hex16(incarnation), "role": role.rawValue,
-                 "name": String(name.utf8.prefix(200)) ?? name, "fp": fingerprint]
+        var t = [
+            "v": String(version), "id": nodeID.hex, "inc": hex16(incarnation), "role": role.rawValue,
+            "name": String(name.utf8.prefix(200)) ?? name, "fp": fingerprint,
+        ]
         if let uavNumber { t["uav"] = String(uavNumber) }
         return t
     }
@@ -34,10 +38,18 @@ public struct MeshAdvertisement: Sendable, Equatable {
     /// Decodes a TXT record; the error says which key is missing or malformed.
     public init(txt: [String: String]) throws(WireError) {
         guard let v = txt["v"], let version = Int(v) else { throw WireError("TXT: missing or non-numeric 'v'") }
-        guard version == MeshAdvertisement.protocolVersion else { throw WireError("TXT: protocol version \(version), this node speaks \(MeshAdvertisement.protocolVersion)") }
-        guard let idText = txt["id"], let id = NodeID(hex: idText) else { throw WireError("TXT: 'id' must be 32 hex digits") }
-        guard let incText = txt["inc"], let inc = UInt64(incText, radix: 16) else { throw WireError("TXT: 'inc' must be hex") }
-        guard let roleText = txt["role"], let role = NodeRole(rawValue: roleText) else { throw WireError("TXT: 'role' must be station or drone") }
+        guard version == MeshAdvertisement.protocolVersion else {
+            throw WireError("TXT: protocol version \(version), this node speaks \(MeshAdvertisement.protocolVersion)")
+        }
+        guard let idText = txt["id"], let id = NodeID(hex: idText) else {
+            throw WireError("TXT: 'id' must be 32 hex digits")
+        }
+        guard let incText = txt["inc"], let inc = UInt64(incText, radix: 16) else {
+            throw WireError("TXT: 'inc' must be hex")
+        }
+        guard let roleText = txt["role"], let role = NodeRole(rawValue: roleText) else {
+            throw WireError("TXT: 'role' must be station or drone")
+        }
         guard let fp = txt["fp"], fp.count == 16 else { throw WireError("TXT: 'fp' must be 16 hex digits") }
         var uav: Int?
         if let u = txt["uav"] {

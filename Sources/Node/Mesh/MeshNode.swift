@@ -2,8 +2,8 @@ import ControlProtocol
 import Discovery
 import Foundation
 import Logging
-import MeshCore
 import Membership
+import MeshCore
 import MeshTypes
 import NIOCore
 import SecureTransport
@@ -44,19 +44,23 @@ public actor MeshNode {
             uavNumber: configuration.uavNumber, membership: configuration.membership)
         self.logger = logger
         self.started = clock.now
-        (events, eventsContinuation) = AsyncStream.makeStream(of: MeshEvent.self, bufferingPolicy: .bufferingNewest(10_000))
+        (events, eventsContinuation) = AsyncStream.makeStream(
+            of: MeshEvent.self, bufferingPolicy: .bufferingNewest(10_000))
     }
 
     /// The TXT record this node publishes.
     public var advertisement: MeshAdvertisement {
-        MeshAdvertisement(nodeID: nodeID, incarnation: incarnation, role: configuration.role, name: configuration.name,
-                          uavNumber: core.uavNumber, fingerprint: fingerprint)
+        MeshAdvertisement(
+            nodeID: nodeID, incarnation: incarnation, role: configuration.role, name: configuration.name,
+            uavNumber: core.uavNumber, fingerprint: fingerprint)
     }
 
     func attach(_ transport: UDPTransport) {
         self.transport = transport
         for text in configuration.staticPeers {
-            guard let endpoint = PeerEndpoint(parsing: text), let address = try? endpoint.socketAddress() else { continue }
+            guard let endpoint = PeerEndpoint(parsing: text), let address = try? endpoint.socketAddress() else {
+                continue
+            }
             core.addStaticPeer(address)
         }
     }
@@ -91,7 +95,9 @@ public actor MeshNode {
             avahiState = "running"
             logger.info("avahi-daemon available")
         case .daemonUnavailable(let reason):
-            if avahiState != reason { logger.warning("avahi-daemon unavailable: \(reason); discovery paused, sessions continue") }
+            if avahiState != reason {
+                logger.warning("avahi-daemon unavailable: \(reason); discovery paused, sessions continue")
+            }
             avahiState = reason
             publishedName = nil
         case .published(let name):
@@ -122,14 +128,19 @@ public actor MeshNode {
         }
         guard ad.nodeID != nodeID else { return }
         guard ad.fingerprint == fingerprint else {
-            logger.debug("ignoring '\(ad.name)' (\(ad.nodeID)): it belongs to another mesh (fingerprint \(ad.fingerprint))")
+            logger.debug(
+                "ignoring '\(ad.name)' (\(ad.nodeID)): it belongs to another mesh (fingerprint \(ad.fingerprint))")
             return
         }
         let scope = record.isLinkLocal ? String(record.key.interfaceIndex) : nil
-        guard let address = try? PeerEndpoint(host: record.address, port: Int(record.port), scope: scope).socketAddress() else { return }
+        guard
+            let address = try? PeerEndpoint(host: record.address, port: Int(record.port), scope: scope).socketAddress()
+        else { return }
         discoveryKeys[record.key] = (ad.nodeID, address)
-        perform(core.onDiscovered(id: ad.nodeID, incarnation: ad.incarnation, name: ad.name, role: ad.role,
-                                  uavNumber: ad.uavNumber, address: address, now: t), now: t)
+        perform(
+            core.onDiscovered(
+                id: ad.nodeID, incarnation: ad.incarnation, name: ad.name, role: ad.role,
+                uavNumber: ad.uavNumber, address: address, now: t), now: t)
     }
 
     // MARK: - Directives out

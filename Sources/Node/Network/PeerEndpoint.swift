@@ -61,7 +61,9 @@ public struct PeerEndpoint: Hashable, Sendable, CustomStringConvertible {
                 sa.sin6_scope_id = index
             } else {
                 let index = if_nametoindex(scope)
-                guard index != 0 else { throw PeerEndpointError(text: description, problem: "no interface named \(scope)") }
+                guard index != 0 else {
+                    throw PeerEndpointError(text: description, problem: "no interface named \(scope)")
+                }
                 sa.sin6_scope_id = index
             }
         }
@@ -89,8 +91,13 @@ extension SocketAddress {
         if ip.hasPrefix("::ffff:"), !ip.dropFirst(7).contains(":") { return "\(ip.dropFirst(7)):\(p)" }
         if ipv4 { return "\(ip):\(p)" }
         var name = [CChar](repeating: 0, count: Int(IF_NAMESIZE) + 1)
-        let scopeText = scope == 0 ? "" : "%" + (if_indextoname(scope, &name) != nil
-            ? String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : String(scope))
+        let scopeText =
+            scope == 0
+            ? ""
+            : "%"
+                + (if_indextoname(scope, &name) != nil
+                    ? String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                    : String(scope))
         return "[\(ip)\(scopeText)]:\(p)"
     }
 }

@@ -32,8 +32,10 @@ public final class UDPTransport: Sendable {
         var lastSendError: String?
     }
 
-    private init(port: Int, group: EventLoopGroup, continuation: AsyncStream<Datagram>.Continuation,
-                 datagrams: AsyncStream<Datagram>, logger: Logger) {
+    private init(
+        port: Int, group: EventLoopGroup, continuation: AsyncStream<Datagram>.Continuation,
+        datagrams: AsyncStream<Datagram>, logger: Logger
+    ) {
         self.port = port
         self.group = group
         self.continuation = continuation
@@ -46,14 +48,17 @@ public final class UDPTransport: Sendable {
     public static func bind(port: Int, group: EventLoopGroup, logger: Logger) async throws -> UDPTransport {
         let (stream, continuation) = AsyncStream.makeStream(of: Datagram.self, bufferingPolicy: .bufferingNewest(4096))
         let channel = try await makeChannel(port: port, group: group, continuation: continuation)
-        let transport = UDPTransport(port: channel.localAddress?.port ?? port, group: group, continuation: continuation,
-                                     datagrams: stream, logger: logger)
+        let transport = UDPTransport(
+            port: channel.localAddress?.port ?? port, group: group, continuation: continuation,
+            datagrams: stream, logger: logger)
         transport.adopt(channel)
         return transport
     }
 
-    private static func makeChannel(port: Int, group: EventLoopGroup,
-                                    continuation: AsyncStream<Datagram>.Continuation) async throws -> Channel {
+    private static func makeChannel(
+        port: Int, group: EventLoopGroup,
+        continuation: AsyncStream<Datagram>.Continuation
+    ) async throws -> Channel {
         try await DatagramBootstrap(group: group)
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
             .channelOption(.socketOption(.so_rcvbuf), value: 1 << 20)
@@ -89,7 +94,9 @@ public final class UDPTransport: Sendable {
                     s.rebinds += 1
                     return (s.rebinds, s.lastSendError ?? "unknown error")
                 }
-                logger.warning("UDP socket closed after a send error (\(cause)); bound port \(port) again (\(count) time(s) so far)")
+                logger.warning(
+                    "UDP socket closed after a send error (\(cause)); bound port \(port) again (\(count) time(s) so far)"
+                )
                 adopt(channel)
                 return
             } catch {

@@ -33,8 +33,11 @@ public struct NodeServices: CustomStringConvertible {
         do {
             keyText = try String(contentsOfFile: configuration.keyFile, encoding: .utf8)
         } catch {
-            throw ConfigError(file: configuration.keyFile, field: "", problem:
-                "cannot read the mesh key file (\(NodeConfiguration.reason(error))); make one with `fleetmesh keygen \(configuration.keyFile)`")
+            throw ConfigError(
+                file: configuration.keyFile, field: "",
+                problem:
+                    "cannot read the mesh key file (\(NodeConfiguration.reason(error))); make one with `fleetmesh keygen \(configuration.keyFile)`"
+            )
         }
         let key: MeshKey
         do {
@@ -47,14 +50,17 @@ public struct NodeServices: CustomStringConvertible {
         self.logger = logger
         let node = MeshNode(configuration: configuration, key: key, nodeID: state.nodeID, logger: logger)
         self.node = node
-        let coordinator = try CoordinatorShell(configuration: configuration, nodeID: state.nodeID,
-                                               incarnation: node.incarnation, logger: logger)
+        let coordinator = try CoordinatorShell(
+            configuration: configuration, nodeID: state.nodeID,
+            incarnation: node.incarnation, logger: logger)
         self.coordinator = coordinator
         let subscribe = configuration.subscribeToTargetSources
-        targetSources = subscribe || !configuration.targetSources.isEmpty
-            ? TargetSourceSubscription(node: state.nodeID, name: configuration.name, meshKey: key.bytes, fingerprint: key.fingerprint,
-                                       staticSources: configuration.targetSources, browse: subscribe && configuration.discover,
-                                       coordinator: coordinator, logger: logger)
+        targetSources =
+            subscribe || !configuration.targetSources.isEmpty
+            ? TargetSourceSubscription(
+                node: state.nodeID, name: configuration.name, meshKey: key.bytes, fingerprint: key.fingerprint,
+                staticSources: configuration.targetSources, browse: subscribe && configuration.discover,
+                coordinator: coordinator, logger: logger)
             : nil
         groundControl = configuration.groundControl.map {
             GroundControlService(configuration: $0, name: configuration.name, coordinator: coordinator, logger: logger)
@@ -66,21 +72,30 @@ public struct NodeServices: CustomStringConvertible {
     /// Binds the UDP socket (an error here stops the node before anything runs) and returns the node's services in
     /// start order, each with what its ending means for the group.
     public func services() async throws -> [ServiceGroupConfiguration.ServiceConfiguration] {
-        let transport = try await UDPTransport.bind(port: configuration.port, group: MultiThreadedEventLoopGroup.singleton,
-                                                    logger: logger)
+        let transport = try await UDPTransport.bind(
+            port: configuration.port, group: MultiThreadedEventLoopGroup.singleton,
+            logger: logger)
         await node.attach(transport)
         await node.setUAVNumber(coordinator.initialUAVNumber.map(Int.init))
         let ad = await node.advertisement
-        logger.info("node \(configuration.name) (\(node.nodeID)) \(configuration.role.rawValue) listening on UDP \(transport.port), mesh \(node.fingerprint)")
+        logger.info(
+            "node \(configuration.name) (\(node.nodeID)) \(configuration.role.rawValue) listening on UDP \(transport.port), mesh \(node.fingerprint)"
+        )
 
-        let discovery = (configuration.advertise || configuration.discover) ? AvahiDiscovery(
-            advertisement: configuration.advertise
-                ? ServiceAdvertisement(name: configuration.name, type: NodeConfiguration.serviceType, port: UInt16(transport.port), txt: ad.txt)
-                : nil,
-            browse: configuration.discover ? [NodeConfiguration.serviceType] : [],
-            logger: logger) : nil
+        let discovery =
+            (configuration.advertise || configuration.discover)
+            ? AvahiDiscovery(
+                advertisement: configuration.advertise
+                    ? ServiceAdvertisement(
+                        name: configuration.name, type: NodeConfiguration.serviceType, port: UInt16(transport.port),
+                        txt: ad.txt)
+                    : nil,
+                browse: configuration.discover ? [NodeConfiguration.serviceType] : [],
+                logger: logger) : nil
         let (node, coordinator, targetSources) = (self.node, self.coordinator, self.targetSources)
-        let control = ControlServer(path: configuration.controlSocket, group: MultiThreadedEventLoopGroup.singleton, logger: logger) {
+        let control = ControlServer(
+            path: configuration.controlSocket, group: MultiThreadedEventLoopGroup.singleton, logger: logger
+        ) {
             await ControlRequestHandler.handle($0, node: node, coordinator: coordinator, targetSources: targetSources)
         }
 
@@ -88,20 +103,26 @@ public struct NodeServices: CustomStringConvertible {
         // gracefully.
         let whole: ServiceGroupConfiguration.ServiceConfiguration.TerminationBehavior = .gracefullyShutdownGroup
         func essential(_ part: String, _ service: any Service) -> ServiceGroupConfiguration.ServiceConfiguration {
-            .init(service: EssentialService(part: part, service: service, logger: logger),
-                  successTerminationBehavior: .ignore, failureTerminationBehavior: whole)
+            .init(
+                service: EssentialService(part: part, service: service, logger: logger),
+                successTerminationBehavior: .ignore, failureTerminationBehavior: whole)
         }
         func helper(_ service: any Service) -> ServiceGroupConfiguration.ServiceConfiguration {
             .init(service: service, successTerminationBehavior: .ignore, failureTerminationBehavior: whole)
         }
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: MeshTransportService(node: node, transport: transport),
-                  successTerminationBehavior: whole, failureTerminationBehavior: whole),
+            .init(
+                service: MeshTransportService(node: node, transport: transport),
+                successTerminationBehavior: whole, failureTerminationBehavior: whole),
             helper(NodeTickService(node: node, coordinator: coordinator, clock: clock)),
-            helper(NodeEventRouter(node: node, coordinator: coordinator, discovery: discovery, advertise: configuration.advertise)),
+            helper(
+                NodeEventRouter(
+                    node: node, coordinator: coordinator, discovery: discovery, advertise: configuration.advertise)),
         ]
         if let discovery { services.append(essential("discovery", discovery)) }
-        if let link = coordinator.autopilotLink { services.append(helper(AutopilotLinkService(link: link, coordinator: coordinator))) }
+        if let link = coordinator.autopilotLink {
+            services.append(helper(AutopilotLinkService(link: link, coordinator: coordinator)))
+        }
         if let targetSources { services.append(essential("target-source subscription", targetSources)) }
         services.append(essential("control socket \(configuration.controlSocket)", control))
         if let groundControl { services.append(helper(groundControl)) }

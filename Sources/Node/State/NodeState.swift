@@ -10,15 +10,23 @@ public struct NodeState: Sendable {
     public static func open(directory: String) throws -> NodeState {
         let fm = FileManager.default
         do {
-            try fm.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try fm.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw NodeStateError(path: directory, problem: "cannot create the state directory (\(NodeConfiguration.reason(error)))")
+            throw NodeStateError(
+                path: directory, problem: "cannot create the state directory (\(NodeConfiguration.reason(error)))")
         }
         let idPath = directory + "/node-id"
         if fm.fileExists(atPath: idPath) {
-            let text = (try? String(contentsOfFile: idPath, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            let text =
+                (try? String(contentsOfFile: idPath, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+                ?? ""
             guard let id = NodeID(hex: text) else {
-                throw NodeStateError(path: idPath, problem: "expected 32 hexadecimal digits, found \"\(text.prefix(40))\"; delete the file to make a new identity")
+                throw NodeStateError(
+                    path: idPath,
+                    problem:
+                        "expected 32 hexadecimal digits, found \"\(text.prefix(40))\"; delete the file to make a new identity"
+                )
             }
             return NodeState(directory: directory, nodeID: id)
         }

@@ -30,8 +30,10 @@ public actor TargetSourceSubscription: Service {
     private let started: ContinuousClock.Instant
 
     /// A subscription for this node; `browse` = find sources over DNS-SD (else only `staticSources`).
-    public init(node: NodeID, name: String, meshKey: [UInt8], fingerprint: String, staticSources: [String], browse: Bool,
-                coordinator: CoordinatorShell, logger: Logger) {
+    public init(
+        node: NodeID, name: String, meshKey: [UInt8], fingerprint: String, staticSources: [String], browse: Bool,
+        coordinator: CoordinatorShell, logger: Logger
+    ) {
         core = TargetSubscriber(node: node, name: name, meshKey: meshKey, senderID: UInt64.random(in: 1...UInt64.max))
         self.fingerprint = fingerprint
         self.staticSources = staticSources
@@ -47,7 +49,8 @@ public actor TargetSourceSubscription: Service {
 
     /// Binds the socket and runs until cancelled or the node shuts down.
     public func run() async throws {
-        let transport = try await UDPTransport.bind(port: 0, group: MultiThreadedEventLoopGroup.singleton, logger: logger)
+        let transport = try await UDPTransport.bind(
+            port: 0, group: MultiThreadedEventLoopGroup.singleton, logger: logger)
         self.transport = transport
         logger.info("subscribing to target sources (\(LocBroadcasterDatagram.serviceType)) from UDP \(transport.port)")
         for text in staticSources {
@@ -57,7 +60,9 @@ public actor TargetSourceSubscription: Service {
             }
             carryOut(core.onSourceFound(name: text, address: address, now: now))
         }
-        let discovery = browse ? AvahiDiscovery(advertisement: nil, browse: [LocBroadcasterDatagram.serviceType], logger: logger) : nil
+        let discovery =
+            browse
+            ? AvahiDiscovery(advertisement: nil, browse: [LocBroadcasterDatagram.serviceType], logger: logger) : nil
         do {
             try await cancelWhenGracefulShutdown { try await self.runTasks(transport: transport, discovery: discovery) }
         } catch is CancellationError {
@@ -110,15 +115,22 @@ public actor TargetSourceSubscription: Service {
         switch event {
         case .resolved(let record):
             guard record.txt["fp"] == fingerprint else {
-                logger.debug("target source '\(record.key.name)' belongs to another mesh (fingerprint \(record.txt["fp"] ?? "none")); ignored")
+                logger.debug(
+                    "target source '\(record.key.name)' belongs to another mesh (fingerprint \(record.txt["fp"] ?? "none")); ignored"
+                )
                 return
             }
             guard record.txt["v"] == "1" else {
-                logger.warning("target source '\(record.key.name)' speaks loc-broadcaster version \(record.txt["v"] ?? "none"); this node speaks 1; ignored")
+                logger.warning(
+                    "target source '\(record.key.name)' speaks loc-broadcaster version \(record.txt["v"] ?? "none"); this node speaks 1; ignored"
+                )
                 return
             }
             let scope = record.isLinkLocal ? String(record.key.interfaceIndex) : nil
-            guard let address = try? PeerEndpoint(host: record.address, port: Int(record.port), scope: scope).socketAddress() else { return }
+            guard
+                let address = try? PeerEndpoint(host: record.address, port: Int(record.port), scope: scope)
+                    .socketAddress()
+            else { return }
             if recordsByKey[record.key] == nil {
                 logger.info("target source '\(record.key.name)' at \(address.displayString)")
             }
@@ -139,7 +151,9 @@ public actor TargetSourceSubscription: Service {
             case .send(let bytes, let to):
                 transport?.send(bytes, to: to)
             case .target(let update, let source):
-                logger.trace("target from \(source): \(update.target.location.latitude) \(update.target.location.longitude) \(update.target.location.altitude)")
+                logger.trace(
+                    "target from \(source): \(update.target.location.latitude) \(update.target.location.longitude) \(update.target.location.altitude)"
+                )
             case .rejected(let from, let error):
                 // One line per address per 5 s: junk must not flood the log.
                 let t = clock.now
@@ -155,13 +169,16 @@ public actor TargetSourceSubscription: Service {
     /// What the subscriber knows, for `fleetmesh sources`.
     public func report() -> TargetSourcesReport {
         let t = now
-        return TargetSourcesReport(subscribing: true, port: transport?.port, sources: core.sourceReports.map { s in
-            TargetSourceReport(name: s.name, addresses: s.addresses.map(\.displayString), targets: s.targets,
-                               lastTargetMsAgo: s.lastTargetAt.map { Int((t - $0).wholeNanoseconds / 1_000_000) },
-                               lastAddress: s.lastTarget.map { Self.describe($0.address) },
-                               lastLatitude: s.lastTarget?.location.latitude, lastLongitude: s.lastTarget?.location.longitude,
-                               lastAltitude: s.lastTarget?.location.altitude)
-        }, rejected: core.rejectedCounts)
+        return TargetSourcesReport(
+            subscribing: true, port: transport?.port,
+            sources: core.sourceReports.map { s in
+                TargetSourceReport(
+                    name: s.name, addresses: s.addresses.map(\.displayString), targets: s.targets,
+                    lastTargetMsAgo: s.lastTargetAt.map { Int((t - $0).wholeNanoseconds / 1_000_000) },
+                    lastAddress: s.lastTarget.map { Self.describe($0.address) },
+                    lastLatitude: s.lastTarget?.location.latitude, lastLongitude: s.lastTarget?.location.longitude,
+                    lastAltitude: s.lastTarget?.location.altitude)
+            }, rejected: core.rejectedCounts)
     }
 
     static func describe(_ address: TargetAddress) -> String {

@@ -47,7 +47,8 @@ public enum RejectionReason: Equatable, Sendable, CustomStringConvertible {
         case .unknownMessageType(nil): return "empty datagram"
         case .unknownMessageType(let t?): return "unknown message type \(t)"
         case .malformed(let e, _): return "malformed message: \(e.reason)\(who)"
-        case .unsupportedVersion(let v, _): return "unsupported protocol version \(v), this node speaks \(ProtocolVersion.current)\(who)"
+        case .unsupportedVersion(let v, _):
+            return "unsupported protocol version \(v), this node speaks \(ProtocolVersion.current)\(who)"
         case .wrongMeshKey: return "handshake authentication failed: peer uses a different mesh key or none\(who)"
         case .replayedInitiation(_, let t, let h):
             return "replayed handshake initiation: timestamp \(t) is not greater than \(h) already accepted\(who)"

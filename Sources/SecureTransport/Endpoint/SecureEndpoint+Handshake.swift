@@ -17,9 +17,11 @@ extension SecureEndpoint {
             ephemeralPublicKey: ephemeral.publicKey, timestamp: lastSentTimestamp)
         var message = initiation.encodedBody()
         message += crypto.mac(message)
-        pending.append(PendingInitiation(
-            address: address, expected: expecting, localIndex: index, privateKey: ephemeral.privateKey, message: message,
-            startedAt: startedAt, nextRetransmitAt: now + retransmitDelay, retransmitDelay: retransmitDelay))
+        pending.append(
+            PendingInitiation(
+                address: address, expected: expecting, localIndex: index, privateKey: ephemeral.privateKey,
+                message: message,
+                startedAt: startedAt, nextRetransmitAt: now + retransmitDelay, retransmitDelay: retransmitDelay))
         indexOwners[index] = .pending
         return message
     }
@@ -33,7 +35,8 @@ extension SecureEndpoint {
         guard d[1] == ProtocolVersion.current else {
             return [.rejected(address, .unsupportedVersion(d[1], claimedPeer: claimed))]
         }
-        guard crypto.verify(mac: d[HandshakeInitiation.macOffset...], over: Array(d[..<HandshakeInitiation.macOffset])) else {
+        guard crypto.verify(mac: d[HandshakeInitiation.macOffset...], over: Array(d[..<HandshakeInitiation.macOffset]))
+        else {
             return [.rejected(address, .wrongMeshKey(claimedPeer: claimed))]
         }
         let initiation: HandshakeInitiation
@@ -45,8 +48,12 @@ extension SecureEndpoint {
         let sender = initiation.sender
         guard sender != localID else { return [.rejected(address, .ownNodeID)] }
         if let highest = highestTimestamps[sender], initiation.timestamp <= highest {
-            return [.rejected(address, .replayedInitiation(
-                claimedPeer: sender, timestamp: initiation.timestamp, highestAccepted: highest))]
+            return [
+                .rejected(
+                    address,
+                    .replayedInitiation(
+                        claimedPeer: sender, timestamp: initiation.timestamp, highestAccepted: highest))
+            ]
         }
         // Simultaneous initiations: the one from the lower NodeID wins. The winner ignores the loser's; the loser
         // drops its own pending initiation and answers. A pending initiation to that peer counts at any of its
@@ -68,8 +75,10 @@ extension SecureEndpoint {
             role: role, ephemeralPublicKey: ephemeral.publicKey)
         var message = response.encodedBody()
         message += crypto.mac(d, message)
-        guard let keys = crypto.sessionKeys(
-            privateKey: ephemeral.privateKey, peerPublicKey: initiation.ephemeralPublicKey, initiation: d, response: message)
+        guard
+            let keys = crypto.sessionKeys(
+                privateKey: ephemeral.privateKey, peerPublicKey: initiation.ephemeralPublicKey, initiation: d,
+                response: message)
         else {
             return [.rejected(address, .invalidEphemeralKey(claimedPeer: sender))]
         }
@@ -98,11 +107,15 @@ extension SecureEndpoint {
         }
         let receiverIndex = d.bigEndianUInt32(at: 6)
         guard indexOwners[receiverIndex] == .pending,
-              let position = pending.firstIndex(where: { $0.localIndex == receiverIndex }) else {
+            let position = pending.firstIndex(where: { $0.localIndex == receiverIndex })
+        else {
             return [.rejected(address, .unknownReceiverIndex(receiverIndex))]
         }
         let p = pending[position]
-        guard crypto.verify(mac: d[HandshakeResponse.macOffset...], over: p.message, Array(d[..<HandshakeResponse.macOffset])) else {
+        guard
+            crypto.verify(
+                mac: d[HandshakeResponse.macOffset...], over: p.message, Array(d[..<HandshakeResponse.macOffset]))
+        else {
             return [.rejected(address, .wrongMeshKey(claimedPeer: claimed))]
         }
         let response: HandshakeResponse
@@ -120,8 +133,10 @@ extension SecureEndpoint {
             removePending { $0.localIndex == receiverIndex }
             return [.rejected(address, .nodeIDMismatch(expected: expected, found: sender))]
         }
-        guard let keys = crypto.sessionKeys(
-            privateKey: p.privateKey, peerPublicKey: response.ephemeralPublicKey, initiation: p.message, response: d)
+        guard
+            let keys = crypto.sessionKeys(
+                privateKey: p.privateKey, peerPublicKey: response.ephemeralPublicKey, initiation: p.message, response: d
+            )
         else {
             removePending { $0.localIndex == receiverIndex }
             return [.rejected(address, .invalidEphemeralKey(claimedPeer: sender))]
@@ -131,8 +146,9 @@ extension SecureEndpoint {
             localIndex: receiverIndex, remoteIndex: response.senderIndex, sendKey: keys.initiatorToResponder,
             receiveKey: keys.responderToInitiator, createdAt: now, isInitiator: true)
         indexOwners[receiverIndex] = .session(sender)
-        var out = install(session, peer: sender, incarnation: response.incarnation, role: response.role,
-                          address: address, now: now)
+        var out = install(
+            session, peer: sender, incarnation: response.incarnation, role: response.role,
+            address: address, now: now)
         // An immediate keepalive on the new session confirms it to the responder, which only then counts it (and, for
         // a rekey, keeps sending on the old session until then).
         if let keepalive = try? send([], to: sender, now: now) { out += keepalive }
@@ -159,8 +175,10 @@ extension SecureEndpoint {
             } else {
                 if let c = peer.current { indexOwners[c.localIndex] = nil }
                 peer.previous = nil
-                out = .established(PeerInfo(
-                    id: id, incarnation: peerIncarnation, role: peerRole, address: address, previousIncarnation: nil))
+                out = .established(
+                    PeerInfo(
+                        id: id, incarnation: peerIncarnation, role: peerRole, address: address, previousIncarnation: nil
+                    ))
             }
             peer.current = session
             peers[id] = peer
@@ -173,8 +191,11 @@ extension SecureEndpoint {
         peers[id] = Peer(
             id: id, incarnation: peerIncarnation, role: peerRole, address: address, current: session,
             establishedAt: now, lastReceived: nil)
-        return [.established(PeerInfo(
-            id: id, incarnation: peerIncarnation, role: peerRole, address: address,
-            previousIncarnation: previousIncarnation))]
+        return [
+            .established(
+                PeerInfo(
+                    id: id, incarnation: peerIncarnation, role: peerRole, address: address,
+                    previousIncarnation: previousIncarnation))
+        ]
     }
 }

@@ -3,7 +3,8 @@ import MeshTypes
 extension SecureEndpoint {
     mutating func handleTransport(_ d: [UInt8], from address: Address, now: MeshInstant) -> [Directive] {
         guard d.count >= TransportMessage.minimumSize else {
-            let e = WireError("transport message: expected at least \(TransportMessage.minimumSize) bytes, found \(d.count)")
+            let e = WireError(
+                "transport message: expected at least \(TransportMessage.minimumSize) bytes, found \(d.count)")
             return [.rejected(address, .malformed(e, claimedPeer: nil))]
         }
         let receiverIndex = d.bigEndianUInt32(at: 1)
@@ -26,7 +27,8 @@ extension SecureEndpoint {
         var out: [Directive] = []
         if let slot {
             peers[id]?.noteAuthenticated(slot: slot, counter: counter, from: address, at: now)
-        } else if var list = unconfirmed[id], let k = list.firstIndex(where: { $0.session.localIndex == receiverIndex }) {
+        } else if var list = unconfirmed[id], let k = list.firstIndex(where: { $0.session.localIndex == receiverIndex })
+        {
             // The initiator uses a session we answered: it is confirmed and becomes the one we send on. Other answers
             // to that peer stay until they expire: the initiator may have installed several (responses arriving out
             // of order) and will send on the last one it installed, which may be confirmed after this one.
@@ -54,7 +56,9 @@ extension SecureEndpoint {
     func lookUpReceiver(_ index: UInt32, counter: UInt64) -> ReceiveTarget? {
         switch indexOwners[index] {
         case .session(let owner)?:
-            guard let slot = peers[owner]?.slot(ofLocalIndex: index), let s = peers[owner]?.session(slot) else { return nil }
+            guard let slot = peers[owner]?.slot(ofLocalIndex: index), let s = peers[owner]?.session(slot) else {
+                return nil
+            }
             return ReceiveTarget(
                 peer: owner, slot: slot, key: s.receiveKey, createdAt: s.createdAt,
                 counterAcceptable: s.replay.canAccept(counter))

@@ -42,7 +42,9 @@ extension SecureEndpoint {
         public var isNewIncarnation: Bool { previousIncarnation != nil }
 
         /// A peer description.
-        public init(id: NodeID, incarnation: Incarnation, role: NodeRole, address: Address, previousIncarnation: Incarnation?) {
+        public init(
+            id: NodeID, incarnation: Incarnation, role: NodeRole, address: Address, previousIncarnation: Incarnation?
+        ) {
             self.id = id
             self.incarnation = incarnation
             self.role = role

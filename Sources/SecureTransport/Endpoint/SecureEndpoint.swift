@@ -70,14 +70,16 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
         if let p = pending.first(where: { $0.address == address }) {
             let lastSent = p.nextRetransmitAt - p.retransmitDelay
             guard now - lastSent >= configuration.handshakeRetransmitInitial,
-                  now - p.startedAt < configuration.handshakeAttemptTimeout else { return [] }
+                now - p.startedAt < configuration.handshakeAttemptTimeout
+            else { return [] }
             let message = startInitiation(
                 to: address, expecting: p.expected ?? expecting, startedAt: p.startedAt, now: now,
                 retransmitDelay: p.retransmitDelay, wallClockMicros: wallClockMicros)
             return [.send(message, to: address)]
         }
         if let expecting, !renew, let peer = peers[expecting], peer.address == address, let s = peer.current,
-           !isExpired(s, now) {
+            !isExpired(s, now)
+        {
             return []
         }
         // One handshake at a time per expected peer: trying another of its addresses replaces the attempt at the
@@ -92,8 +94,8 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
     /// Processes one received datagram. Never traps, whatever the bytes.
     // Pre-specialised for the production address type and the simulations' `Int`: the generic version pays for
     // metadata lookups on every dictionary access (about 25% of a seal+open round trip).
-    @_specialize(exported: true, where Address == SocketAddress)
-    @_specialize(exported: true, where Address == Int)
+    @_specialize(exported:true,where Address == SocketAddress)
+    @_specialize(exported:true,where Address == Int)
     public mutating func receive(_ datagram: [UInt8], from address: Address, now: MeshInstant) -> [Directive] {
         guard let first = datagram.first else { return [.rejected(address, .unknownMessageType(nil))] }
         switch MessageType(rawValue: first) {
@@ -111,13 +113,17 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
 
     /// Encrypts `plaintext` for `peer` on its current session. An empty plaintext is a keepalive: the peer accepts
     /// it (confirming a fresh session and updating the address) but delivers nothing.
-    @_specialize(exported: true, where Address == SocketAddress)
-    @_specialize(exported: true, where Address == Int)
-    public mutating func send(_ plaintext: [UInt8], to peer: NodeID, now: MeshInstant) throws(SecureTransportError) -> [Directive] {
+    @_specialize(exported:true,where Address == SocketAddress)
+    @_specialize(exported:true,where Address == Int)
+    public mutating func send(_ plaintext: [UInt8], to peer: NodeID, now: MeshInstant) throws(SecureTransportError)
+        -> [Directive]
+    {
         guard let p = peers[peer], let s = p.current, !isExpired(s, now),
-              s.sendCounter < configuration.rejectAfterMessages else { throw .noSession(peer) }
+            s.sendCounter < configuration.rejectAfterMessages
+        else { throw .noSession(peer) }
         peers[peer]!.current!.sendCounter = s.sendCounter + 1
-        let datagram = TransportMessage.seal(plaintext, receiverIndex: s.remoteIndex, counter: s.sendCounter, key: s.sendKey)
+        let datagram = TransportMessage.seal(
+            plaintext, receiverIndex: s.remoteIndex, counter: s.sendCounter, key: s.sendKey)
         return [.send(datagram, to: p.address)]
     }
 
@@ -140,7 +146,9 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
         }
         // Answered handshakes never confirmed.
         for (id, list) in unconfirmed {
-            let (expired, kept) = (list.filter { isExpired($0.session, now) }, list.filter { !isExpired($0.session, now) })
+            let (expired, kept) = (
+                list.filter { isExpired($0.session, now) }, list.filter { !isExpired($0.session, now) }
+            )
             for u in expired { indexOwners[u.session.localIndex] = nil }
             unconfirmed[id] = kept.isEmpty ? nil : kept
         }
@@ -197,7 +205,8 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
     /// The peer's identity as currently known (`previousIncarnation` is always nil here), if it has a session.
     public func peerInfo(_ peer: NodeID) -> PeerInfo? {
         peers[peer].map {
-            PeerInfo(id: $0.id, incarnation: $0.incarnation, role: $0.role, address: $0.address, previousIncarnation: nil)
+            PeerInfo(
+                id: $0.id, incarnation: $0.incarnation, role: $0.role, address: $0.address, previousIncarnation: nil)
         }
     }
 

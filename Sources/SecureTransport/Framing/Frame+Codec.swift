@@ -61,7 +61,8 @@ extension Frame {
             let kindByte = try r.u8("kind of frame \(index)")
             let length = Int(try r.u16("length of frame \(index)"))
             guard r.remaining >= length else {
-                throw WireError("frame \(index) (kind \(kindByte)): length \(length) exceeds the \(r.remaining) bytes left")
+                throw WireError(
+                    "frame \(index) (kind \(kindByte)): length \(length) exceeds the \(r.remaining) bytes left")
             }
             let body = try r.bytes(length, "body of frame \(index)")
             if let kind = Kind(rawValue: kindByte) {

@@ -9,9 +9,10 @@ struct HandshakeCrypto: Sendable {
     let meshKeyBytes: [UInt8]
 
     init(key: MeshKey) {
-        macKey = SessionKey(HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: SymmetricKey(data: key.bytes), salt: [UInt8](),
-            info: Array(KeyLabels.handshakeMAC.utf8), outputByteCount: 32))
+        macKey = SessionKey(
+            HKDF<SHA256>.deriveKey(
+                inputKeyMaterial: SymmetricKey(data: key.bytes), salt: [UInt8](),
+                info: Array(KeyLabels.handshakeMAC.utf8), outputByteCount: 32))
         meshKeyBytes = key.bytes
     }
 
@@ -42,8 +43,9 @@ struct HandshakeCrypto: Sendable {
         initiation: [UInt8], response: [UInt8]
     ) -> (initiatorToResponder: SessionKey, responderToInitiator: SessionKey)? {
         guard let privateKey = try? Curve25519.KeyAgreement.PrivateKey(rawRepresentation: rawPrivateKey),
-              let peer = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: peerPublicKey),
-              let shared = try? privateKey.sharedSecretFromKeyAgreement(with: peer) else { return nil }
+            let peer = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: peerPublicKey),
+            let shared = try? privateKey.sharedSecretFromKeyAgreement(with: peer)
+        else { return nil }
         let sharedBytes = shared.withUnsafeBytes { Array($0) }
         guard sharedBytes.contains(where: { $0 != 0 }) else { return nil }
         var transcript = SHA256()

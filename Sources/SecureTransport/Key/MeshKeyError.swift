@@ -16,7 +16,8 @@ public enum MeshKeyError: Error, Equatable, Sendable, CustomStringConvertible {
         case .wrongFileLength(let path, let n):
             return "key file \(path): expected 64 hexadecimal digits, found \(n) characters"
         case .nonHexadecimalCharacter(let path, let position, let c):
-            return "key file \(path) contains a non-hexadecimal character at position \(position) (\(c.debugDescription))"
+            return
+                "key file \(path) contains a non-hexadecimal character at position \(position) (\(c.debugDescription))"
         }
     }
 }

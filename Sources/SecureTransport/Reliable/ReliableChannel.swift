@@ -1,4 +1,5 @@
 import MeshTypes
+
 /// Reliable, ordered delivery to one peer over the unreliable secure session — pure state, time passed in.
 ///
 /// Sender: numbers messages 1, 2, 3 …, keeps each until acknowledged, retransmits it when its timeout (from the RFC 6298
@@ -181,7 +182,8 @@ public struct ReliableChannel: Sendable {
 
     // MARK: Receiving messages
 
-    private mutating func receiveMessage(sequence: UInt64, type: UInt16, payload: [UInt8], now: MeshInstant) -> [Action] {
+    private mutating func receiveMessage(sequence: UInt64, type: UInt16, payload: [UInt8], now: MeshInstant) -> [Action]
+    {
         let window = UInt64(configuration.window)
         // Already delivered, beyond the window, or already held: acknowledge at once so the sender stops resending.
         guard sequence > delivered, sequence - delivered <= window, held[slot(sequence)]?.sequence != sequence else {

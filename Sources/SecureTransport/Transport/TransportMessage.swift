@@ -50,9 +50,9 @@ enum TransportMessage {
     static func open(_ datagram: [UInt8], counter: UInt64, key: SessionKey) -> [UInt8]? {
         let tagStart = datagram.count - tagSize
         guard tagStart >= headerSize,
-              let box = try? ChaChaPoly.SealedBox(
+            let box = try? ChaChaPoly.SealedBox(
                 nonce: nonce(counter), ciphertext: datagram[headerSize..<tagStart], tag: datagram[tagStart...]),
-              let plain = try? ChaChaPoly.open(box, using: key.key, authenticating: datagram[0..<headerSize])
+            let plain = try? ChaChaPoly.open(box, using: key.key, authenticating: datagram[0..<headerSize])
         else { return nil }
         return Array(plain)
     }

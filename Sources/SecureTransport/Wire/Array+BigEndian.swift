@@ -2,7 +2,8 @@
 extension Array where Element == UInt8 {
     /// Appends `v` big-endian.
     mutating func appendBigEndian(_ v: UInt16) {
-        append(UInt8(truncatingIfNeeded: v >> 8)); append(UInt8(truncatingIfNeeded: v))
+        append(UInt8(truncatingIfNeeded: v >> 8))
+        append(UInt8(truncatingIfNeeded: v))
     }
 
     /// Appends `v` big-endian.

@@ -1,5 +1,6 @@
 import Determinism
 import MeshTypes
+
 @testable import SecureTransport
 
 typealias Endpoint = SecureEndpoint<Int>

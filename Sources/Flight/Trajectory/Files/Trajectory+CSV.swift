@@ -14,9 +14,11 @@ extension Trajectory {
         for p in points {
             if let origin {
                 let g = origin.geodetic(p.position.localPosition)
-                out += "\(formatFixed(p.time, 4)),\(formatFixed(g.latitude, 9)),\(formatFixed(g.longitude, 9)),\(formatFixed(g.altitude, 4)),\(formatFixed(p.heading, 3))\n"
+                out +=
+                    "\(formatFixed(p.time, 4)),\(formatFixed(g.latitude, 9)),\(formatFixed(g.longitude, 9)),\(formatFixed(g.altitude, 4)),\(formatFixed(p.heading, 3))\n"
             } else {
-                out += "\(formatFixed(p.time, 4)),\(formatFixed(p.position.x, 4)),\(formatFixed(p.position.y, 4)),\(formatFixed(p.position.z, 4)),"
+                out +=
+                    "\(formatFixed(p.time, 4)),\(formatFixed(p.position.x, 4)),\(formatFixed(p.position.y, 4)),\(formatFixed(p.position.z, 4)),"
                     + "\(formatFixed(p.heading, 3)),\(formatFixed(p.velocity.x, 4)),\(formatFixed(p.velocity.y, 4)),\(formatFixed(p.velocity.z, 4))\n"
             }
         }
@@ -40,7 +42,9 @@ extension Trajectory {
             guard let columns = header else {
                 let names = fields.map { $0.lowercased() }
                 for (i, required) in ["time"].enumerated() where names.count <= i || names[i] != required {
-                    throw .malformedCSV(line: lineNumber, field: names.count > i ? names[i] : "(missing)", problem: "header must start with '\(required)'")
+                    throw .malformedCSV(
+                        line: lineNumber, field: names.count > i ? names[i] : "(missing)",
+                        problem: "header must start with '\(required)'")
                 }
                 if Array(names.dropFirst().prefix(3)) == ["east", "north", "up"] {
                     geodetic = false
@@ -48,10 +52,14 @@ extension Trajectory {
                     geodetic = true
                     guard origin != nil else { throw .needsOrigin }
                 } else {
-                    throw .malformedCSV(line: lineNumber, field: names.dropFirst().prefix(3).joined(separator: ","),
-                                        problem: "expected columns east,north,up or latitude,longitude,altitude after time")
+                    throw .malformedCSV(
+                        line: lineNumber, field: names.dropFirst().prefix(3).joined(separator: ","),
+                        problem: "expected columns east,north,up or latitude,longitude,altitude after time")
                 }
-                let known: Set = ["time", "east", "north", "up", "latitude", "longitude", "altitude", "heading", "v_east", "v_north", "v_up"]
+                let known: Set = [
+                    "time", "east", "north", "up", "latitude", "longitude", "altitude", "heading", "v_east", "v_north",
+                    "v_up",
+                ]
                 if let unknown = names.first(where: { !known.contains($0) }) {
                     throw .malformedCSV(line: lineNumber, field: unknown, problem: "unknown column")
                 }
@@ -60,19 +68,23 @@ extension Trajectory {
                 continue
             }
             guard fields.count == columns.count else {
-                throw .malformedCSV(line: lineNumber, field: fields.count < columns.count ? columns[fields.count] : "(extra)",
-                                    problem: "expected \(columns.count) fields, found \(fields.count)")
+                throw .malformedCSV(
+                    line: lineNumber, field: fields.count < columns.count ? columns[fields.count] : "(extra)",
+                    problem: "expected \(columns.count) fields, found \(fields.count)")
             }
             var values: [String: Double] = [:]
             for (name, text) in zip(columns, fields) {
                 guard let v = Double(text), v.isFinite else {
-                    throw .malformedCSV(line: lineNumber, field: name, problem: text.isEmpty ? "empty value" : "'\(text)' is not a number")
+                    throw .malformedCSV(
+                        line: lineNumber, field: name,
+                        problem: text.isEmpty ? "empty value" : "'\(text)' is not a number")
                 }
                 values[name] = v
             }
             let time = values["time"]!
             if let previous = points.last, !(time > previous.time) {
-                throw .malformedCSV(line: lineNumber, field: "time", problem: "\(time) does not increase (previous \(previous.time))")
+                throw .malformedCSV(
+                    line: lineNumber, field: "time", problem: "\(time) does not increase (previous \(previous.time))")
             }
             if points.isEmpty && time != 0 {
                 throw .malformedCSV(line: lineNumber, field: "time", problem: "the first time must be 0, found \(time)")
@@ -80,9 +92,13 @@ extension Trajectory {
             let position: Vector3
             if geodetic, let origin {
                 let lat = values["latitude"]!, lon = values["longitude"]!
-                guard (-90...90).contains(lat) else { throw .malformedCSV(line: lineNumber, field: "latitude", problem: "\(lat) is outside -90…90") }
+                guard (-90...90).contains(lat) else {
+                    throw .malformedCSV(line: lineNumber, field: "latitude", problem: "\(lat) is outside -90…90")
+                }
                 do {
-                    position = Vector3(try origin.local(GeodeticCoordinate(latitude: lat, longitude: lon, altitude: values["altitude"]!)))
+                    position = Vector3(
+                        try origin.local(
+                            GeodeticCoordinate(latitude: lat, longitude: lon, altitude: values["altitude"]!)))
                 } catch {
                     throw .malformedCSV(line: lineNumber, field: "longitude", problem: error.description)
                 }
@@ -90,7 +106,10 @@ extension Trajectory {
                 position = Vector3(values["east"]!, values["north"]!, values["up"]!)
             }
             let velocity = hasVelocity ? Vector3(values["v_east"]!, values["v_north"]!, values["v_up"]!) : .zero
-            points.append(TrajectoryPoint(time: time, position: position, velocity: velocity, heading: normalizedHeading(values["heading"] ?? 0)))
+            points.append(
+                TrajectoryPoint(
+                    time: time, position: position, velocity: velocity,
+                    heading: normalizedHeading(values["heading"] ?? 0)))
         }
         guard header != nil else { throw .malformedCSV(line: 1, field: "time", problem: "missing header line") }
         if !hasVelocity { points = Self.withDerivedVelocities(points) }

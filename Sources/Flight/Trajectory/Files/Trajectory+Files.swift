@@ -31,7 +31,9 @@ extension Trajectory {
         do throws(TrajectoryFileError) {
             switch format {
             case .csv:
-                guard let text = String(data: data, encoding: .utf8) else { throw .malformedCSV(line: 1, field: "(file)", problem: "not UTF-8 text") }
+                guard let text = String(data: data, encoding: .utf8) else {
+                    throw .malformedCSV(line: 1, field: "(file)", problem: "not UTF-8 text")
+                }
                 return try fromCSV(text, origin: origin)
             case .geoJSON:
                 guard let origin else { throw .needsOrigin }
