@@ -1,0 +1,82 @@
+import ControlProtocol
+import Dispatch
+import Foundation
+import LabKit
+
+/// Checks run from `waitUntil` off the main actor.
+enum DemoQueries {
+    /// Whether a program started on a lab host has exited.
+    nonisolated static func exited(_ program: LabProgram) -> Bool { !program.process.isRunning }
+
+    /// A drone in the station's fleet picture, east/north/up of `home` in metres, moved on by its velocity over the
+    /// report's age so that every drone is placed at the same moment.
+    struct Placed {
+        var uav: Int
+        var east, north, up: Double
+    }
+
+    nonisolated static func placedDrones(_ socket: String, numbers: [Int], home: (Double, Double)) throws -> [Placed] {
+        let vehicles = try ControlClient.request(ControlRequest.vehicles, socket: socket).vehicles ?? []
+        return vehicles.compactMap { v in
+            guard let n = v.uavNumber, numbers.contains(n), !v.stale else { return nil }
+            let p = v.placed(relativeTo: home)
+            return Placed(uav: n, east: p.east, north: p.north, up: p.up)
+        }
+    }
+
+    /// Whether the node at `socket` receives targets from a target source.
+    nonisolated static func receivingTargets(_ socket: String) throws -> Bool {
+        let sources = try ControlClient.request(ControlRequest.sources, socket: socket).sources?.sources ?? []
+        return sources.contains { $0.targets > 0 }
+    }
+}
+
+final class StopFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() {
+        lock.lock()
+        value = true
+        lock.unlock()
+    }
+    var isSet: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
+}
+
+extension Duration {
+    var secondsValue: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
+}
+
+/// Writes a line to standard output at once (unbuffered, so `make demo` shows progress live).
+func show(_ text: String) {
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+}
+
+/// Sends one command per drone at once (`fleetmesh send` on the station) and returns each output, by UAV number.
+func sendAll(_ bin: String, _ station: String, options: [String] = [], _ commands: [(Int, [String])]) async throws -> [(
+    Int, String
+)] {
+    try await withThrowingTaskGroup(of: (Int, String).self) { group in
+        for (n, args) in commands {
+            group.addTask {
+                (n, try await shellOffPool([bin, "send", "--node", station] + options + [String(n)] + args))
+            }
+        }
+        var answers: [(Int, String)] = []
+        for try await answer in group { answers.append(answer) }
+        return answers.sorted { $0.0 < $1.0 }
+    }
+}
+
+/// Runs a command on a thread of its own (the commands block until the drone answers, and the cooperative pool
+/// has only as many threads as cores) and returns its output.
+func shellOffPool(_ arguments: [String]) async throws -> String {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+            continuation.resume(with: Result { try shell(arguments).output })
+        }
+    }
+}
