@@ -249,6 +249,27 @@ struct TableReader {
         return d
     }
 
+    /// An integer within `range`, in `unit` ("milliseconds").
+    func int(_ t: TOMLTable, _ table: String, _ key: String, in range: ClosedRange<Int>, _ unit: String)
+        throws(ConfigError)
+        -> Int?
+    {
+        guard let v = try int(t, table, key) else { return nil }
+        guard range.contains(v) else {
+            throw fail(table, key, "must be \(range.lowerBound)–\(range.upperBound) \(unit), found \(v)")
+        }
+        return v
+    }
+
+    /// An array of "host:port" endpoints, each checked.
+    func endpoints(_ t: TOMLTable, _ table: String, _ key: String) throws(ConfigError) -> [String]? {
+        guard let list = try strings(t, table, key) else { return nil }
+        for (i, e) in list.enumerated() where PeerEndpoint(parsing: e) == nil {
+            throw fail(table, "\(key)[\(i)]", "expected \"host:port\" or \"[ipv6%interface]:port\", found \"\(e)\"")
+        }
+        return list
+    }
+
     func strings(_ t: TOMLTable, _ table: String, _ key: String) throws(ConfigError) -> [String]? {
         guard let v = t[key] else { return nil }
         guard let a = v.array else { throw fail(table, key, "expected an array of strings, found \(v.type)") }

@@ -21,12 +21,7 @@ extension NodeConfiguration {
         }
         config.advertise = try reader.bool(net, "network", "advertise") ?? true
         config.discover = try reader.bool(net, "network", "discover") ?? true
-        config.staticPeers = try reader.strings(net, "network", "static_peers") ?? []
-        for (i, peer) in config.staticPeers.enumerated() where PeerEndpoint(parsing: peer) == nil {
-            throw ConfigError(
-                file: file, field: "[network] static_peers[\(i)]",
-                problem: "expected \"host:port\" or \"[ipv6%interface]:port\", found \"\(peer)\"")
-        }
+        config.staticPeers = try reader.endpoints(net, "network", "static_peers") ?? []
     }
 
     /// `[membership]`.
@@ -41,12 +36,7 @@ extension NodeConfiguration {
         try reader.allowOnly(m, in: "membership", keys: keys)
         var mc = MembershipConfiguration()
         func ms(_ key: String, max: Int = 600_000) throws(ConfigError) -> Duration? {
-            guard let v = try reader.int(m, "membership", key) else { return nil }
-            guard v > 0, v <= max else {
-                throw ConfigError(
-                    file: file, field: "[membership] \(key)", problem: "must be 1–\(max) milliseconds, found \(v)")
-            }
-            return .milliseconds(v)
+            try reader.int(m, "membership", key, in: 1...max, "milliseconds").map { .milliseconds($0) }
         }
         if let v = try ms("heartbeat_interval_ms") { mc.heartbeatInterval = v }
         if let v = try ms("suspect_after_ms") { mc.suspectAfter = v }
@@ -116,12 +106,7 @@ extension NodeConfiguration {
     ) throws(ConfigError) {
         try reader.allowOnly(tg, in: "targets", keys: ["subscribe", "sources"])
         config.subscribeToTargetSources = try reader.bool(tg, "targets", "subscribe") ?? config.subscribeToTargetSources
-        config.targetSources = try reader.strings(tg, "targets", "sources") ?? []
-        for (i, source) in config.targetSources.enumerated() where PeerEndpoint(parsing: source) == nil {
-            throw ConfigError(
-                file: file, field: "[targets] sources[\(i)]",
-                problem: "expected \"host:port\" or \"[ipv6%interface]:port\", found \"\(source)\"")
-        }
+        config.targetSources = try reader.endpoints(tg, "targets", "sources") ?? []
     }
 
     /// `[coordinator]`.
@@ -145,12 +130,7 @@ extension NodeConfiguration {
             return v
         }
         func ms(_ key: String) throws(ConfigError) -> Int? {
-            guard let v = try reader.int(c, "coordinator", key) else { return nil }
-            guard (100...600_000).contains(v) else {
-                throw ConfigError(
-                    file: file, field: "[coordinator] \(key)", problem: "must be 100–600000 milliseconds, found \(v)")
-            }
-            return v
+            try reader.int(c, "coordinator", key, in: 100...600_000, "milliseconds")
         }
         if let v = try number("telemetry_hz", 1...50) { config.coordinator.telemetryHz = v }
         if let v = try number("prediction_hz", 1...20) { config.coordinator.predictionHz = v }

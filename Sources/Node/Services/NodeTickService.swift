@@ -12,26 +12,27 @@ struct NodeTickService: Service, CustomStringConvertible {
 
     var description: String { "NodeTickService" }
 
+    /// Runs `tick` every `interval` after `start` on absolute deadlines, until cancelled.
+    static func every(
+        _ interval: Duration, from start: ContinuousClock.Instant, on clock: ContinuousClock,
+        _ tick: @Sendable () async -> Void
+    ) async {
+        var next = start
+        while !Task.isCancelled {
+            next = next.advanced(by: interval)
+            try? await clock.sleep(until: next)
+            await tick()
+        }
+    }
+
     func run() async throws {
         let (node, coordinator, clock) = (self.node, self.coordinator, self.clock)
         let start = clock.now
         try await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { await Self.every(Self.meshInterval, from: start, on: clock) { await node.tick() } }
                 tasks.addTask {
-                    var next = start
-                    while !Task.isCancelled {
-                        next = next.advanced(by: Self.meshInterval)
-                        try? await clock.sleep(until: next)
-                        await node.tick()
-                    }
-                }
-                tasks.addTask {
-                    var next = start
-                    while !Task.isCancelled {
-                        next = next.advanced(by: CoordinatorShell.tickInterval)
-                        try? await clock.sleep(until: next)
-                        await coordinator.tick()
-                    }
+                    await Self.every(CoordinatorShell.tickInterval, from: start, on: clock) { await coordinator.tick() }
                 }
             }
         }
