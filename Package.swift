@@ -54,7 +54,16 @@ let package = Package(
             name: "Scenarios",
             dependencies: ["Flight", "Geodesy", "Avoidance", .product(name: "TOMLKit", package: "TOMLKit")]),
         // The MAVLink bridge: an autopilot driven from the mesh (drones), the fleet shown to ground-control software (stations).
-        .target(name: "MAVLinkBridge", dependencies: ["MAVLink", "Coordinator", "MeshTypes"]),
+        .target(name: "MAVLinkBridge", dependencies: ["MAVLink", "Coordinator", "Geodesy", "MeshTypes"]),
+        // One vehicle protocol: the simulator and an autopilot session behind it, collision avoidance above it.
+        .target(
+            name: "Vehicles",
+            dependencies: [
+                "Avoidance", "ControlProtocol", "Coordinator", "Flight", "Geodesy", "MAVLink", "MAVLinkBridge",
+                "MeshTypes",
+            ]),
+        // An in-process multirotor autopilot speaking MAVLink (ArduPilot Copter and PX4 conventions) for tests.
+        .target(name: "AutopilotEmulation", dependencies: ["MAVLink", "Flight", "Geodesy"]),
 
         // The control socket's typed requests and answers, and a client: all a CLI, script or test needs to talk to a node.
         .target(name: "ControlProtocol"),
@@ -72,7 +81,7 @@ let package = Package(
             dependencies: [
                 "ControlProtocol", "MeshTypes", "SecureTransport", "Membership", "MeshCore", "Discovery", "Coordinator",
                 "Flight", "Geodesy", "LocBroadcaster", "Avoidance",
-                "MAVLink", "MAVLinkBridge",
+                "MAVLink", "MAVLinkBridge", "Vehicles",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -125,6 +134,14 @@ let package = Package(
             dependencies: [
                 "Node", "MeshCore", "Coordinator", "MeshTypes", .product(name: "Logging", package: "swift-log"),
             ]),
+        .testTarget(
+            name: "VehiclesTests",
+            dependencies: [
+                "Vehicles", "AutopilotEmulation", "Avoidance", "Coordinator", "Flight", "Geodesy", "MAVLink",
+                "MAVLinkBridge", "MeshTypes",
+            ]),
+        .testTarget(
+            name: "AutopilotEmulationTests", dependencies: ["AutopilotEmulation", "MAVLink", "Flight", "Geodesy"]),
         .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol"]),
         .testTarget(name: "LabTests", dependencies: ["ControlProtocol", "Node", "LabKit"], exclude: ["udp_tool.py"]),
     ],

@@ -231,8 +231,12 @@ struct AutopilotSessionTests {
         d = s.receive(ap.position(lat: 50.100195, rel: 14.8), endOfDatagram: true, now: at(2000))
         #expect(d.contains(.completion(testID, .completed)))
 
+        // A goto without a speed after one with a speed restores the autopilot's default (−2), not the last one.
         let id2 = commandID(2)
-        _ = s.execute(id2, .goto(GeoPoint(latitude: 50.11, longitude: 14.4, altitude: 15), speedCmS: 0), now: at(6000))
+        d = s.execute(id2, .goto(GeoPoint(latitude: 50.11, longitude: 14.4, altitude: 15), speedCmS: 0), now: at(6000))
+        #expect(commands(d).map(\.command) == [.doChangeSpeed] && commands(d).first?.param2 == -2)
+        d = s.receive(ap.ack(.doChangeSpeed), endOfDatagram: true, now: at(6010))
+        #expect(reports(d) == [.verdict(id2, .accepted)])
         d = s.receive(ap.heartbeat(mode: 5, armed: true), endOfDatagram: true, now: at(6100))
         #expect(d.contains(.completion(id2, .failed("autopilot switched to LOITER"))))
     }

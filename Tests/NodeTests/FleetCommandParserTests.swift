@@ -57,10 +57,10 @@ import Testing
     }
 
     @Test func describesCommandsAsTyped() {
-        #expect(FleetCommandParser.describe(.takeoff(altitudeMillimetres: 10_000)) == "takeoff 10")
-        #expect(FleetCommandParser.describe(.returnToLaunch) == "rtl")
+        #expect(Command.takeoff(altitudeMillimetres: 10_000).summary == "takeoff 10")
+        #expect(Command.returnToLaunch.summary == "rtl")
         #expect(
-            FleetCommandParser.describe(.goto(GeoPoint(latitude: 50.5, longitude: 14.25, altitude: 20), speedCmS: 350))
+            Command.goto(GeoPoint(latitude: 50.5, longitude: 14.25, altitude: 20), speedCmS: 350).summary
                 == "goto 50.5 14.25 20 3.5")
     }
 }

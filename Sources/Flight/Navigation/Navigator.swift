@@ -74,6 +74,12 @@ public struct Navigator: Sendable {
         self.configuration = configuration
     }
 
+    /// Takes `intent` as it stands, without a command's checks: for a vehicle that navigates itself (an autopilot),
+    /// whose navigator mirrors what it flies so that prediction and avoidance reason about it as about any other.
+    public mutating func adopt(_ intent: Intent) {
+        self.intent = intent
+    }
+
     /// Records a new observation of the target to follow.
     public mutating func updateTarget(_ observation: TargetObservation) {
         target = observation

@@ -9,7 +9,7 @@ extension AutopilotSession {
     /// autopilot messages. The verdict follows when the autopilot has acknowledged every step (or refused one).
     public mutating func execute(_ id: CommandID, _ command: Command, now: MeshInstant) -> [Directive] {
         if let why = refusal(for: command, now: now) { return [.verdict(id, .rejected(why))] }
-        let plan = makePlan(for: command, id: id, label: Self.describe(command))
+        let plan = makePlan(for: command, id: id, label: command.summary)
         return start(plan, now: now)
     }
 
@@ -18,6 +18,7 @@ extension AutopilotSession {
         lastTarget = location
         guard let target = targetSystemID, !isSilent, flying else { return [] }
         if following {
+            if steering != nil { return [] }  // avoidance steers; the target is the goal it steers around
             if setpoint != nil {
                 setpoint = location  // PX4 OFFBOARD: the stream carries it from the next tick
                 return []
@@ -71,23 +72,6 @@ extension AutopilotSession {
         case .hover: return "hover"
         case .returnHome: return "return home"
         case .land: return "land"
-        }
-    }
-
-    /// The command's short name, as in `fleetmesh send`.
-    public static func describe(_ command: Command) -> String {
-        func m(_ mm: Int32) -> String {
-            let v = Double(mm) / 1000
-            return v == v.rounded() ? String(Int(v)) : String(v)
-        }
-        switch command {
-        case .takeoff(let a): return "takeoff \(m(a))"
-        case .land: return "land"
-        case .hover: return "hover"
-        case .goto(let p, _): return "goto \(p.latitude) \(p.longitude) \(m(p.altitudeMillimetres))"
-        case .returnToLaunch: return "rtl"
-        case .followTarget(let on): return "follow \(on ? "on" : "off")"
-        case .trajectory(let points): return "trajectory (\(points.count) points)"
         }
     }
 
@@ -172,13 +156,17 @@ extension AutopilotSession {
         case (_, .hover) where flavour != .px4, (_, .followTarget(false)) where flavour != .px4:
             return Plan(
                 id: id, label: label, steps: ensure(.guided) + [positionOnly], completion: .immediately,
-                intent: .hovering)
+                intent: .hovering, goal: .hold(here))
         case (_, .goto(let point, let speed)) where flavour != .px4:
-            let changeSpeed: [Step] = speed > 0 ? [long(.doChangeSpeed, 1, Float(speed) / 100, -1)] : []
+            // A goto without a speed flies at the autopilot's default (−2), not at a speed an earlier one set.
+            let changeSpeed: [Step] =
+                speed > 0
+                ? [long(.doChangeSpeed, 1, Float(speed) / 100, -1)]
+                : speedOverridden ? [long(.doChangeSpeed, 1, -2, -1)] : []
             let go = Step.message(positionTarget(point, target: target, now: .zero).wrapped)
             return Plan(
                 id: id, label: label, steps: ensure(.guided) + changeSpeed + [go], completion: .arrived(point),
-                intent: .flyingToTarget, modes: modes(.guided))
+                intent: .flyingToTarget, modes: modes(.guided), goal: .goto(point, speed: Self.speed(speed)))
         case (_, .followTarget(true)) where flavour != .px4:
             let go = Step.message(positionTarget(lastTarget ?? here, target: target, now: .zero).wrapped)
             return Plan(
@@ -216,16 +204,16 @@ extension AutopilotSession {
                 id: id, label: label, steps: [long(.navReturnToLaunch)], completion: .landed, intent: .returning,
                 modes: modes(.returnToLaunch, .land))
         case (_, .hover), (_, .followTarget(false)):
-            return Plan(id: id, label: label, steps: [setMode(.hold)], completion: .immediately, intent: .hovering)
-        case (_, .goto(let point, let speed)):
-            let reposition = CommandInt(
-                targetSystem: target, targetComponent: comp, frame: .global, command: .doReposition,
-                current: 0, autocontinue: 0, param1: speed > 0 ? Float(speed) / 100 : -1,
-                param2: 1, param3: 0, param4: .nan, x: point.latitudeE7, y: point.longitudeE7,
-                z: Float(homeAMSL + point.altitude))
+            // AUTO.LOITER alone does not stop a vehicle already repositioning in it: reposition here as well.
+            let stop = Step.message(reposition(here, speed: -1, target: target).wrapped)
             return Plan(
-                id: id, label: label, steps: [.commandInt(reposition)], completion: .arrived(point),
-                intent: .flyingToTarget, modes: modes(.hold))
+                id: id, label: label, steps: [setMode(.hold), stop], completion: .immediately, intent: .hovering,
+                goal: .hold(here))
+        case (_, .goto(let point, let speed)):
+            let go = reposition(point, speed: Self.speed(speed) ?? -1, target: target)
+            return Plan(
+                id: id, label: label, steps: [.commandInt(go)], completion: .arrived(point),
+                intent: .flyingToTarget, modes: modes(.hold), goal: .goto(point, speed: Self.speed(speed)))
         case (_, .followTarget(true)):
             return Plan(
                 id: id, label: label, steps: [.startSetpointStream(lastTarget ?? here), setMode(.guided)],

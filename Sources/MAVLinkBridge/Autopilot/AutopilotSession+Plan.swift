@@ -50,6 +50,8 @@ extension AutopilotSession {
         var modes: Set<UInt32> = []
         /// Whether acceptance makes the vehicle follow targets.
         var follows = false
+        /// What the vehicle flies once the command is accepted, as collision avoidance sees it.
+        var goal: Goal?
     }
 
     enum Wait: Sendable, Hashable {

@@ -107,6 +107,9 @@ extension AutopilotSession {
         if let id = p.id { out.append(.verdict(id, .accepted)) }
         out += finishRunning(.failed(p.label.hasPrefix("failsafe:") ? p.label : "superseded by \(p.label)"))
         intent = p.intent
+        heldGoal = p.goal
+        steering = nil
+        if case .goto(_, let speed)? = p.goal { speedOverridden = speed != nil }
         if p.follows {
             following = true
         } else {
@@ -123,7 +126,7 @@ extension AutopilotSession {
 
     mutating func stopFollowing() {
         following = false
-        setpoint = nil
+        setpoint = steering?.point
     }
 
     mutating func onAck(_ ack: CommandAck, now: MeshInstant) -> [Directive] {
@@ -175,7 +178,10 @@ extension AutopilotSession {
     mutating func finishRunning(_ how: VehicleCompletion) -> [Directive] {
         guard let r = running else { return [] }
         running = nil
-        if case .failed = how, intent != .following { intent = flying ? .hovering : .idle }
+        if case .failed = how, intent != .following {
+            intent = flying ? .hovering : .idle
+            heldGoal = nil
+        }
         guard let id = r.id else {
             if case .failed(let why) = how { return [.note("\(r.label) ended: \(why)")] }
             return []
@@ -193,6 +199,8 @@ extension AutopilotSession {
             // Near the altitude, and (when the autopilot reports it) out of its takeoff state.
             if Double(p.altitudeMillimetres - mm) / 1000 > -tolerance && flying && telemetry.landedState != .takeoff {
                 intent = .hovering
+                heldGoal = .hold(
+                    GeoPoint(latitudeE7: p.latitudeE7, longitudeE7: p.longitudeE7, altitudeMillimetres: mm))
                 return finishRunning(.completed)
             }
         case .landed:
@@ -202,6 +210,7 @@ extension AutopilotSession {
                 && abs(p.altitude - target.altitude) <= configuration.altitudeTolerance
             {
                 intent = .hovering
+                heldGoal = .hold(target)
                 return finishRunning(.completed)
             }
         case .missionEnd:

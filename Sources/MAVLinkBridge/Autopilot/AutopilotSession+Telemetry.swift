@@ -1,5 +1,5 @@
 import Coordinator
-import Foundation
+import Geodesy
 import MAVLink
 import MeshTypes
 
@@ -54,20 +54,20 @@ extension AutopilotSession {
         return TrajectoryPrediction(stepMilliseconds: stepMilliseconds, points: points)
     }
 
-    // MARK: - Geometry (metre scale, spherical earth)
+    // MARK: - Geometry
 
-    static let earthRadius = 6_371_008.8
+    static func geodetic(_ p: GeoPoint) -> GeodeticCoordinate {
+        GeodeticCoordinate(latitude: p.latitude, longitude: p.longitude, altitude: p.altitude)
+    }
 
+    /// `p` moved by metres north, east and up (on the tangent plane at `p`).
     static func offset(_ p: GeoPoint, north: Double, east: Double, up: Double) -> GeoPoint {
-        let lat = p.latitude + north / earthRadius * 180 / .pi
-        let lon = p.longitude + east / (earthRadius * cos(p.latitude * .pi / 180)) * 180 / .pi
-        return GeoPoint(latitude: lat, longitude: lon, altitude: p.altitude + up)
+        let g = TangentPlane(origin: geodetic(p)).geodetic(LocalPosition(east: east, north: north, up: 0))
+        return GeoPoint(latitude: g.latitude, longitude: g.longitude, altitude: p.altitude + up)
     }
 
     /// Horizontal distance in metres.
     static func distance(_ a: GeoPoint, _ b: GeoPoint) -> Double {
-        let dn = (b.latitude - a.latitude) * .pi / 180 * earthRadius
-        let de = (b.longitude - a.longitude) * .pi / 180 * earthRadius * cos((a.latitude + b.latitude) / 2 * .pi / 180)
-        return (dn * dn + de * de).squareRoot()
+        Geodesic.flatInverse(from: geodetic(a), to: geodetic(b)).distance
     }
 }

@@ -121,6 +121,12 @@ public struct AutopilotSession: Sendable {
     /// The latest target from the mesh: where following starts.
     var lastTarget: GeoPoint?
     var nextSetpointAt = MeshInstant.zero
+    /// What the last accepted hover, goto or takeoff left the vehicle flying (see `goal`).
+    var heldGoal: Goal?
+    /// ArduPilot's speed was set by a goto or by steering (DO_CHANGE_SPEED), so a goto without a speed restores it.
+    var speedOverridden = false
+    /// Collision avoidance is steering the vehicle (see `steer(to:speed:now:)`).
+    public internal(set) var steering: Steering?
     public private(set) var flying = false
     var sawHeartbeatMode = false
     /// Sequence tracking for link quality: frames received and lost (decayed).

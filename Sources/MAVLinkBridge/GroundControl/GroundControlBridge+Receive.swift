@@ -225,7 +225,7 @@ extension GroundControlBridge {
         let ticket = nextTicket
         nextTicket += 1
         pending[ticket] = Pending(
-            key: key, label: AutopilotSession.describe(command), uav: uav, ackCommand: ackCommand,
+            key: key, label: command.summary, uav: uav, ackCommand: ackCommand,
             acked: nil, finishedAt: nil, receivedAt: now)
         byKey[key] = ticket
         return [.command(command, uav: uav, ticket: ticket)]

@@ -1,4 +1,4 @@
-/// Collision avoidance on a drone flying the simulator (`[avoidance]`; every key optional).
+/// Collision avoidance on a drone, simulated or on an autopilot (`[avoidance]`; every key optional).
 public struct AvoidanceSettings: Sendable, Equatable {
     /// Whether the drone avoids others (`enabled`, default true).
     public var enabled = true

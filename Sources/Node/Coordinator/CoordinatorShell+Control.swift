@@ -20,7 +20,7 @@ extension CoordinatorShell {
         answers[id] = []
         commandSentAt[id] = t
         logger.info(
-            "command \(id) \(FleetCommandParser.describe(command)) to UAV \(number)\(takeover ? " (takeover)" : "")")
+            "command \(id) \(command.summary) to UAV \(number)\(takeover ? " (takeover)" : "")")
         perform(directives, now: t)
         // Wait for the final answer or the deadline, whichever comes first.
         let deadline = clock.now + timeout
@@ -35,7 +35,7 @@ extension CoordinatorShell {
         let got = answers.removeValue(forKey: id) ?? []
         commandSentAt[id] = nil
         return CommandReport(
-            uavNumber: Int(number), command: FleetCommandParser.describe(command), answers: got,
+            uavNumber: Int(number), command: command.summary, answers: got,
             timedOut: !got.contains { $0.answer != "accepted" })
     }
 

@@ -19,11 +19,8 @@ final class GroundControlAnswers: Sendable {
 extension CoordinatorShell {
     /// Bytes from the autopilot link (`endOfDatagram`: UDP; false for a serial stream).
     func autopilotReceived(_ bytes: [UInt8], endOfDatagram: Bool) {
-        guard case .autopilot(var a)? = vehicle else { return }
         let t = now
-        let events = a.receive(bytes, endOfDatagram: endOfDatagram, now: t)
-        vehicle = .autopilot(a)
-        vehicleEvents(events, now: t)
+        withPilot(now: t) { $0.receive(bytes, endOfDatagram: endOfDatagram, now: t) }
     }
 
     /// A command from ground-control software, routed like `fleetmesh send` (leases, relays, exactly-once); its
@@ -32,7 +29,7 @@ extension CoordinatorShell {
         let t = now
         let (id, directives) = core.sendCommand(command, toUAV: number, now: t)
         groundControlTickets[id] = ticket
-        logger.info("command \(id) \(FleetCommandParser.describe(command)) to UAV \(number) from ground control")
+        logger.info("command \(id) \(command.summary) to UAV \(number) from ground control")
         perform(directives, now: t)
     }
 
@@ -45,20 +42,12 @@ extension CoordinatorShell {
 
     /// The autopilot link's state for `status` (drones flying an autopilot; nil otherwise).
     func autopilotReport() -> AutopilotReport? {
-        guard case .autopilot(let a)? = vehicle else { return nil }
-        let s = a.session
-        let counters = a.link.counters
-        return AutopilotReport(
-            link: "\(a.link.endpoint)", remote: counters.remote, connected: s.identity != nil && !s.isSilent,
-            silent: s.isSilent,
-            autopilot: s.identity?.flavour.rawValue, systemID: s.identity.map { Int($0.systemID) },
-            componentID: s.identity.map { Int($0.componentID) }, mode: s.modeName,
-            armed: s.identity == nil ? nil : s.telemetry.armed,
-            linkQuality: Int(s.linkQuality),
-            lastHeartbeatMsAgo: s.heartbeatAge(now: now).map {
-                Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000)
-            },
-            framesSent: counters.sent, framesDropped: counters.dropped)
+        guard let link = autopilotLink, var report = pilot?.linkStatus(now: now) else { return nil }
+        let counters = link.counters
+        report.remote = counters.remote
+        report.framesSent = counters.sent
+        report.framesDropped = counters.dropped
+        return report
     }
 
     /// The drones with UAV numbers in the fleet picture, and the agreed map origin's altitude (metres above sea level).

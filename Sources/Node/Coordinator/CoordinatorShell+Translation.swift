@@ -8,8 +8,9 @@ import MeshTypes
 
 /// Translations between the coordinator's wire types and the flight, avoidance and report types: no state, no I/O.
 extension CoordinatorShell {
-    /// The other drones' fresh predictions as avoidance tracks in `vehicle`'s local frame and clock.
-    func airspaceTracks(in vehicle: SimulatedVehicle, now t: MeshInstant) -> [AirspaceTrack] {
+    /// The other drones' fresh predictions as avoidance tracks in the vehicle's local `frame`, on its clock (seconds of
+    /// the shell's clock).
+    func airspaceTracks(in frame: MapOrigin, now t: MeshInstant) -> [AirspaceTrack] {
         core.airspace(now: t).compactMap { e in
             guard e.node != core.nodeID, let first = e.prediction.points.first, first.altitude.isFinite else {
                 return nil
@@ -20,7 +21,7 @@ extension CoordinatorShell {
                 points: e.prediction.points.map {
                     GeodeticCoordinate(latitude: $0.latitude, longitude: $0.longitude, altitude: $0.altitude)
                 },
-                age: e.age.secondsDouble, now: vehicle.time, origin: vehicle.origin)
+                age: e.age.secondsDouble, now: Double(t.nanoseconds) / 1e9, origin: frame)
         }
     }
 

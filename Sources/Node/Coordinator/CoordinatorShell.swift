@@ -5,6 +5,7 @@ import Foundation
 import Geodesy
 import Logging
 import MeshTypes
+import Vehicles
 
 /// What the coordinator shell hands to the mesh node and discovery, in the order the core produced it.
 enum CoordinatorOutput: Sendable {
@@ -28,7 +29,8 @@ public actor CoordinatorShell {
     public static let numberFile = "uav-number"
 
     var core: CoordinatorCore
-    var vehicle: DroneVehicle?
+    /// A drone's vehicle (the simulator or an autopilot) with collision avoidance above it.
+    var pilot: VehiclePilot?
     /// Drones with `vehicle = "mavlink:…"`: the link to the autopilot (`AutopilotLinkService` runs it).
     public nonisolated let autopilotLink: AutopilotLink?
     /// Commands from the ground-control endpoint, with the endpoint's ticket: their answers go to `groundControlAnswers`.
@@ -51,6 +53,8 @@ public actor CoordinatorShell {
     var targetsFromSources = 0
     /// Drones: the manual-control samples obeyed.
     var manualStats = ManualControlStats()
+    /// `[avoidance]` while avoidance waits for the vehicle's local frame (an autopilot's first position).
+    var avoidanceSettings: AvoidanceSettings?
     /// Answers to commands a control request is waiting for.
     var answers: [CommandID: [CommandReport.Answer]] = [:]
     var commandSentAt: [CommandID: MeshInstant] = [:]
@@ -97,6 +101,7 @@ public actor CoordinatorShell {
         initialUAVNumber = core.uavNumber
         var link: AutopilotLink?
         if configuration.role == .drone {
+            let vehicle: any Vehicle
             switch configuration.vehicle {
             case .simulator:
                 let home = configuration.home ?? .default
@@ -104,29 +109,27 @@ public actor CoordinatorShell {
                     // A configured home is where the drone stands; without one, drones spread around the default.
                     let offset =
                         configuration.home == nil ? SimulatedVehicle.startOffset(for: nodeID) : (east: 0.0, north: 0.0)
-                    var simulated = try SimulatedVehicle(home: home, offset: offset)
-                    if configuration.avoidance.enabled {
-                        simulated.avoidance = AvoidanceCore(
-                            configuration: try Self.avoidanceConfiguration(
-                                configuration.avoidance,
-                                origin: simulated.origin))
-                    }
-                    vehicle = .simulated(simulated)
-                } catch let error as ConfigError {
-                    throw error
+                    vehicle = try SimulatedVehicle(latitude: home.latitude, longitude: home.longitude, offset: offset)
                 } catch {
                     throw ConfigError(
                         file: "configuration", field: "[drone] home",
                         problem: "cannot place home \(home.latitude), \(home.longitude) on the map: \(error)")
                 }
             case .mavlink(let endpoint):
-                let l = AutopilotLink(endpoint: endpoint, logger: logger)
-                link = l
+                link = AutopilotLink(endpoint: endpoint, logger: logger)
                 var autopilot = AutopilotVehicle(
-                    link: l, autopilotSystemID: configuration.autopilotSystemID.map { UInt8($0) }, logger: logger)
-                autopilot.uavNumber = core.uavNumber
-                vehicle = .autopilot(autopilot)
+                    linkName: "\(endpoint)", autopilotSystemID: configuration.autopilotSystemID.map { UInt8($0) },
+                    predictsFromPlan: configuration.avoidance.enabled)
+                _ = autopilot.setUAVNumber(core.uavNumber)
+                vehicle = autopilot
             }
+            var avoidance: AvoidanceCore?
+            if configuration.avoidance.enabled, let frame = vehicle.frame {
+                avoidance = AvoidanceCore(
+                    configuration: try Self.avoidanceConfiguration(configuration.avoidance, origin: frame))
+            }
+            if configuration.avoidance.enabled && avoidance == nil { avoidanceSettings = configuration.avoidance }
+            pilot = VehiclePilot(vehicle: vehicle, avoidance: avoidance)
         }
         autopilotLink = link
         (output, outputContinuation) = AsyncStream.makeStream(of: CoordinatorOutput.self)
@@ -212,21 +215,22 @@ public actor CoordinatorShell {
     /// The 50 ms tick: steps the vehicle to now, feeds its state (and every 200 ms its prediction), then ticks the core.
     func tick() {
         let t = now
-        if var v = vehicle {
-            let events = v.advance(to: t)
-            // Collision avoidance (simulated vehicles): one decision per tick from the airspace picture; a changed
-            // plan is published at once.
+        if var p = pilot {
+            var events = p.advance(to: t)
+            // Collision avoidance: one decision per tick from the airspace picture; a changed plan is published at once.
+            startAvoidanceIfReady(&p)
             var replanned = false
-            if case .simulated(var s) = v, s.avoidance != nil {
-                replanned = s.avoid(
-                    tracks: airspaceTracks(in: s, now: t), uavNumber: core.uavNumber.map(Int.init) ?? 251,
-                    tiebreak: core.nodeID.low)
-                if replanned { logger.info("avoidance: \(s.decision)") }
-                v = .simulated(s)
+            if p.avoidance != nil, let frame = p.frame {
+                let (changed, more) = p.avoid(
+                    tracks: airspaceTracks(in: frame, now: t), uavNumber: core.uavNumber.map(Int.init) ?? 251,
+                    tiebreak: core.nodeID.low, now: t)
+                events += more
+                replanned = changed
+                if replanned { logger.info("avoidance: \(p.decision)") }
             }
-            let state = v.coordinatorState
-            let prediction = t >= nextPredictionAt || replanned ? v.prediction : nil
-            vehicle = v
+            let state = p.telemetry
+            let prediction = t >= nextPredictionAt || replanned ? p.prediction(now: t) : nil
+            pilot = p
             vehicleEvents(events, now: t)
             if let state { perform(core.onLocalVehicleState(state, now: t), now: t) }
             if let prediction {
@@ -237,9 +241,19 @@ public actor CoordinatorShell {
         perform(core.onTick(now: t), now: t)
     }
 
-    func vehicleEvents(_ events: [DroneVehicle.Event], now t: MeshInstant) {
+    func vehicleEvents(_ events: [VehicleEvent], now t: MeshInstant) {
         for e in events {
             switch e {
+            case .send(let bytes):
+                autopilotLink?.send(bytes)
+            case .log(let level, let line):
+                switch level {
+                case .debug: logger.debug("\(line)")
+                case .info: logger.info("\(line)")
+                case .notice: logger.notice("\(line)")
+                case .warning: logger.warning("\(line)")
+                case .error: logger.error("\(line)")
+                }
             case .verdict(let id, let verdict, let label):
                 switch verdict {
                 case .accepted: logger.info("command \(id) \(label) accepted")
@@ -276,10 +290,7 @@ public actor CoordinatorShell {
                     "UAV number \(from.map(String.init) ?? "none") → \(to.map(String.init) ?? "none") (\(Self.describe(reason)))"
                 )
                 outputContinuation.yield(.uavNumber(to, updateTXT: recordPublished))
-                if case .autopilot(var a)? = vehicle {
-                    a.setUAVNumber(to)
-                    vehicle = .autopilot(a)
-                }
+                withPilot(now: t) { $0.setUAVNumber(to) }
             case .numberAnnounced(let node, let number, let previous):
                 logger.info(
                     "\(core.advertisement(of: node)?.name ?? node.short) (\(node)) announces UAV number \(number.map(String.init) ?? "none") (was \(previous.map(String.init) ?? "none"))"
@@ -299,27 +310,17 @@ public actor CoordinatorShell {
                 logger.debug(
                     "target \(target.location.latitude), \(target.location.longitude), \(target.location.altitude) m from \(from)"
                 )
-                if var v = vehicle {
-                    let events = v.applyTarget(target, now: t)
-                    vehicle = v
-                    vehicleEvents(events, now: t)
-                }
+                withPilot(now: t) { $0.applyTarget(target.location, now: t) }
             case .executeCommand(let id, let command):
-                guard var v = vehicle else {
+                guard pilot != nil else {
                     queue.append(contentsOf: core.onVehicleVerdict(id, .rejected("this node has no vehicle"), now: t))
                     continue
                 }
-                let events = v.execute(id, command, now: t)
-                vehicle = v
                 // The verdict (an autopilot's may come later) leaves before any completion the vehicle reports at once.
-                vehicleEvents(events, now: t)
+                withPilot(now: t) { $0.execute(id, command, now: t) }
             case .applyManualControl(let sample, _):
                 manualStats.record(sentAtMicros: sample.sentAtMicros, wallSeconds: Date().timeIntervalSince1970)
-                if var v = vehicle {
-                    let events = v.applyManualControl(sample, now: t)
-                    vehicle = v
-                    vehicleEvents(events, now: t)
-                }
+                withPilot(now: t) { $0.applyManualControl(sample, now: t) }
             case .commandAnswer(let id, let answer):
                 logger.info("command \(id): \(Self.describe(answer))")
                 forwardToGroundControl(id, answer)
@@ -334,11 +335,7 @@ public actor CoordinatorShell {
                 logger.notice("lost control of UAV \(number)\(to.isEmpty ? " (lease lapsed)" : " to \(to)")")
             case .failsafe(let action):
                 logger.warning("failsafe: no station heard; \(action)")
-                if var v = vehicle {
-                    let events = v.failsafe(action, now: t)
-                    vehicle = v
-                    vehicleEvents(events, now: t)
-                }
+                withPilot(now: t) { $0.failsafe(action, now: t) }
             case .failsafeReported(let report, let from):
                 let steps = report.steps.map { "\($0.action) after \($0.afterSilenceMilliseconds) ms" }.joined(
                     separator: ", ")
@@ -362,4 +359,23 @@ public actor CoordinatorShell {
         }
     }
 
+    /// Runs `body` on the drone's pilot (if any) and handles the vehicle events it returns.
+    func withPilot(now t: MeshInstant, _ body: (inout VehiclePilot) -> [VehicleEvent]) {
+        guard var p = pilot else { return }
+        let events = body(&p)
+        pilot = p
+        vehicleEvents(events, now: t)
+    }
+
+    /// An autopilot's local frame is known from its first position: avoidance starts then, with `[avoidance]`'s
+    /// geofence placed on it.
+    func startAvoidanceIfReady(_ p: inout VehiclePilot) {
+        guard let settings = avoidanceSettings, p.avoidance == nil, let frame = p.frame else { return }
+        avoidanceSettings = nil
+        do {
+            p.enableAvoidance(AvoidanceCore(configuration: try Self.avoidanceConfiguration(settings, origin: frame)))
+        } catch {
+            logger.error("collision avoidance stays off: \(error)")
+        }
+    }
 }

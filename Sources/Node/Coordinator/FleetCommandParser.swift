@@ -119,24 +119,4 @@ public enum FleetCommandParser {
         }
         return v
     }
-
-    /// A short human description of a command, as echoed in reports and logs.
-    public static func describe(_ command: Command) -> String {
-        func m(_ mm: Int32) -> String { formatNumber(Double(mm) / 1000) }
-        switch command {
-        case .takeoff(let a): return "takeoff \(m(a))"
-        case .land: return "land"
-        case .hover: return "hover"
-        case .goto(let p, let s):
-            return "goto \(p.latitude) \(p.longitude) \(m(p.altitudeMillimetres))"
-                + (s == 0 ? "" : " \(formatNumber(Double(s) / 100))")
-        case .returnToLaunch: return "rtl"
-        case .followTarget(let on): return "follow \(on ? "on" : "off")"
-        case .trajectory(let points): return "trajectory (\(points.count) points)"
-        }
-    }
-
-    static func formatNumber(_ v: Double) -> String {
-        v == v.rounded() && abs(v) < 1e9 ? String(Int(v)) : String(v)
-    }
 }

@@ -1,24 +1,25 @@
 import Coordinator
 import Foundation
-import Logging
 import MeshTypes
 import Testing
 
-@testable import Node
+@testable import Vehicles
 
 @Suite struct SimulatedVehicleTests {
     let id1 = CommandID(origin: NodeID(high: 1, low: 2), originIncarnation: 7, counter: 1)
     let id2 = CommandID(origin: NodeID(high: 1, low: 2), originIncarnation: 7, counter: 2)
 
+    let home = (latitude: 50.0755, longitude: 14.4378)
+
     func vehicle() throws -> SimulatedVehicle {
-        try SimulatedVehicle(home: .default, offset: (east: 10, north: -6))
+        try SimulatedVehicle(latitude: home.latitude, longitude: home.longitude, offset: (east: 10, north: -6))
     }
 
     /// Steps at 20 Hz until `until` holds or `limit` seconds pass; returns every event.
-    func run(_ v: inout SimulatedVehicle, for limit: Double, until: ([SimulatedVehicle.Event]) -> Bool = { _ in false })
-        -> [SimulatedVehicle.Event]
+    func run(_ v: inout SimulatedVehicle, for limit: Double, until: ([VehicleEvent]) -> Bool = { _ in false })
+        -> [VehicleEvent]
     {
-        var events: [SimulatedVehicle.Event] = []
+        var events: [VehicleEvent] = []
         var t = v.time
         let end = t + limit
         while t < end {
@@ -34,7 +35,7 @@ import Testing
         let start = v.coordinatorState
         #expect(start.activity == .landed)
         // Starts at its offset from home: 10 m east, 6 m south.
-        #expect(abs((start.position.latitude - HomeLocation.default.latitude) * 111_200 + 6) < 0.5)
+        #expect(abs((start.position.latitude - home.latitude) * 111_200 + 6) < 0.5)
         let (verdict, events) = v.execute(id1, .takeoff(altitudeMillimetres: 10_000))
         #expect(verdict == .accepted)
         #expect(events.isEmpty)
@@ -69,7 +70,7 @@ import Testing
         }
         #expect(why.hasPrefix("trajectory waypoint 1 is not on the map"))
         // A square of 20 m legs north, east, south from the home point, at 12 m.
-        let home = HomeLocation.default
+        let home = self.home
         let dLat = 20 / 111_200.0, dLon = 20 / (111_200.0 * cos(home.latitude * .pi / 180))
         let square = [
             GeoPoint(latitude: home.latitude + dLat, longitude: home.longitude, altitude: 12),
@@ -123,75 +124,18 @@ import Testing
         #expect(events.last == .completed(id2))
         #expect(v.coordinatorState.activity == .landed)
     }
-
-    @Test func persistedNumberFileIsReadStrictly() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("uavnum-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        #expect(try CoordinatorShell.readNumber(directory: dir).get() == nil)
-        try "17\n".write(toFile: dir + "/uav-number", atomically: true, encoding: .utf8)
-        #expect(try CoordinatorShell.readNumber(directory: dir).get() == 17)
-        try "251\n".write(toFile: dir + "/uav-number", atomically: true, encoding: .utf8)
-        switch CoordinatorShell.readNumber(directory: dir) {
-        case .success: Issue.record("251 accepted")
-        case .failure(let e): #expect(e.description == "\(dir)/uav-number: expected a UAV number 1–250, found \"251\"")
-        }
-    }
 }
 
-/// Collects log lines for assertions.
-final class CapturedLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var storage: [String] = []
-    func append(_ line: String) {
-        lock.lock()
-        storage.append(line)
-        lock.unlock()
+/// The simulator driven on a seconds clock, the verdict apart from the events, as these tests read best.
+extension SimulatedVehicle {
+    mutating func execute(_ id: CommandID, _ command: Command) -> (verdict: VehicleVerdict, events: [VehicleEvent]) {
+        start(id, command)
     }
-    var lines: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return storage
-    }
-}
 
-struct CapturingLogHandler: LogHandler {
-    let log: CapturedLog
-    var logLevel: Logger.Level = .trace
-    var metadata: Logger.Metadata = [:]
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
+    mutating func advance(to seconds: Double) -> [VehicleEvent] {
+        advance(to: MeshInstant(nanoseconds: UInt64((seconds * 1e9).rounded())))
     }
-    func log(
-        level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
-        function: String, line: UInt
-    ) {
-        log.append("\(level) \(message)")
-    }
-}
 
-@Suite struct CoordinatorShellTests {
-    @Test func malformedCoordinatorMessagesAreLoggedOncePerPeerAndDropped() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shell-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let captured = CapturedLog()
-        let logger = Logger(label: "test") { _ in CapturingLogHandler(log: captured) }
-        let config = NodeConfiguration(
-            name: "s", role: .station, keyFile: "/dev/null", stateDirectory: dir, controlSocket: "/dev/null")
-        let shell = try CoordinatorShell(
-            configuration: config, nodeID: NodeID(high: 1, low: 1), incarnation: 9, logger: logger)
-        let peer = NodeID(high: 0xABCD_EF01_0000_0000, low: 2)
-        for _ in 0..<3 {
-            await shell.handle(
-                .message(
-                    type: 0x5201, payload: [1, 2, 3], from: peer, reliable: false, at: MeshInstant(nanoseconds: 0)))
-        }
-        let warnings = captured.lines.filter { $0.hasPrefix("warning") }
-        #expect(warnings.count == 1)
-        #expect(
-            warnings.first?.hasPrefix(
-                "warning dropped malformed coordinator message type 0x5201 (3 bytes) from abcdef01: ") == true)
-        #expect(await shell.vehicles().isEmpty)
-    }
+    var coordinatorState: Coordinator.VehicleState { telemetry! }
+    var prediction: TrajectoryPrediction { prediction(avoiding: false, now: .zero)! }
 }

@@ -1,0 +1,109 @@
+import Coordinator
+import MAVLink
+import MeshTypes
+
+extension AutopilotSession {
+    /// What the vehicle flies that collision avoidance may adjust: a held point, a goto, or a followed target.
+    public enum Goal: Sendable, Hashable {
+        /// Hold this point (after a hover, a takeoff or an arrival).
+        case hold(GeoPoint)
+        /// Fly to this point; `speed` in m/s, nil for the autopilot's own cruise speed.
+        case goto(GeoPoint, speed: Double?)
+        /// Follow the mesh's target, last seen here.
+        case follow(GeoPoint)
+    }
+
+    /// Avoidance's override of the goal: the point streamed instead, and the speed cap asked with DO_CHANGE_SPEED.
+    public struct Steering: Sendable, Hashable {
+        public var point: GeoPoint
+        public var speed: Double?
+    }
+
+    /// The goal of the command the vehicle flies now, if avoidance may adjust it; nil while taking off, landing,
+    /// returning, flying a mission, under manual control, or idle.
+    public var goal: Goal? {
+        switch intent {
+        case .hovering, .flyingToTarget: return heldGoal
+        case .following: return lastTarget.map(Goal.follow)
+        default: return nil
+        }
+    }
+
+    /// A goto's speed in m/s from the command's cm/s (0: the autopilot's own).
+    static func speed(_ cmS: UInt16) -> Double? { cmS == 0 ? nil : Double(cmS) / 100 }
+
+    /// Collision avoidance steers the vehicle: fly to `point` (streamed as position targets, as the PX4 OFFBOARD
+    /// rule asks, in GUIDED or OFFBOARD) at up to `speed` m/s, instead of the goal. `nil` ends the steering and
+    /// resumes the goal (the goto's point and speed, the hold point, or the followed target). The command the vehicle
+    /// runs is not superseded: its completion is still checked against its own goal.
+    public mutating func steer(to point: GeoPoint?, speed: Double?, now: MeshInstant) -> [Directive] {
+        guard let target = targetSystemID, let identity, !isSilent, flying, let goal else {
+            steering = nil
+            return []
+        }
+        var out: [Directive] = []
+        let flavour = identity.flavour
+        guard let point else {
+            guard let old = steering else { return [] }
+            steering = nil
+            if old.speed != nil {
+                // MAV_CMD_DO_CHANGE_SPEED: −2 is the vehicle's default (−1 would keep the cap).
+                let resume = goalSpeed(goal)
+                out.append(frame(changeSpeed(resume < 0 ? -2 : resume, target: target)))
+                speedOverridden = resume >= 0
+            }
+            switch goal {
+            case .follow(let p):
+                setpoint = flavour == .px4 ? p : nil
+                if flavour != .px4 { out.append(frame(positionTarget(p, target: target, now: now))) }
+            case .hold(let p), .goto(let p, _):
+                setpoint = nil
+                if flavour == .px4 {
+                    out.append(frame(reposition(p, speed: goalSpeed(goal), target: target)))
+                } else {
+                    out.append(frame(positionTarget(p, target: target, now: now)))
+                }
+            }
+            return out
+        }
+        let starting = steering == nil
+        if speed != steering?.speed {
+            let cap = speed ?? goalSpeed(goal)
+            out.append(frame(changeSpeed(cap < 0 ? -2 : cap, target: target)))
+            speedOverridden = cap >= 0
+        }
+        steering = Steering(point: point, speed: speed)
+        setpoint = point
+        if starting {
+            nextSetpointAt = now + configuration.setpointInterval
+            out.append(frame(positionTarget(point, target: target, now: now)))
+            if !flavour.isMode(telemetry.customMode, .guided) {
+                var c = flavour.setModeCommand(for: .guided, target: target)
+                c.targetComponent = identity.componentID
+                out.append(frame(c))
+                running?.modes.insert(flavour.customMode(for: .guided))
+            }
+        }
+        return out
+    }
+
+    /// The goal's speed (m/s), or −1: "the autopilot's own", as DO_REPOSITION reads it.
+    func goalSpeed(_ goal: Goal) -> Double {
+        if case .goto(_, let speed?) = goal { return speed }
+        return -1
+    }
+
+    func changeSpeed(_ speed: Double, target: UInt8) -> CommandLong {
+        CommandLong(
+            targetSystem: target, targetComponent: identity?.componentID ?? 1, command: .doChangeSpeed, confirmation: 0,
+            param1: 1, param2: Float(speed), param3: -1, param4: 0, param5: 0, param6: 0, param7: 0)
+    }
+
+    func reposition(_ p: GeoPoint, speed: Double, target: UInt8) -> CommandInt {
+        let homeAMSL = Double(telemetry.homeAMSLMillimetres ?? 0) / 1000
+        return CommandInt(
+            targetSystem: target, targetComponent: identity?.componentID ?? 1, frame: .global, command: .doReposition,
+            current: 0, autocontinue: 0, param1: Float(speed), param2: 1, param3: 0, param4: .nan,
+            x: p.latitudeE7, y: p.longitudeE7, z: Float(homeAMSL + p.altitude))
+    }
+}

@@ -1,0 +1,91 @@
+import AutopilotEmulation
+import MAVLink
+import Testing
+
+@Suite("Autopilot emulator: PX4")
+struct PX4Tests {
+    static let loiter: UInt32 = 4 << 16 | 3 << 24
+    static let takeoff: UInt32 = 4 << 16 | 2 << 24
+    static let offboard: UInt32 = 6 << 16
+
+    func px4() -> Bench { Bench(.init(flavour: .px4, systemID: 42)) }
+
+    /// DO_SET_MODE as the bridge sends it to PX4: main mode in param2, sub mode in param3.
+    func setMode(_ b: inout Bench, main: Float, sub: Float = 0) -> MAVResult? {
+        b.command(.doSetMode, 1, main, sub, target: 42)
+    }
+
+    @Test("HEARTBEAT: PX4, AUTO.LOITER, system 42; telemetry streams without being asked")
+    func heartbeatAndStreams() {
+        var b = px4()
+        b.run(for: 1)
+        #expect(b.heartbeat?.autopilot == .px4 && b.heartbeat?.customMode == Self.loiter)
+        #expect(b.emulator.modeName == "AUTO.LOITER")
+        #expect(b.frames.filter { $0.frame.messageID == GlobalPositionInt.id }.count == 11)  // t = 0, 0.1, … 1.0
+        #expect(b.command(.componentArmDisarm, 1) == nil)  // system 1 is not there
+    }
+
+    @Test("NAV_TAKEOFF: altitude AMSL in AUTO.TAKEOFF (NaN: 2.5 m), then AUTO.LOITER at the altitude")
+    func takeoff() {
+        var b = px4()
+        #expect(b.command(.componentArmDisarm, 1, target: 42) == .accepted)
+        #expect(b.command(.navTakeoff, -1, 0, 0, .nan, .nan, .nan, 310, target: 42) == .accepted)
+        #expect(b.emulator.customMode == Self.takeoff)
+        b.run(for: 20) { $0.emulator.customMode == Self.loiter }
+        #expect(abs(b.emulator.position.z - 10) < 0.15 && b.landedState == .inAir)
+        #expect(b.emulator.log.contains { $0.event == .modeChanged("AUTO.LOITER", reason: "takeoff done") })
+
+        var c = px4()
+        #expect(c.command(.componentArmDisarm, 1, target: 42) == .accepted)
+        #expect(c.command(.navTakeoff, -1, 0, 0, .nan, .nan, .nan, .nan, target: 42) == .accepted)
+        c.run(for: 10)
+        #expect(abs(c.emulator.position.z - 2.5) < 0.15)
+    }
+
+    @Test("OFFBOARD: refused without a setpoint stream, flies the stream, falls back to AUTO.LOITER when it stops")
+    func offboard() {
+        var b = px4()
+        #expect(b.command(.componentArmDisarm, 1, target: 42) == .accepted)
+        #expect(b.command(.navTakeoff, -1, 0, 0, .nan, .nan, .nan, 305, target: 42) == .accepted)
+        b.run(for: 10)
+        #expect(setMode(&b, main: 6) == .denied)
+        for _ in 0..<5 {
+            b.send(AutopilotEmulationTests.positionTarget(east: 20, north: 0, up: 5, target: 42))
+            b.run(for: 0.1)
+        }
+        #expect(b.emulator.position.x.magnitude < 0.01)  // not yet in OFFBOARD: not taken
+        #expect(setMode(&b, main: 6) == .accepted && b.emulator.customMode == Self.offboard)
+        for _ in 0..<30 {
+            b.send(AutopilotEmulationTests.positionTarget(east: 20, north: 0, up: 5, target: 42))
+            b.run(for: 0.1)
+        }
+        #expect(b.emulator.position.x > 5)
+        // The stream stops: 0.5 s later it holds in AUTO.LOITER where it stops, short of the target.
+        let stop = b.now - 0.1  // the last position target
+        let left = try! #require(b.run(for: 2) { $0.emulator.customMode == Self.loiter })
+        #expect(left - stop > 0.49 && left - stop < 0.53, "\(left - stop)")
+        b.run(for: 5)
+        let held = b.emulator.position
+        b.run(for: 3)
+        #expect(held.x < 19 && b.emulator.position.distance(to: held) < 0.01)
+    }
+
+    @Test("DO_REPOSITION in AUTO.LOITER; RTL lands at home and disarms")
+    func repositionAndReturn() {
+        var b = px4()
+        #expect(b.command(.componentArmDisarm, 1, target: 42) == .accepted)
+        #expect(b.command(.navTakeoff, -1, 0, 0, .nan, .nan, .nan, 310, target: 42) == .accepted)
+        b.run(for: 12)
+        let (lat, lon) = targetE7(east: 0, north: 25)
+        let answer = b.send(
+            CommandInt(
+                targetSystem: 42, targetComponent: 1, frame: .global, command: .doReposition, param1: -1, param2: 1,
+                param4: .nan, x: lat, y: lon, z: 312))
+        #expect(Bench.ack(answer, for: .doReposition) == .accepted && b.emulator.customMode == Self.loiter)
+        b.run(for: 15)
+        #expect(b.emulator.position.distance(to: .init(0, 25, 12)) < 0.1)
+        #expect(b.command(.navReturnToLaunch, target: 42) == .accepted && b.emulator.modeName == "AUTO.RTL")
+        b.run(for: 60) { !$0.emulator.armed }
+        #expect(!b.emulator.armed && b.emulator.position.length < 0.5)
+    }
+}

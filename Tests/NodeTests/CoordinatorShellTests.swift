@@ -1,0 +1,80 @@
+import Coordinator
+import Foundation
+import Logging
+import MeshTypes
+import Testing
+
+@testable import Node
+
+@Suite struct PersistedNumberTests {
+    @Test func persistedNumberFileIsReadStrictly() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("uavnum-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        #expect(try CoordinatorShell.readNumber(directory: dir).get() == nil)
+        try "17\n".write(toFile: dir + "/uav-number", atomically: true, encoding: .utf8)
+        #expect(try CoordinatorShell.readNumber(directory: dir).get() == 17)
+        try "251\n".write(toFile: dir + "/uav-number", atomically: true, encoding: .utf8)
+        switch CoordinatorShell.readNumber(directory: dir) {
+        case .success: Issue.record("251 accepted")
+        case .failure(let e): #expect(e.description == "\(dir)/uav-number: expected a UAV number 1–250, found \"251\"")
+        }
+    }
+}
+
+/// Collects log lines for assertions.
+final class CapturedLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [String] = []
+    func append(_ line: String) {
+        lock.lock()
+        storage.append(line)
+        lock.unlock()
+    }
+    var lines: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return storage
+    }
+}
+
+struct CapturingLogHandler: LogHandler {
+    let log: CapturedLog
+    var logLevel: Logger.Level = .trace
+    var metadata: Logger.Metadata = [:]
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+    func log(
+        level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
+        function: String, line: UInt
+    ) {
+        log.append("\(level) \(message)")
+    }
+}
+
+@Suite struct CoordinatorShellTests {
+    @Test func malformedCoordinatorMessagesAreLoggedOncePerPeerAndDropped() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shell-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let captured = CapturedLog()
+        let logger = Logger(label: "test") { _ in CapturingLogHandler(log: captured) }
+        let config = NodeConfiguration(
+            name: "s", role: .station, keyFile: "/dev/null", stateDirectory: dir, controlSocket: "/dev/null")
+        let shell = try CoordinatorShell(
+            configuration: config, nodeID: NodeID(high: 1, low: 1), incarnation: 9, logger: logger)
+        let peer = NodeID(high: 0xABCD_EF01_0000_0000, low: 2)
+        for _ in 0..<3 {
+            await shell.handle(
+                .message(
+                    type: 0x5201, payload: [1, 2, 3], from: peer, reliable: false, at: MeshInstant(nanoseconds: 0)))
+        }
+        let warnings = captured.lines.filter { $0.hasPrefix("warning") }
+        #expect(warnings.count == 1)
+        #expect(
+            warnings.first?.hasPrefix(
+                "warning dropped malformed coordinator message type 0x5201 (3 bytes) from abcdef01: ") == true)
+        #expect(await shell.vehicles().isEmpty)
+    }
+}
