@@ -1,4 +1,5 @@
-// `make demo`: a station and three simulated drones on four namespaced hosts, each with its own avahi-daemon,
+// `make demo`: a station and three drones (two on the built-in simulator, one on an ArduPilot autopilot emulated with
+// pymavlink, over MAVLink) on four namespaced hosts, each with its own avahi-daemon,
 // form a mesh while you watch; then a drone's radio link is cut and restored, the drones are numbered and fly the
 // station's commands, a Python target source and a joystick stream, avoid each other crossing a circle, and a
 // MAVLink ground station (pymavlink) finds the station and lands them. After that walkthrough the mesh keeps running
@@ -29,7 +30,8 @@ show(
     FleetMesh demo
       4 hosts on a private virtual bridge, each in its own network namespace with its own avahi-daemon;
       nothing touches this machine's real interfaces.
-      host 1: station-1    hosts 2-4: drone-1, drone-2, drone-3 (each flying the built-in simulator)
+      host 1: station-1    hosts 2-3: drone-1, drone-2 (the built-in simulator)
+                           host 4: drone-3 (an ArduPilot autopilot over MAVLink: Tests/mavlink/autopilot_emulator.py)
 
     """)
 
@@ -39,15 +41,28 @@ do {
     defer { lab.teardown() }
     say("lab up: 4 hosts, avahi-daemon running on each")
 
+    // drone-3 flies a real autopilot link: an ArduPilot Copter emulated with pymavlink on its host, 25 m south of the
+    // test area's centre, sending to the drone node's MAVLink port as ArduPilot's --out would.
+    let autopilotHome = (50.0755 - 25 / 111_320.0, 14.4378)
+    _ = try lab.start(
+        host: 4, tag: "ardupilot",
+        [
+            "python3", "-u", repositoryRoot.appendingPathComponent("Tests/mavlink/autopilot_emulator.py").path,
+            "--flavour", "ardupilot", "--sysid", "1", "--link", "udpout:127.0.0.1:14601", "--home",
+            "\(autopilotHome.0),\(autopilotHome.1),300",
+        ])
     let names = ["station-1", "drone-1", "drone-2", "drone-3"]
     var nodes: [NodeProcess] = []
     for (i, name) in names.enumerated() {
         // The station sets the session's map origin (the test area's corner); the mesh shares it with every node.
         // It also shows the fleet to MAVLink ground-control software on UDP 14550.
-        let mission = i == 0 ? "[mission]\norigin = [50.0750, 14.4370, 0.0]\n[ground_control]\nport = 14550" : ""
+        let extra =
+            i == 0
+            ? "[mission]\norigin = [50.0750, 14.4370, 0.0]\n[ground_control]\nport = 14550"
+            : i == 3 ? "[drone]\nvehicle = \"mavlink:udpin:14601\"" : ""
         nodes.append(
             try lab.startNode(
-                host: i + 1, name: name, role: i == 0 ? "station" : "drone", extra: mission,
+                host: i + 1, name: name, role: i == 0 ? "station" : "drone", extra: extra,
                 logLevel: "info"))
     }
     say("started \(names.joined(separator: ", ")) at once (fleetmesh run on each host)\n")
@@ -396,8 +411,9 @@ do {
     show(
         String(
             format: "\nsummary: mesh of 4 formed in %.2f s, link loss detected in %.0f ms, UAV numbers %@ assigned, "
-                + "three drones took off and flew on the station's commands (goto, a trajectory, a Python target source, "
-                + "a 100 Hz manual-control stream), crossed a circle avoiding each other, were landed by a MAVLink "
+                + "three drones (one on an autopilot over MAVLink) took off and flew on the station's commands (goto, a "
+                + "trajectory, a Python target source, a 100 Hz manual-control stream), crossed a circle avoiding each "
+                + "other, were landed by a MAVLink "
                 + "ground station, and left cleanly, seen at once.",
             formedAt.secondsValue, detection.secondsValue * 1000, numbers.map(String.init).joined(separator: "/")))
 } catch {
