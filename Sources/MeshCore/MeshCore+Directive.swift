@@ -18,7 +18,8 @@ extension MeshCore {
     }
 
     /// How loud a note is.
-    public enum NoteLevel: Sendable, Equatable {
+    /// How loud a note is; the raw values are swift-log's level names.
+    public enum NoteLevel: String, Sendable, Equatable {
         case debug, info, notice, warning
     }
 }

@@ -76,7 +76,7 @@ public enum VehicleEvent: Sendable, Hashable {
     case log(VehicleLogLevel, String)
 }
 
-/// How loud a vehicle's log line is.
-public enum VehicleLogLevel: Sendable, Hashable {
+/// How loud a vehicle's log line is; the raw values are swift-log's level names.
+public enum VehicleLogLevel: String, Sendable, Hashable {
     case debug, info, notice, warning, error
 }

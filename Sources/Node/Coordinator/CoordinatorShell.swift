@@ -247,13 +247,7 @@ public actor CoordinatorShell {
             case .send(let bytes):
                 autopilotLink?.send(bytes)
             case .log(let level, let line):
-                switch level {
-                case .debug: logger.debug("\(line)")
-                case .info: logger.info("\(line)")
-                case .notice: logger.notice("\(line)")
-                case .warning: logger.warning("\(line)")
-                case .error: logger.error("\(line)")
-                }
+                logger.log(level: Logger.Level(rawValue: level.rawValue) ?? .info, "\(line)")
             case .verdict(let id, let verdict, let label):
                 switch verdict {
                 case .accepted: logger.info("command \(id) \(label) accepted")

@@ -171,12 +171,7 @@ public actor MeshNode {
                 }
                 eventsContinuation.yield(.rejected(address: address.displayString, reason: "\(reason)", at: t))
             case .note(let level, let text):
-                switch level {
-                case .debug: logger.debug("\(text)")
-                case .info: logger.info("\(text)")
-                case .notice: logger.notice("\(text)")
-                case .warning: logger.warning("\(text)")
-                }
+                logger.log(level: Logger.Level(rawValue: level.rawValue) ?? .info, "\(text)")
             }
         }
         transport?.flush()
