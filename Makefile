@@ -35,7 +35,9 @@ bench: setup
 	FLEETMESH_BIN=$(CURDIR)/.build/release/fleetmesh .build/release/fleetmesh-bench $(GROUPS)
 
 soak: build
-	MESHSIM_SEEDS=$${MESHSIM_SEEDS:-20000} MESHSIM_OUTAGE_SEEDS=$${MESHSIM_OUTAGE_SEEDS:-200} $(SWIFT) test --filter MeshSimulationTests
+	MESHSIM_SEEDS=$${MESHSIM_SEEDS:-20000} $(SWIFT) test --filter MeshSimulationTests
+	$(SWIFT) build -c release --product fleetmesh-sim
+	$(SWIFT) run -c release --skip-build fleetmesh-sim outages --seeds $${MESHSIM_OUTAGE_SEEDS:-1000}
 	AVOIDANCE_SEEDS=$${AVOIDANCE_SEEDS:-20000} $(SWIFT) test --filter AvoidanceTests
 
 # swift format (ships with the toolchain), configured by .swift-format. CI runs format-check before the tests.

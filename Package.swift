@@ -34,6 +34,9 @@ let package = Package(
         // The mesh layer of a node, pure: secure endpoint + membership + reliable channels and the rules between them.
         .target(name: "MeshCore", dependencies: ["MeshTypes", "SecureTransport", "Membership"]),
         .target(name: "Coordinator", dependencies: ["MeshTypes"]),
+        // A whole node, pure: the mesh layer and the coordinator with the rules between them.
+        .target(
+            name: "NodeCore", dependencies: ["MeshTypes", "SecureTransport", "Membership", "MeshCore", "Coordinator"]),
         .target(name: "Geodesy"),
         .target(name: "Flight", dependencies: ["Determinism", "Geodesy"]),
         .target(name: "MAVLink", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
@@ -46,7 +49,9 @@ let package = Package(
         // Deterministic simulation of many coordinators on a virtual clock and network.
         .target(
             name: "MeshSimulation",
-            dependencies: ["Determinism", "Coordinator", "MeshTypes", "MeshCore", "Membership", "SecureTransport"]),
+            dependencies: [
+                "Determinism", "Coordinator", "MeshTypes", "MeshCore", "Membership", "NodeCore", "SecureTransport",
+            ]),
         // Collision avoidance between drones from shared predictions: detection, resolution, multi-drone simulation.
         .target(name: "Avoidance", dependencies: ["Determinism", "Flight", "Geodesy"]),
         // Scenario files (TOML) for the flight simulator, with or without collision avoidance.
@@ -101,6 +106,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "fleetmesh-demo", dependencies: ["ControlProtocol", "LabKit"]),
+        // The deterministic whole-node simulations at scale (release-built by `make test`).
+        .executableTarget(name: "fleetmesh-sim", dependencies: ["MeshSimulation"]),
         .executableTarget(
             name: "fleetmesh-bench",
             dependencies: [

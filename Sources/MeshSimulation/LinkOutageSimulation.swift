@@ -1,16 +1,21 @@
+import Coordinator
 import Determinism
 import Membership
 import MeshCore
 import MeshTypes
+import NodeCore
 import SecureTransport
 
-/// A deterministic simulation of whole mesh layers (`MeshCore`: secure endpoint, membership, reliable channels) of a
-/// few nodes on a virtual clock and network, with link outages of every length — both directions or one only, from
-/// a fraction of a second to longer than the forget interval and the session lifetime — drawn from a seed. During a
-/// long outage the side that stops hearing may lose the other's DNS-SD record, and resolves it again after the heal.
+/// A deterministic simulation of whole nodes (`NodeCore`: sessions, membership, reliable channels and the
+/// coordinator, with a vehicle stand-in on each drone) of a station and a few drones on a virtual clock and network,
+/// with link outages of every length — both directions or one only, from a fraction of a second to longer than the
+/// forget interval and the session lifetime (so sessions are rekeyed) — drawn from a seed. During a long outage the
+/// side that stops hearing may lose the other's DNS-SD record, and resolves it again after the heal.
 ///
 /// After every heal it measures how long each pair takes to be back in session on both sides and to carry a reliable
-/// message each way, and records a failure if that exceeds the bound. `MESHSIM_OUTAGE_SEED=n` replays one seed.
+/// message each way, and how long until the station's commands to every drone are answered `completed` again; it
+/// records a failure if either exceeds the bound, or if a drone's UAV number changed or two drones share one.
+/// `MESHSIM_OUTAGE_SEED=n` replays one seed.
 public struct LinkOutageSimulation {
     /// What one run is made of.
     public struct Spec: Sendable {
@@ -41,10 +46,13 @@ public struct LinkOutageSimulation {
         public var inSession: Duration?
         /// Heal → a reliable message sent at the heal delivered each way.
         public var messagesFlowing: Duration?
+        /// Heal → a station command to every drone answered `completed`.
+        public var commandsFlowing: Duration?
         public var description: String {
             let dir = oneWay ? "one way" : "both ways"
             return "pair \(pair) outage \(outage) \(dir): in session \(inSession.map { "\($0)" } ?? "never"), "
-                + "messages \(messagesFlowing.map { "\($0)" } ?? "never")"
+                + "messages \(messagesFlowing.map { "\($0)" } ?? "never"), "
+                + "commands \(commandsFlowing.map { "\($0)" } ?? "never")"
         }
     }
 
@@ -58,6 +66,8 @@ public struct LinkOutageSimulation {
     private enum Event {
         case datagram(to: Int, from: Int, bytes: [UInt8])
         case tick
+        /// The drone's vehicle stand-in answers a command: accepted at once, completed 100 ms later.
+        case vehicle(node: Int, CommandID, completed: Bool)
         /// DNS-SD at `node` drops `peer`'s record (a host cut off from the link loses its records at the others).
         case withdrawn(node: Int, peer: Int)
         /// DNS-SD at `node` resolves `peer`'s record again.
@@ -66,7 +76,7 @@ public struct LinkOutageSimulation {
 
     let spec: Spec
     private var rng: SeededRandom
-    private var cores: [MeshCore<Int>] = []
+    private var cores: [NodeCore<Int>] = []
     private var ids: [NodeID] = []
     private var queue = EventQueue<Event>()
     private var now = MeshInstant(nanoseconds: 0)
@@ -75,8 +85,11 @@ public struct LinkOutageSimulation {
     /// Per node: the reliable probe messages it received, by sender.
     private var received: [[Int: Set<UInt32>]] = []
     private var states: [[NodeID: PeerState]] = []
-    private static let probeType: UInt16 = 0x7F01
-    private static let telemetryType: UInt16 = 0x7F02
+    /// Commands the station sent, and the ones answered `completed`.
+    private var completed: Set<CommandID> = []
+    private var commandTarget: [CommandID: Int] = [:]
+    /// A node-layer message type of this simulation's own (below 256: not the coordinator's).
+    private static let probeType: UInt16 = 0xF1
 
     public init(spec: Spec) {
         self.spec = spec
@@ -95,11 +108,16 @@ public struct LinkOutageSimulation {
         let membership = MembershipConfiguration(forgetAfter: spec.forgetAfter)
         for i in 0..<spec.nodes {
             let id = NodeID(high: UInt64(i + 1), low: rng.next())
+            let incarnation: Incarnation = rng.next()
+            let role: NodeRole = i == 0 ? .station : .drone
             ids.append(id)
-            cores.append(
-                MeshCore(
-                    key: key, localID: id, incarnation: rng.next(), role: i == 0 ? .station : .drone, name: "n\(i)",
-                    uavNumber: i == 0 ? nil : i, membership: membership, random: SeededRandom(seed: rng.next())))
+            let mesh = MeshCore<Int>(
+                key: key, localID: id, incarnation: incarnation, role: role, name: "n\(i)", uavNumber: nil,
+                membership: membership, random: SeededRandom(seed: rng.next()))
+            let coordinator = CoordinatorCore(
+                configuration: CoordinatorConfiguration(nodeID: id, role: role, name: "n\(i)"),
+                incarnation: incarnation, persistedUAVNumber: nil, now: now)
+            cores.append(NodeCore(mesh: mesh, coordinator: coordinator))
             received.append([:])
             states.append([:])
         }
@@ -113,11 +131,16 @@ public struct LinkOutageSimulation {
                 carry(out, at: i)
             }
         }
-        advance(to: now + .seconds(3))
+        advance(to: now + .seconds(5))
         for i in 0..<spec.nodes {
             for j in 0..<spec.nodes where i != j && states[i][ids[j]] != .established {
-                result.failures.append("seed \(spec.seed): n\(i) not in session with n\(j) 3 s after start")
+                result.failures.append("seed \(spec.seed): n\(i) not in session with n\(j) 5 s after start")
             }
+        }
+        // Every drone has a number of its own by now, and keeps it through every outage.
+        let numbers = cores.dropFirst().map { $0.coordinator.uavNumber }
+        if numbers.contains(nil) || Set(numbers).count != numbers.count {
+            result.failures.append("seed \(spec.seed): UAV numbers after start \(numbers)")
         }
         var probe: UInt32 = 0
         for episode in 0..<spec.episodes {
@@ -191,14 +214,29 @@ public struct LinkOutageSimulation {
             var recoveries = pairs.map {
                 Recovery(pair: ($0.0, $0.1), outage: $0.2.end - $0.2.start, oneWay: $0.2.oneWay)
             }
+            // The station commands every drone of a healed pair every 100 ms until one command to it completes.
+            let drones = Set(pairs.flatMap { [$0.0, $0.1] }).subtracting([0])
+            var commandedAt: [Int: Duration] = [:]
+            completed = []
+            commandTarget = [:]
             let deadline = healed + spec.bound * 3
             var step = 0
-            while now < deadline, recoveries.contains(where: { $0.messagesFlowing == nil }) {
+            while now < deadline,
+                recoveries.contains(where: { $0.messagesFlowing == nil }) || commandedAt.count < drones.count
+            {
                 if step % 5 == 0 {
                     for (k, (a, b, _)) in pairs.enumerated() where recoveries[k].messagesFlowing == nil {
                         probe += 1
                         carry(cores[a].sendReliable(Self.probeType, bytes(probe), to: ids[b], now: now), at: a)
                         carry(cores[b].sendReliable(Self.probeType, bytes(probe), to: ids[a], now: now), at: b)
+                    }
+                }
+                if step % 10 == 0 {
+                    for d in drones where commandedAt[d] == nil {
+                        guard let n = cores[d].coordinator.uavNumber else { continue }
+                        let (id, effects) = cores[0].sendCommand(.hover, toUAV: n, now: now)
+                        commandTarget[id] = d
+                        carry(effects, at: 0)
                     }
                 }
                 step += 1
@@ -213,11 +251,19 @@ public struct LinkOutageSimulation {
                     let ba = received[a][b]?.contains { $0 >= firstTag } == true
                     if recoveries[k].messagesFlowing == nil, ab, ba { recoveries[k].messagesFlowing = now - healed }
                 }
+                for id in completed {
+                    if let d = commandTarget[id], commandedAt[d] == nil { commandedAt[d] = now - healed }
+                }
+                for (k, (a, b, _)) in pairs.enumerated() where recoveries[k].commandsFlowing == nil {
+                    let times = [a, b].filter { $0 != 0 }.map { commandedAt[$0] }
+                    if !times.contains(nil) { recoveries[k].commandsFlowing = times.compactMap { $0 }.max() ?? .zero }
+                }
             }
             for r in recoveries {
                 let onTime =
                     (r.messagesFlowing.map { $0 <= spec.bound } ?? false)
                     && (r.inSession.map { $0 <= spec.bound } ?? false)
+                    && (r.commandsFlowing.map { $0 <= spec.bound } ?? false)
                 if !onTime {
                     let (a, b) = r.pair
                     let seen =
@@ -227,6 +273,10 @@ public struct LinkOutageSimulation {
                 }
             }
             result.recoveries += recoveries
+            let after = cores.dropFirst().map { $0.coordinator.uavNumber }
+            if after != numbers {
+                result.failures.append("seed \(spec.seed) episode \(episode): UAV numbers \(numbers) became \(after)")
+            }
             // Quiet time before the next episode.
             advance(to: now + .milliseconds(rng.int(in: 100...3000)))
         }
@@ -260,17 +310,26 @@ public struct LinkOutageSimulation {
             switch event {
             case .tick:
                 let wall = 1_800_000_000_000_000 + now.nanoseconds / 1000
-                for i in cores.indices { carry(cores[i].onTick(now: now, wallClockMicros: wall), at: i) }
-                // Like the coordinator's telemetry: every 100 ms to every other node, whatever membership says, so
-                // one-way outages carry data one way (and lost peers are heard again).
-                if (time / 10_000_000) % 10 == 0 {
+                for i in cores.indices { carry(cores[i].onMeshTick(now: now, wallClockMicros: wall), at: i) }
+                // The coordinator's 50 ms tick, after each drone's vehicle stand-in reported its state.
+                if (time / 10_000_000) % 5 == 0 {
                     for i in cores.indices {
-                        for j in cores.indices where j != i {
-                            carry(cores[i].sendUnreliable(Self.telemetryType, [UInt8(i)], to: ids[j], now: now), at: i)
+                        if i > 0 {
+                            carry(
+                                cores[i].withCoordinator(now: now) { $0.onLocalVehicleState(Self.hovering, now: now) },
+                                at: i)
                         }
+                        carry(cores[i].onCoordinatorTick(now: now), at: i)
                     }
                 }
                 queue.push(.tick, at: time + 10_000_000)
+            case .vehicle(let node, let id, let done):
+                carry(
+                    cores[node].withCoordinator(now: now) {
+                        done
+                            ? $0.onVehicleCompletion(id, .completed, now: now)
+                            : $0.onVehicleVerdict(id, .accepted, now: now)
+                    }, at: node)
             case .datagram(let to, let from, let bytes):
                 carry(cores[to].onDatagram(bytes, from: from, now: now), at: to)
             case .withdrawn(let node, let peer):
@@ -287,10 +346,14 @@ public struct LinkOutageSimulation {
         now = end
     }
 
-    private mutating func carry(_ directives: [MeshCore<Int>.Directive], at node: Int) {
-        for d in directives {
-            switch d {
-            case .send(let bytes, let to):
+    /// A drone hovering at 10 m: what each vehicle stand-in reports.
+    private static let hovering = VehicleState(
+        position: GeoPoint(latitude: 50.0755, longitude: 14.4378, altitude: 10), activity: .hovering, armed: true)
+
+    private mutating func carry(_ effects: [NodeCore<Int>.Effect], at node: Int) {
+        for e in effects {
+            switch e {
+            case .datagram(let bytes, let to):
                 guard blocked[node]?[to] != true else { continue }
                 let delay = UInt64(rng.int(in: spec.latency)) * 1_000_000
                 queue.push(.datagram(to: to, from: node, bytes: bytes), at: now.nanoseconds + delay)
@@ -304,13 +367,20 @@ public struct LinkOutageSimulation {
                     )
                 }
                 states[node][peer] = to
-            case .message(let type, let payload, let from, _):
+            case .nodeMessage(let type, let payload, let from):
                 guard type == Self.probeType, payload.count == 4, let sender = ids.firstIndex(of: from) else {
                     continue
                 }
                 let v = payload.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
                 received[node][sender, default: []].insert(v)
-            case .rejected, .note:
+            case .coordinator(.executeCommand(let id, _)):
+                queue.push(.vehicle(node: node, id, completed: false), at: now.nanoseconds + 10_000_000)
+                queue.push(.vehicle(node: node, id, completed: true), at: now.nanoseconds + 100_000_000)
+            case .coordinator(.commandAnswer(let id, .completed)):
+                if node == 0 { completed.insert(id) }
+            case .malformedMessage(let type, _, let from, let error):
+                print("seed \(spec.seed): n\(node) could not decode type \(type) from \(from): \(error)")
+            case .coordinator, .rejected, .note:
                 break
             }
         }

@@ -1,0 +1,181 @@
+import Coordinator
+import Membership
+import MeshCore
+import MeshTypes
+import SecureTransport
+
+/// One node's whole protocol behaviour as one pure value: its mesh layer (`MeshCore`: sessions, membership, reliable
+/// channels), its coordinator (`CoordinatorCore`: routing, UAV numbers, telemetry, commands, leases, failsafe), and
+/// the rules between them. Events go in with the time (a datagram, a tick, a DNS-SD record, a vehicle report, an
+/// operator's command); effects come out in order (datagrams to send, peer changes, the coordinator's directives for
+/// the vehicle, the operator and the log).
+///
+/// The rules between the layers:
+/// - a peer in session (`established` or `suspect`) is a coordinator neighbour; `lost` or `left` ends that;
+/// - a mesh message of type 256 or above is a coordinator message; one that does not decode is reported
+///   (`malformedMessage`) and dropped;
+/// - the coordinator's sends go out on the peer's reliable channel or unreliably, as it asks;
+/// - the coordinator's UAV number is the one the mesh layer shows in hellos and status.
+///
+/// `MeshSimulation`'s `NodeOutageSimulation` runs whole nodes through it on a virtual clock.
+public struct NodeCore<Address: Hashable & Sendable>: Sendable {
+    /// The mesh layer.
+    public private(set) var mesh: MeshCore<Address>
+    /// The coordinator.
+    public private(set) var coordinator: CoordinatorCore
+    /// Peers the coordinator has as neighbours.
+    public private(set) var neighbours: Set<NodeID> = []
+
+    /// What the shell (or a simulation) must do, in order.
+    public enum Effect: Sendable {
+        /// Send this datagram.
+        case datagram([UInt8], to: Address)
+        /// A peer's state changed (for the log and status).
+        case peerState(peer: NodeID, name: String?, from: PeerState?, to: PeerState)
+        /// A datagram was refused (counted in the mesh layer; `log` says whether to log it).
+        case rejected(Address, RejectionReason, log: Bool)
+        /// A line for the log from the mesh layer.
+        case note(MeshCore<Address>.NoteLevel, String)
+        /// A coordinator message from `from` did not decode; it was dropped.
+        case malformedMessage(type: UInt16, bytes: Int, from: NodeID, error: String)
+        /// A node-layer message (type below 256) the mesh layer passed up: for the shell, if it knows the type.
+        case nodeMessage(type: UInt16, payload: [UInt8], from: NodeID)
+        /// One of the coordinator's directives other than sends: a command for the vehicle, an answer, a number
+        /// change, a target, a log line.
+        case coordinator(Directive)
+    }
+
+    /// A node of `mesh` and `coordinator`, which must be the same node (same id and incarnation).
+    public init(mesh: MeshCore<Address>, coordinator: CoordinatorCore) {
+        precondition(mesh.localID == coordinator.nodeID, "the mesh layer and the coordinator of one node")
+        self.mesh = mesh
+        self.coordinator = coordinator
+        self.mesh.uavNumber = coordinator.uavNumber.map(Int.init)
+    }
+
+    // MARK: - Events
+
+    /// A datagram from `address`.
+    public mutating func onDatagram(_ bytes: [UInt8], from address: Address, now: MeshInstant) -> [Effect] {
+        carry(mesh.onDatagram(bytes, from: address, now: now), now: now)
+    }
+
+    /// The mesh layer's timer (every 10 ms in the node).
+    public mutating func onMeshTick(now: MeshInstant, wallClockMicros: UInt64) -> [Effect] {
+        carry(mesh.onTick(now: now, wallClockMicros: wallClockMicros), now: now)
+    }
+
+    /// The coordinator's timer (every 50 ms in the node).
+    public mutating func onCoordinatorTick(now: MeshInstant) -> [Effect] {
+        perform(coordinator.onTick(now: now), now: now)
+    }
+
+    /// DNS-SD resolved a peer's record.
+    public mutating func onDiscovered(
+        id: NodeID, incarnation: Incarnation?, name: String?, role: NodeRole?, uavNumber: Int?, address: Address,
+        now: MeshInstant
+    ) -> [Effect] {
+        carry(
+            mesh.onDiscovered(
+                id: id, incarnation: incarnation, name: name, role: role, uavNumber: uavNumber, address: address,
+                now: now), now: now)
+    }
+
+    /// DNS-SD withdrew a peer's record.
+    public mutating func onDiscoveryRemoved(id: NodeID, address: Address, now: MeshInstant) -> [Effect] {
+        carry(mesh.onDiscoveryRemoved(id: id, address: address, now: now), now: now)
+    }
+
+    /// Anything else for the coordinator (a vehicle report, an operator's target, …): `body` calls the core and
+    /// returns its directives, which are carried out like every other.
+    public mutating func withCoordinator(now: MeshInstant, _ body: (inout CoordinatorCore) -> [Directive]) -> [Effect] {
+        let directives = body(&coordinator)
+        return perform(directives, now: now)
+    }
+
+    /// An operator's command to a UAV number; returns its id and the effects.
+    public mutating func sendCommand(_ command: Command, toUAV number: UInt8, now: MeshInstant) -> (
+        CommandID, [Effect]
+    ) {
+        let (id, directives) = coordinator.sendCommand(command, toUAV: number, now: now)
+        return (id, perform(directives, now: now))
+    }
+
+    /// Tells every peer in session that this node leaves.
+    public mutating func leave(now: MeshInstant) -> [Effect] {
+        carry(mesh.leave(now: now), now: now)
+    }
+
+    /// Sends a node-layer message (a type below 256; 256 and above are the coordinator's) on the peer's reliable
+    /// channel.
+    public mutating func sendReliable(_ type: UInt16, _ payload: [UInt8], to peer: NodeID, now: MeshInstant)
+        -> [Effect]
+    {
+        carry(mesh.sendReliable(type, payload, to: peer, now: now), now: now)
+    }
+
+    // MARK: - The rules between the layers
+
+    /// Carries out the mesh layer's directives; what they do to the coordinator is carried out in turn.
+    mutating func carry(_ directives: [MeshCore<Address>.Directive], now: MeshInstant) -> [Effect] {
+        var effects: [Effect] = []
+        for d in directives {
+            switch d {
+            case .send(let bytes, let to):
+                effects.append(.datagram(bytes, to: to))
+            case .peerState(let peer, let name, let from, let to):
+                effects.append(.peerState(peer: peer, name: name, from: from, to: to))
+                switch to {
+                case .established, .suspect:
+                    if neighbours.insert(peer).inserted {
+                        effects += perform(coordinator.onNeighbourUp(peer, now: now), now: now)
+                    }
+                case .lost, .left:
+                    if neighbours.remove(peer) != nil {
+                        effects += perform(coordinator.onNeighbourDown(peer, now: now), now: now)
+                    }
+                case .discovered, .handshaking:
+                    break
+                }
+            case .message(let type, let payload, let from, _):
+                guard type >= 256 else {
+                    effects.append(.nodeMessage(type: type, payload: payload, from: from))
+                    continue
+                }
+                do {
+                    let message = try CoordinatorMessage(type: type, payload: payload)
+                    effects += perform(coordinator.onMessage(message, from: from, now: now), now: now)
+                } catch {
+                    effects.append(.malformedMessage(type: type, bytes: payload.count, from: from, error: "\(error)"))
+                }
+            case .rejected(let address, let reason, let log):
+                effects.append(.rejected(address, reason, log: log))
+            case .note(let level, let text):
+                effects.append(.note(level, text))
+            }
+        }
+        return effects
+    }
+
+    /// Carries out the coordinator's directives: sends through the mesh layer, the UAV number into it, the rest out.
+    mutating func perform(_ directives: [Directive], now: MeshInstant) -> [Effect] {
+        var effects: [Effect] = []
+        for d in directives {
+            switch d {
+            case .send(let message, let to, let reliability):
+                let (type, payload) = message.encode()
+                let out =
+                    reliability == .reliable
+                    ? mesh.sendReliable(type, payload, to: to, now: now)
+                    : mesh.sendUnreliable(type, payload, to: to, now: now)
+                effects += carry(out, now: now)
+            case .uavNumberChanged(_, let to, _):
+                mesh.uavNumber = to.map(Int.init)
+                effects.append(.coordinator(d))
+            default:
+                effects.append(.coordinator(d))
+            }
+        }
+        return effects
+    }
+}
