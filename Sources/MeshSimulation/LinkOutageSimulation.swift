@@ -88,6 +88,8 @@ public struct LinkOutageSimulation {
     /// Commands the station sent, and the ones answered `completed`.
     private var completed: Set<CommandID> = []
     private var commandTarget: [CommandID: Int] = [:]
+    /// Coordinator messages a node could not decode: each one fails the seed.
+    private var malformed: [String] = []
     /// A node-layer message type of this simulation's own (below 256: not the coordinator's).
     private static let probeType: UInt16 = 0xF1
 
@@ -280,6 +282,7 @@ public struct LinkOutageSimulation {
             // Quiet time before the next episode.
             advance(to: now + .milliseconds(rng.int(in: 100...3000)))
         }
+        result.failures += malformed
         result.simulated = now - MeshInstant(nanoseconds: 0)
         return result
     }
@@ -379,7 +382,7 @@ public struct LinkOutageSimulation {
             case .coordinator(.commandAnswer(let id, .completed)):
                 if node == 0 { completed.insert(id) }
             case .malformedMessage(let type, _, let from, let error):
-                print("seed \(spec.seed): n\(node) could not decode type \(type) from \(from): \(error)")
+                malformed.append("seed \(spec.seed): n\(node) could not decode type \(type) from \(from): \(error)")
             case .coordinator, .rejected, .note:
                 break
             }
