@@ -33,7 +33,7 @@ let package = Package(
         .target(name: "Membership", dependencies: ["MeshTypes"]),
         // The mesh layer of a node, pure: secure endpoint + membership + reliable channels and the rules between them.
         .target(name: "MeshCore", dependencies: ["MeshTypes", "SecureTransport", "Membership"]),
-        .target(name: "Coordinator", dependencies: ["MeshTypes"]),
+        .target(name: "Coordinator", dependencies: ["MeshTypes", "Geodesy"]),
         // A whole node, pure: the mesh layer and the coordinator with the rules between them.
         .target(
             name: "NodeCore", dependencies: ["MeshTypes", "SecureTransport", "Membership", "MeshCore", "Coordinator"]),
@@ -96,7 +96,7 @@ let package = Package(
             ]),
 
         // Drives scripts/lab and `fleetmesh run` processes: used by the lab tests, the benchmarks and the demo.
-        .target(name: "LabKit", dependencies: ["ControlProtocol", "Node"]),
+        .target(name: "LabKit", dependencies: ["ControlProtocol", "Geodesy", "Node"]),
 
         // Executables only compose.
         .executableTarget(

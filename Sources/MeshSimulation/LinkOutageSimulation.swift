@@ -25,16 +25,46 @@ public struct LinkOutageSimulation {
         public var episodes: Int = 8
         /// Forget interval of the membership (short, so outages longer than it are affordable).
         public var forgetAfter: Duration = .seconds(20)
+        /// The sessions' timings (rekey at 120 s, dead at 180 s by default).
+        public var transport: SecureTransportConfiguration = .default
+        /// How long the mesh has to form before the first episode.
+        public var settle: Duration = .seconds(5)
         /// One-way delivery time, drawn uniformly.
         public var latency: ClosedRange<Int> = 1...25  // ms
         /// Share of datagrams duplicated (the copy arrives later).
         public var duplication: Double = 0.01
+        /// Share of datagrams lost on every link, outside the outages too.
+        public var loss: Double = 0
         /// Back in session with a message each way within this of the heal.
         public var bound: Duration = .seconds(1)
         /// Print every peer-state change (replaying a failing seed).
         public var trace = false
 
         public init(seed: UInt64) { self.seed = seed }
+
+        /// The field's timings scaled down so that one seed costs a few simulated seconds: forget after 3 s,
+        /// rekey at 3 s, sessions dead at 5 s, so that every episode's outages still range from shorter than loss
+        /// detection to longer than the forget interval and the session lifetime, and sessions rekey during the
+        /// run. One episode; a third of the seeds lose 2 % or 5 % of all datagrams, where a lost handshake costs one
+        /// probe interval (500 ms) each time, so the bound is 3 s there and 1 s without loss. A thousand of these
+        /// run in every `make test`.
+        public static func compressed(seed: UInt64) -> Spec {
+            var spec = Spec(seed: seed)
+            spec.nodes = seed % 5 == 0 ? 4 : 3
+            spec.episodes = 1
+            spec.forgetAfter = .seconds(3)
+            spec.transport = SecureTransportConfiguration(
+                rekeyAfter: .seconds(3), responderRekeyAfter: .milliseconds(3500), rejectAfter: .seconds(5))
+            spec.settle = .seconds(2)
+            switch seed % 9 {
+            case 1: spec.loss = 0.02
+            case 4: spec.loss = 0.05
+            case 7: spec.loss = 0.05
+            default: spec.loss = 0
+            }
+            spec.bound = spec.loss > 0 ? .seconds(3) : .seconds(1)
+            return spec
+        }
     }
 
     /// One heal and how long the pair took to recover.
@@ -61,6 +91,8 @@ public struct LinkOutageSimulation {
         public var failures: [String] = []
         /// Virtual time simulated.
         public var simulated: Duration = .zero
+        /// Sessions rekeyed (either side) during the run.
+        public var rekeys = 0
     }
 
     private enum Event {
@@ -90,6 +122,7 @@ public struct LinkOutageSimulation {
     private var commandTarget: [CommandID: Int] = [:]
     /// Coordinator messages a node could not decode: each one fails the seed.
     private var malformed: [String] = []
+    private var rekeys = 0
     /// A node-layer message type of this simulation's own (below 256: not the coordinator's).
     private static let probeType: UInt16 = 0xF1
 
@@ -115,7 +148,7 @@ public struct LinkOutageSimulation {
             ids.append(id)
             let mesh = MeshCore<Int>(
                 key: key, localID: id, incarnation: incarnation, role: role, name: "n\(i)", uavNumber: nil,
-                membership: membership, random: SeededRandom(seed: rng.next()))
+                membership: membership, transport: spec.transport, random: SeededRandom(seed: rng.next()))
             let coordinator = CoordinatorCore(
                 configuration: CoordinatorConfiguration(nodeID: id, role: role, name: "n\(i)"),
                 incarnation: incarnation, persistedUAVNumber: nil, now: now)
@@ -133,10 +166,10 @@ public struct LinkOutageSimulation {
                 carry(out, at: i)
             }
         }
-        advance(to: now + .seconds(5))
+        advance(to: now + spec.settle)
         for i in 0..<spec.nodes {
             for j in 0..<spec.nodes where i != j && states[i][ids[j]] != .established {
-                result.failures.append("seed \(spec.seed): n\(i) not in session with n\(j) 5 s after start")
+                result.failures.append("seed \(spec.seed): n\(i) not in session with n\(j) \(spec.settle) after start")
             }
         }
         // Every drone has a number of its own by now, and keeps it through every outage.
@@ -280,24 +313,27 @@ public struct LinkOutageSimulation {
                 result.failures.append("seed \(spec.seed) episode \(episode): UAV numbers \(numbers) became \(after)")
             }
             // Quiet time before the next episode.
-            advance(to: now + .milliseconds(rng.int(in: 100...3000)))
+            if episode < spec.episodes - 1 { advance(to: now + .milliseconds(rng.int(in: 100...3000))) }
         }
         result.failures += malformed
         result.simulated = now - MeshInstant(nanoseconds: 0)
+        result.rekeys = rekeys
         return result
     }
 
-    /// Outage lengths of every kind: shorter than detection, just past it, seconds, a minute, past the session
-    /// lifetime (180 s) and past the forget interval.
+    /// Outage lengths of every kind: shorter than detection, just past it, seconds, between the forget interval
+    /// and the session lifetime, just past the forget interval, past the session lifetime (`rejectAfter`).
     private mutating func drawOutageLength() -> Duration {
-        switch rng.int(in: 0...9) {
+        let forget = Int(spec.forgetAfter / .milliseconds(1))
+        let life = Int(spec.transport.rejectAfter / .milliseconds(1))
+        return switch rng.int(in: 0...9) {
         case 0: .milliseconds(rng.int(in: 50...700))
         case 1, 2: .milliseconds(rng.int(in: 750...2500))
-        case 3, 4: .milliseconds(rng.int(in: 2500...12_000))
-        case 5: .seconds(60)
-        case 6: spec.forgetAfter + .milliseconds(rng.int(in: 100...8000))
-        case 7: .seconds(rng.int(in: 175...200))
-        default: .milliseconds(rng.int(in: 3000...40_000))
+        case 3, 4: .milliseconds(rng.int(in: 2500...max(2500, min(12_000, forget - 100))))
+        case 5: .milliseconds((forget + life) / 2)
+        case 6: .milliseconds(forget + rng.int(in: 100...max(100, min(8000, life - forget))))
+        case 7: .milliseconds(life + rng.int(in: 0...(life / 5)))
+        default: .milliseconds(rng.int(in: 3000...max(3000, min(40_000, life))))
         }
     }
 
@@ -357,7 +393,7 @@ public struct LinkOutageSimulation {
         for e in effects {
             switch e {
             case .datagram(let bytes, let to):
-                guard blocked[node]?[to] != true else { continue }
+                guard blocked[node]?[to] != true, spec.loss == 0 || !rng.chance(spec.loss) else { continue }
                 let delay = UInt64(rng.int(in: spec.latency)) * 1_000_000
                 queue.push(.datagram(to: to, from: node, bytes: bytes), at: now.nanoseconds + delay)
                 if rng.chance(spec.duplication) {
@@ -383,7 +419,9 @@ public struct LinkOutageSimulation {
                 if node == 0 { completed.insert(id) }
             case .malformedMessage(let type, _, let from, let error):
                 malformed.append("seed \(spec.seed): n\(node) could not decode type \(type) from \(from): \(error)")
-            case .coordinator, .rejected, .note:
+            case .note(_, let text):
+                if text.hasSuffix(" rekeyed") { rekeys += 1 }
+            case .coordinator, .rejected:
                 break
             }
         }

@@ -177,7 +177,7 @@ public struct AutopilotVehicle: Vehicle {
     private func local(_ p: GeoPoint) -> Vector3? { navigator.flatMap { local(p, in: $0.origin) } }
 
     private func local(_ p: GeoPoint, in origin: MapOrigin) -> Vector3? {
-        (try? origin.local(GeodeticCoordinate(latitude: p.latitude, longitude: p.longitude, altitude: p.altitude)))
+        (try? origin.local(p.geodetic))
             .map(Vector3.init)
     }
 

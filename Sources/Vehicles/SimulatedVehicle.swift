@@ -112,7 +112,7 @@ public struct SimulatedVehicle: Vehicle {
             completion = nil
         case .goto(let p, let speed):
             flight = .goto(
-                .geodetic(GeodeticCoordinate(latitude: p.latitude, longitude: p.longitude, altitude: p.altitude)),
+                .geodetic(p.geodetic),
                 speed: speed == 0 ? nil : Double(speed) / 100)
             completion = .arrived
         case .returnToLaunch:
@@ -154,7 +154,7 @@ public struct SimulatedVehicle: Vehicle {
                 local.append(
                     Vector3(
                         try origin.local(
-                            GeodeticCoordinate(latitude: w.latitude, longitude: w.longitude, altitude: w.altitude))))
+                            w.geodetic)))
             } catch {
                 return .failure(RejectionText("trajectory waypoint \(i + 1) is not on the map: \(error)"))
             }

@@ -43,7 +43,7 @@ do {
 
     // drone-3 flies a real autopilot link: an ArduPilot Copter emulated with pymavlink on its host, 25 m south of the
     // test area's centre, sending to the drone node's MAVLink port as ArduPilot's --out would.
-    let autopilotHome = (50.0755 - 25 / 111_320.0, 14.4378)
+    let autopilotHome = LabMap(home: (50.0755, 14.4378)).point(east: 0, north: -25)
     _ = try lab.start(
         host: 4, tag: "ardupilot",
         [
@@ -173,14 +173,14 @@ do {
 
     // Each drone to its own corner of a square 30 m across, 15 m up.
     let home = (50.0755, 14.4378)
+    let map = LabMap(home: home)
     let corners = [(1.0, 1.0), (1.0, -1.0), (-1.0, -1.0)]
     say("station-1: goto each drone to its own point of a 30 m square at 15 m")
     let gotos = try await sendAll(
         bin, station,
         zip(numbers, corners).map { n, c in
-            let lat = home.0 + c.0 * 15 / 111_320
-            let lon = home.1 + c.1 * 15 / (111_320 * cos(home.0 * .pi / 180))
-            return (n, ["goto", String(format: "%.7f", lat), String(format: "%.7f", lon), "15", "4"])
+            let p = map.point(east: c.1 * 15, north: c.0 * 15)
+            return (n, ["goto", String(format: "%.7f", p.latitude), String(format: "%.7f", p.longitude), "15", "4"])
         })
     for (_, output) in gotos {
         for line in output.split(separator: "\n") { say("  " + line) }
@@ -198,7 +198,8 @@ do {
 
     // Trajectory upload: drone-1 flies three waypoints and holds at the last.
     let legs = [(15.0, 15.0), (15.0, 0.0), (0.0, 0.0)].map { c -> String in
-        String(format: "%.7f,%.7f,12", home.0 + c.0 / 111_320, home.1 + c.1 / (111_320 * cos(home.0 * .pi / 180)))
+        let p = map.point(east: c.1, north: c.0)
+        return String(format: "%.7f,%.7f,12", p.latitude, p.longitude)
     }
     say("station-1: fleetmesh send \(numbers[0]) trajectory (3 waypoints at 12 m): drone-1 plans and flies it")
     for line in try await shellOffPool(
@@ -237,7 +238,7 @@ do {
         let s = try ControlClient.request(ControlRequest.sources, socket: station).sources?.sources.first,
         let lat = s.lastLatitude, let lon = s.lastLongitude
     {
-        let d = hypot((v.latitude - lat) * 111_320, (v.longitude - lon) * 111_320 * cos(lat * .pi / 180))
+        let d = map.distance((v.latitude, v.longitude), (lat, lon))
         say(
             String(
                 format: "drone-2 following the phone's target: %.1f m from it, %@ at %.1f m/s", d, v.activity, v.speed))
@@ -269,7 +270,6 @@ do {
     // Collision avoidance: the three drones on a circle 40 m across, then each to the opposite point at once, every
     // path through the centre at one altitude. Each drone decides from the shared predictions; the station watches.
     say("collision avoidance: three drones on a circle 40 m across at 12 m swap sides through its centre, at once")
-    let metresPerDegreeLon = 111_320 * cos(home.0 * .pi / 180)
     func slot(_ k: Int, _ side: Double) -> (east: Double, north: Double) {
         let a = Double(k) * 2 * .pi / 3
         return (side * 20 * sin(a), side * 20 * cos(a))
@@ -277,8 +277,8 @@ do {
     func gotoSlot(_ k: Int, _ side: Double) -> [String] {
         let p = slot(k, side)
         return [
-            "goto", String(format: "%.7f", home.0 + p.north / 111_320),
-            String(format: "%.7f", home.1 + p.east / metresPerDegreeLon), "12", "4",
+            "goto", String(format: "%.7f", map.point(east: p.east, north: p.north).latitude),
+            String(format: "%.7f", map.point(east: p.east, north: p.north).longitude), "12", "4",
         ]
     }
     _ = try await sendAll(

@@ -303,6 +303,15 @@ import Testing
                 return true
             }
             #expect(endpoint == "\(stationAddress):14550")
+            // The station publishes two records (_fleetmesh._udp, _mavlink._udp) and browses peers and target
+            // sources through one Avahi client: one connection to its host's D-Bus system bus.
+            let buses = try shell(
+                lab.onHost(1, ["busctl", "--system", "list", "--unique", "--no-pager", "--no-legend"]))
+            let clients = buses.output.split(separator: "\n").filter {
+                $0.split(separator: " ", omittingEmptySubsequences: true).dropFirst(2).first == "fleetmesh"
+            }
+            #expect(clients.count == 1, "the station's D-Bus connections:\n\(buses.output)")
+            #expect(station.log.contains("subscribing to target sources"))
             let (a, b) = (numbers[0], numbers[1])
             let unknown = uavNumberNobodyHolds(numbers)
             let start = try #require(try vehicles(station).first { $0.uavNumber == a })

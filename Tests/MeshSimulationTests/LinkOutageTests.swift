@@ -32,16 +32,57 @@ struct LinkOutageTests {
         #expect(all.contains { $0.outage > .seconds(180) }, "no outage longer than the session lifetime was drawn")
         #expect(all.contains { $0.outage < .milliseconds(750) }, "no outage shorter than loss detection was drawn")
         #expect(all.contains { $0.oneWay } && all.contains { !$0.oneWay })
-        func summary(_ what: String, _ durations: [Duration]) -> String {
-            let t = durations.map { $0 / .milliseconds(1) }.sorted()
-            guard !t.isEmpty else { return "\(what): none" }
-            return "\(what) p50 \(Int(t[t.count / 2])) ms, p99 \(Int(t[min(t.count - 1, t.count * 99 / 100)])) ms, "
-                + "max \(Int(t.last!)) ms"
-        }
         print(
             "link outages: \(all.count) heals; "
-                + summary("messages flowing again", all.compactMap(\.messagesFlowing)) + "; "
-                + summary("commands completed again", all.compactMap(\.commandsFlowing)))
+                + Self.summary("messages flowing again", all.compactMap(\.messagesFlowing)) + "; "
+                + Self.summary("commands completed again", all.compactMap(\.commandsFlowing)))
+    }
+
+    /// `MESHSIM_COMPRESSED_SEEDS=n` sets how many run (default 1,000); `MESHSIM_COMPRESSED_SEED=n` replays one.
+    @Test("a thousand seeds with the field's timings compressed: loss, outages of every length, rekeys (seeded)")
+    func aThousandCompressedSeeds() async {
+        let env = ProcessInfo.processInfo.environment
+        let seeds: [UInt64]
+        if let one = env["MESHSIM_COMPRESSED_SEED"].flatMap(UInt64.init) {
+            seeds = [one]
+        } else {
+            seeds = Array(1...(env["MESHSIM_COMPRESSED_SEEDS"].flatMap(UInt64.init) ?? 1000))
+        }
+        let lanes = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
+        let results = await withTaskGroup(of: [LinkOutageSimulation.Result].self) { group in
+            for lane in 0..<lanes {
+                let mine = stride(from: lane, to: seeds.count, by: lanes).map { seeds[$0] }
+                group.addTask { mine.map { LinkOutageSimulation.run(.compressed(seed: $0)) } }
+            }
+            var all: [LinkOutageSimulation.Result] = []
+            for await part in group { all += part }
+            return all
+        }
+        let failures = results.flatMap(\.failures)
+        #expect(failures.isEmpty, "\(failures.prefix(10).joined(separator: "\n")) (replay: MESHSIM_COMPRESSED_SEED=n)")
+        let all = results.flatMap(\.recoveries)
+        let spec = LinkOutageSimulation.Spec.compressed(seed: 1)
+        if seeds.count >= 100 {
+            // The draw must cover every kind of outage and the sessions must really have been rekeyed.
+            #expect(all.contains { $0.outage > spec.forgetAfter }, "no outage longer than the forget interval")
+            #expect(all.contains { $0.outage > spec.transport.rejectAfter }, "no outage past the session lifetime")
+            #expect(all.contains { $0.outage < .milliseconds(750) }, "no outage shorter than loss detection")
+            #expect(all.contains { $0.oneWay } && all.contains { !$0.oneWay })
+            #expect(results.filter { $0.rekeys > 0 }.count > seeds.count / 2, "sessions were not rekeyed")
+        }
+        let simulated = results.reduce(Duration.zero) { $0 + $1.simulated }
+        print(
+            "compressed link outages: \(seeds.count) seeds, \(all.count) heals, "
+                + "\(results.reduce(0) { $0 + $1.rekeys }) rekeys, \(Int(simulated / .seconds(1))) s simulated; "
+                + Self.summary("messages flowing again", all.compactMap(\.messagesFlowing)) + "; "
+                + Self.summary("commands completed again", all.compactMap(\.commandsFlowing)))
+    }
+
+    static func summary(_ what: String, _ durations: [Duration]) -> String {
+        let t = durations.map { $0 / .milliseconds(1) }.sorted()
+        guard !t.isEmpty else { return "\(what): none" }
+        return "\(what) p50 \(Int(t[t.count / 2])) ms, p99 \(Int(t[min(t.count - 1, t.count * 99 / 100)])) ms, "
+            + "max \(Int(t.last!)) ms"
     }
 
     @Test("a bound tighter than one probe interval is missed: the check can fail")

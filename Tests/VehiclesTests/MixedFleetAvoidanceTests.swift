@@ -177,7 +177,7 @@ import Testing
             uavNumber: other.uavNumber, tiebreak: UInt64(other.uavNumber), avoiding: p.avoiding,
             step: Double(p.stepMilliseconds) / 1000,
             points: p.points.map {
-                GeodeticCoordinate(latitude: $0.latitude, longitude: $0.longitude, altitude: $0.altitude)
+                $0.geodetic
             },
             age: (now - at).seconds, now: now.seconds, origin: frame)
         return track.map { [$0] } ?? []

@@ -3,47 +3,75 @@ import Foundation
 import Logging
 import ServiceLifecycle
 
-/// Publishes one DNS-SD service and browses service types through the local avahi-daemon.
+/// The process's one Avahi client: publishes this process's DNS-SD services (the mesh node's record, a station's
+/// `_mavlink._udp`) and browses the service types its parts ask for (`_fleetmesh._udp`, `_loc-broadcaster._udp`).
 ///
 /// A `Service`: `run()` starts Avahi's threaded poll and a client created with `AVAHI_CLIENT_NO_FAIL`, so a
 /// daemon that is absent at start or restarts later is waited for and everything is re-registered when it
-/// (re)appears. Avahi's callbacks copy their C data into Swift values and yield them to `events`. On graceful
-/// shutdown the advertisement is withdrawn (Avahi sends goodbye packets) before `run()` returns.
+/// (re)appears. Avahi's callbacks copy their C data into Swift values and yield them to the streams of the parts
+/// that subscribed (`subscribe(browsing:publishing:)`), each getting the events of its own service types and the
+/// daemon's comings and goings. Every other call takes the poll lock. On graceful shutdown every advertisement is
+/// withdrawn (Avahi sends goodbye packets) before `run()` returns.
 public final class AvahiDiscovery: Service, @unchecked Sendable {
-    /// Everything Avahi reports, in order. Finishes when `run()` returns.
-    public let events: AsyncStream<DiscoveryEvent>
+    /// One part of the process listening: the types it browses, the advertisement type it publishes.
+    private struct Subscriber {
+        var browse: Set<String>
+        var publishing: String?
+        var continuation: AsyncStream<DiscoveryEvent>.Continuation
+    }
 
-    private let continuation: AsyncStream<DiscoveryEvent>.Continuation
+    /// One service this process publishes, by DNS-SD type.
+    private struct Published {
+        var advertisement: ServiceAdvertisement
+        var group: OpaquePointer?
+        /// The name the entry group was committed under (nil until committed, and after a reset).
+        var name: String?
+    }
+
     private let logger: Logger
-    private let browseTypes: [String]
+    private let poll: ThreadedPoll
 
     // State below is touched only on the poll thread (inside callbacks) or with the poll lock held.
-    private var poll: ThreadedPoll?
     private var client: OpaquePointer?
-    private var group: OpaquePointer?
-    private var browsers: [OpaquePointer] = []
+    private var running = false
+    private var subscribers: [Subscriber] = []
+    private var published: [String: Published] = [:]
+    private var browsers: [String: OpaquePointer] = [:]
     private var resolvers: [ServiceKey: OpaquePointer] = [:]
-    private var advertisement: ServiceAdvertisement?
-    private var publishedName: String?
 
-    /// - Parameters:
-    ///   - advertisement: the service to publish, or nil to browse only.
-    ///   - browse: DNS-SD service types to browse and resolve, e.g. `["_fleetmesh._udp"]`.
-    public init(advertisement: ServiceAdvertisement?, browse: [String], logger: Logger) {
-        (events, continuation) = AsyncStream.makeStream(of: DiscoveryEvent.self, bufferingPolicy: .unbounded)
-        self.advertisement = advertisement
-        self.browseTypes = browse
+    /// A client for this process; nothing reaches Avahi until `run()`.
+    public init(logger: Logger) throws(AvahiError) {
         self.logger = logger
+        self.poll = try ThreadedPoll()
     }
 
     /// How often a client is tried again when none could be made (no D-Bus system bus, or D-Bus went away).
     public static let clientRetryInterval: Duration = .seconds(1)
 
+    /// Events for one part of the process: records of the `browsing` types (resolved, changed, removed, lookup
+    /// failures), what happens to its own advertisement of type `publishing` (published, renamed, failed), and the
+    /// daemon's availability. The stream finishes when `run()` returns.
+    public func subscribe(browsing types: [String], publishing type: String? = nil) -> AsyncStream<DiscoveryEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: DiscoveryEvent.self, bufferingPolicy: .unbounded)
+        poll.withLock {
+            subscribers.append(Subscriber(browse: Set(types), publishing: type, continuation: continuation))
+            if let c = client, running { startBrowsing(c) }
+        }
+        return stream
+    }
+
+    /// Publishes `advertisement` (replacing one of the same type) as soon as the daemon runs; at once if it does.
+    public func publish(_ advertisement: ServiceAdvertisement) {
+        poll.withLock {
+            if let old = published[advertisement.type]?.group { avahi_entry_group_free(old) }
+            published[advertisement.type] = Published(advertisement: advertisement)
+            if let c = client, running { register(advertisement.type, c) }
+        }
+    }
+
     public func run() async throws {
-        let poll = try ThreadedPoll()
-        self.poll = poll
         try poll.start()
-        defer { continuation.finish() }
+        defer { poll.withLock { for s in subscribers { s.continuation.finish() } } }
         await withTaskGroup(of: Void.self) { tasks in
             // Wait for graceful shutdown or cancellation …
             tasks.addTask { try? await gracefulShutdown() }
@@ -56,13 +84,15 @@ public final class AvahiDiscovery: Service, @unchecked Sendable {
                     let reason: String? = poll.withLock {
                         guard client == nil else { return nil }
                         do {
-                            try makeClient(poll: poll)
+                            try makeClient()
                             return nil
                         } catch {
                             return Self.explain(error)
                         }
                     }
-                    if let reason, reason != lastReason { emit(.daemonUnavailable(reason: reason)) }
+                    if let reason, reason != lastReason {
+                        poll.withLock { emit(.daemonUnavailable(reason: reason)) }
+                    }
                     lastReason = reason
                     try? await Task.sleep(for: Self.clientRetryInterval)
                 }
@@ -70,7 +100,7 @@ public final class AvahiDiscovery: Service, @unchecked Sendable {
             await tasks.next()
             tasks.cancelAll()
         }
-        shutdown(poll)
+        shutdown()
     }
 
     /// Why no client could be made, in words an operator can act on.
@@ -83,28 +113,29 @@ public final class AvahiDiscovery: Service, @unchecked Sendable {
         return "waiting for avahi-daemon: \(cause); retrying every \(clientRetryInterval.components.seconds) s"
     }
 
-    /// Replaces the advertisement's TXT record (for example a new UAV number) without re-probing the name.
-    public func updateTXT(_ txt: [String: String]) {
-        guard let poll else { return }
+    /// Replaces the TXT record of the advertisement of `type` (for example a new UAV number) without re-probing
+    /// the name.
+    public func updateTXT(type: String, _ txt: [String: String]) {
         poll.withLock {
-            guard var ad = advertisement, ad.txt != txt else { return }
-            ad.txt = txt
-            advertisement = ad
-            guard let group, let name = publishedName else { return }
+            guard var p = published[type], p.advertisement.txt != txt else { return }
+            p.advertisement.txt = txt
+            published[type] = p
+            guard let group = p.group, let name = p.name else { return }
             let list = TXTRecord.list(from: txt)
             defer { avahi_string_list_free(list) }
             let r = avahi_entry_group_update_service_txt_strlst(
-                group, anyInterface, anyProtocol, AvahiPublishFlags(0),
-                name, ad.type, nil, list)
+                group, anyInterface, anyProtocol, AvahiPublishFlags(0), name, type, nil, list)
             if r < 0 {
-                emit(.publishFailed(reason: AvahiError(code: r, context: "updating TXT of '\(name)'").description))
+                emit(
+                    .publishFailed(reason: AvahiError(code: r, context: "updating TXT of '\(name)'").description),
+                    publishing: type)
             }
         }
     }
 
     // MARK: - Client lifecycle (lock held)
 
-    private func makeClient(poll: ThreadedPoll) throws {
+    private func makeClient() throws {
         var error: Int32 = 0
         let userdata = Unmanaged.passUnretained(self).toOpaque()
         guard let c = avahi_client_new(poll.api, AVAHI_CLIENT_NO_FAIL, clientCallback, userdata, &error) else {
@@ -116,47 +147,55 @@ public final class AvahiDiscovery: Service, @unchecked Sendable {
     private func freeClientObjects() {
         for (_, r) in resolvers { avahi_service_resolver_free(r) }
         resolvers.removeAll()
-        for b in browsers { avahi_service_browser_free(b) }
+        for (_, b) in browsers { avahi_service_browser_free(b) }
         browsers.removeAll()
-        if let g = group { avahi_entry_group_free(g) }
-        group = nil
-        publishedName = nil
+        for (type, p) in published {
+            if let g = p.group { avahi_entry_group_free(g) }
+            published[type]?.group = nil
+            published[type]?.name = nil
+        }
+        running = false
     }
 
-    private func shutdown(_ poll: ThreadedPoll) {
+    private func shutdown() {
         poll.withLock {
-            // Freeing the entry group withdraws the records: the daemon sends goodbyes (TTL 0).
+            // Freeing the entry groups withdraws the records: the daemon sends goodbyes (TTL 0).
             freeClientObjects()
             if let c = client { avahi_client_free(c) }
             client = nil
         }
         poll.stop()
-        self.poll = nil
     }
 
     fileprivate func clientStateChanged(_ c: OpaquePointer, _ state: AvahiClientState) {
         client = c
         switch state {
         case AVAHI_CLIENT_S_RUNNING:
+            running = true
             emit(.daemonAvailable)
-            register(c)
+            for type in published.keys.sorted() { register(type, c) }
             startBrowsing(c)
         case AVAHI_CLIENT_S_COLLISION, AVAHI_CLIENT_S_REGISTERING:
             // The host name is being (re)probed: our records go with it and are re-added once running.
-            if let g = group { avahi_entry_group_reset(g) }
-            publishedName = nil
+            running = false
+            for (type, p) in published {
+                if let g = p.group { avahi_entry_group_reset(g) }
+                published[type]?.name = nil
+            }
         case AVAHI_CLIENT_CONNECTING:
+            running = false
             emit(.daemonUnavailable(reason: "waiting for avahi-daemon"))
         case AVAHI_CLIENT_FAILURE:
+            running = false
             let code = avahi_client_errno(c)
             emit(.daemonUnavailable(reason: AvahiError(code: code, context: "avahi client failed").description))
-            if code == AVAHI_ERR_DISCONNECTED, let poll {
+            if code == AVAHI_ERR_DISCONNECTED {
                 // The daemon went away. Every object made from the old client dies with it; make a new client
                 // (NO_FAIL: it waits for the daemon and reports RUNNING when it is back).
                 freeClientObjects()
                 avahi_client_free(c)
                 client = nil
-                do { try makeClient(poll: poll) } catch {
+                do { try makeClient() } catch {
                     // No D-Bus either: the run loop tries again every second.
                     emit(.daemonUnavailable(reason: Self.explain(error)))
                 }
@@ -168,57 +207,69 @@ public final class AvahiDiscovery: Service, @unchecked Sendable {
 
     // MARK: - Publishing (lock held)
 
-    private func register(_ c: OpaquePointer) {
-        guard let ad = advertisement else { return }
-        if group == nil {
-            group = avahi_entry_group_new(c, entryGroupCallback, Unmanaged.passUnretained(self).toOpaque())
+    private func register(_ type: String, _ c: OpaquePointer) {
+        guard var p = published[type] else { return }
+        if p.group == nil {
+            p.group = avahi_entry_group_new(c, entryGroupCallback, Unmanaged.passUnretained(self).toOpaque())
+            published[type] = p
         }
-        guard let g = group else {
+        guard let g = p.group else {
             emit(
                 .publishFailed(
-                    reason: AvahiError(code: avahi_client_errno(c), context: "creating entry group").description))
+                    reason: AvahiError(code: avahi_client_errno(c), context: "creating entry group").description),
+                publishing: type)
             return
         }
         guard avahi_entry_group_is_empty(g) != 0 else { return }
-        let name = ad.name
+        let ad = p.advertisement
         let list = TXTRecord.list(from: ad.txt)
         defer { avahi_string_list_free(list) }
         var r = avahi_entry_group_add_service_strlst(
-            g, anyInterface, anyProtocol, AvahiPublishFlags(0),
-            name, ad.type, nil, nil, ad.port, list)
+            g, anyInterface, anyProtocol, AvahiPublishFlags(0), ad.name, ad.type, nil, nil, ad.port, list)
         if r == AVAHI_ERR_COLLISION {
-            rename(g)
+            rename(type, g)
             return
         }
         if r >= 0 { r = avahi_entry_group_commit(g) }
         if r < 0 {
-            emit(.publishFailed(reason: AvahiError(code: r, context: "publishing '\(name)'").description))
+            emit(
+                .publishFailed(reason: AvahiError(code: r, context: "publishing '\(ad.name)'").description),
+                publishing: type)
             return
         }
-        publishedName = name
+        published[type]?.name = ad.name
     }
 
-    private func rename(_ g: OpaquePointer) {
-        guard let ad = advertisement else { return }
-        guard let alt = avahi_alternative_service_name(ad.name) else { return }
+    private func rename(_ type: String, _ g: OpaquePointer) {
+        guard let ad = published[type]?.advertisement, let alt = avahi_alternative_service_name(ad.name) else {
+            return
+        }
         let new = String(cString: alt)
         avahi_free(alt)
-        emit(.renamed(from: ad.name, to: new))
-        advertisement?.name = new
-        publishedName = nil
+        emit(.renamed(from: ad.name, to: new), publishing: type)
+        published[type]?.advertisement.name = new
+        published[type]?.name = nil
         avahi_entry_group_reset(g)
-        if let c = client { register(c) }
+        if let c = client { register(type, c) }
+    }
+
+    /// The type of the advertisement whose entry group is `g`.
+    private func type(of g: OpaquePointer) -> String? {
+        published.first { $0.value.group == g }?.key
     }
 
     fileprivate func entryGroupStateChanged(_ g: OpaquePointer, _ state: AvahiEntryGroupState) {
+        guard let type = type(of: g) else { return }
         switch state {
         case AVAHI_ENTRY_GROUP_ESTABLISHED:
-            if let name = publishedName { emit(.published(name: name)) }
+            if let name = published[type]?.name { emit(.published(name: name), publishing: type) }
         case AVAHI_ENTRY_GROUP_COLLISION:
-            rename(g)
+            rename(type, g)
         case AVAHI_ENTRY_GROUP_FAILURE:
             let code = avahi_client_errno(avahi_entry_group_get_client(g))
-            emit(.publishFailed(reason: AvahiError(code: code, context: "entry group failed").description))
+            emit(
+                .publishFailed(reason: AvahiError(code: code, context: "entry group failed").description),
+                publishing: type)
         default:
             break
         }
@@ -226,19 +277,19 @@ public final class AvahiDiscovery: Service, @unchecked Sendable {
 
     // MARK: - Browsing and resolving (lock held)
 
+    /// Browses every type a subscriber wants that no browser covers yet.
     private func startBrowsing(_ c: OpaquePointer) {
-        guard browsers.isEmpty else { return }
         let userdata = Unmanaged.passUnretained(self).toOpaque()
-        for type in browseTypes {
+        for type in Set(subscribers.flatMap(\.browse)).sorted() where browsers[type] == nil {
             if let b = avahi_service_browser_new(
-                c, anyInterface, anyProtocol, type, nil, AvahiLookupFlags(0),
-                browserCallback, userdata)
+                c, anyInterface, anyProtocol, type, nil, AvahiLookupFlags(0), browserCallback, userdata)
             {
-                browsers.append(b)
+                browsers[type] = b
             } else {
                 emit(
                     .lookupFailed(
-                        reason: AvahiError(code: avahi_client_errno(c), context: "browsing \(type)").description))
+                        reason: AvahiError(code: avahi_client_errno(c), context: "browsing \(type)").description),
+                    browsing: type)
             }
         }
     }
@@ -261,14 +312,17 @@ public final class AvahiDiscovery: Service, @unchecked Sendable {
             } else {
                 emit(
                     .lookupFailed(
-                        reason: AvahiError(code: avahi_client_errno(c), context: "resolving \(key)").description))
+                        reason: AvahiError(code: avahi_client_errno(c), context: "resolving \(key)").description),
+                    browsing: type)
             }
         case AVAHI_BROWSER_REMOVE:
             if let r = resolvers.removeValue(forKey: key) { avahi_service_resolver_free(r) }
-            emit(.removed(key))
+            emit(.removed(key), browsing: type)
         case AVAHI_BROWSER_FAILURE:
             let code = avahi_client_errno(avahi_service_browser_get_client(b))
-            emit(.lookupFailed(reason: AvahiError(code: code, context: "browser failed").description))
+            emit(
+                .lookupFailed(reason: AvahiError(code: code, context: "browsing \(type) failed").description),
+                browsing: type)
         default:
             break
         }
@@ -294,7 +348,7 @@ public final class AvahiDiscovery: Service, @unchecked Sendable {
                 txt: TXTRecord.dictionary(from: txt),
                 isLocal: flags.rawValue & AVAHI_LOOKUP_RESULT_LOCAL.rawValue != 0,
                 isOwn: flags.rawValue & AVAHI_LOOKUP_RESULT_OUR_OWN.rawValue != 0)
-            emit(.resolved(record))
+            emit(.resolved(record), browsing: type)
         case AVAHI_RESOLVER_FAILURE:
             // A timeout here usually means the service left before it could be resolved; the browser reports removal.
             logger.debug("resolving \(key) failed: \(String(cString: avahi_strerror(avahi_client_errno(client))))")
@@ -303,8 +357,19 @@ public final class AvahiDiscovery: Service, @unchecked Sendable {
         }
     }
 
+    /// To every subscriber: the daemon's availability.
     private func emit(_ event: DiscoveryEvent) {
-        continuation.yield(event)
+        for s in subscribers { s.continuation.yield(event) }
+    }
+
+    /// To the subscribers browsing `type`.
+    private func emit(_ event: DiscoveryEvent, browsing type: String) {
+        for s in subscribers where s.browse.contains(type) { s.continuation.yield(event) }
+    }
+
+    /// To the subscribers publishing `type`.
+    private func emit(_ event: DiscoveryEvent, publishing type: String) {
+        for s in subscribers where s.publishing == type { s.continuation.yield(event) }
     }
 }
 

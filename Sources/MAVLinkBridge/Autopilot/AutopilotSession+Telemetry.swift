@@ -56,18 +56,14 @@ extension AutopilotSession {
 
     // MARK: - Geometry
 
-    static func geodetic(_ p: GeoPoint) -> GeodeticCoordinate {
-        GeodeticCoordinate(latitude: p.latitude, longitude: p.longitude, altitude: p.altitude)
-    }
-
     /// `p` moved by metres north, east and up (on the tangent plane at `p`).
     static func offset(_ p: GeoPoint, north: Double, east: Double, up: Double) -> GeoPoint {
-        let g = TangentPlane(origin: geodetic(p)).geodetic(LocalPosition(east: east, north: north, up: 0))
+        let g = TangentPlane(origin: p.geodetic).geodetic(LocalPosition(east: east, north: north, up: 0))
         return GeoPoint(latitude: g.latitude, longitude: g.longitude, altitude: p.altitude + up)
     }
 
     /// Horizontal distance in metres.
     static func distance(_ a: GeoPoint, _ b: GeoPoint) -> Double {
-        Geodesic.flatInverse(from: geodetic(a), to: geodetic(b)).distance
+        Geodesic.flatInverse(from: a.geodetic, to: b.geodetic).distance
     }
 }

@@ -19,7 +19,7 @@ extension CoordinatorShell {
                 uavNumber: e.uavNumber.map(Int.init) ?? 251, tiebreak: e.node.low,
                 avoiding: e.prediction.avoiding, step: Double(e.prediction.stepMilliseconds) / 1000,
                 points: e.prediction.points.map {
-                    GeodeticCoordinate(latitude: $0.latitude, longitude: $0.longitude, altitude: $0.altitude)
+                    $0.geodetic
                 },
                 age: e.age.secondsDouble, now: Double(t.nanoseconds) / 1e9, origin: frame)
         }

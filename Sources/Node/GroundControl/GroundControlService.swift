@@ -9,19 +9,25 @@ import ServiceLifecycle
 
 /// A station's endpoint for ground-control software (QGroundControl, MAVProxy, MAVSDK, pymavlink): a UDP port
 /// (14550 by default) where every drone of the mesh appears under its UAV number, and where the commands it sends
-/// are routed into the mesh like `fleetmesh send`. Advertised as `_mavlink._udp` over DNS-SD (its own Avahi
-/// client), so QGroundControl finds it. A `Service`: on graceful shutdown the record is withdrawn and the socket
+/// are routed into the mesh like `fleetmesh send`. Advertised as `_mavlink._udp` over DNS-SD (through the node's
+/// Avahi client), so QGroundControl finds it. A `Service`: on graceful shutdown the record is withdrawn and the socket
 /// closed.
 public final class GroundControlService: Service, CustomStringConvertible {
     public let configuration: GroundControlConfiguration
     let name: String
     let coordinator: CoordinatorShell
+    /// The node's Avahi client, if the endpoint is advertised.
+    let discovery: AvahiDiscovery?
     let logger: Logger
 
-    init(configuration: GroundControlConfiguration, name: String, coordinator: CoordinatorShell, logger: Logger) {
+    init(
+        configuration: GroundControlConfiguration, name: String, coordinator: CoordinatorShell,
+        discovery: AvahiDiscovery?, logger: Logger
+    ) {
         self.configuration = configuration
         self.name = name
         self.coordinator = coordinator
+        self.discovery = discovery
         self.logger = logger
     }
 
@@ -50,13 +56,10 @@ public final class GroundControlService: Service, CustomStringConvertible {
         let targets = configuration.targets.compactMap { try? PeerEndpoint(parsing: $0)?.socketAddress() }
         let endpoint = GroundControlEndpoint(
             transport: transport, coordinator: coordinator, fixedDestinations: targets, logger: logger)
-        let discovery =
-            configuration.advertise
-            ? AvahiDiscovery(
-                advertisement: ServiceAdvertisement(
-                    name: name, type: GroundControlConfiguration.serviceType, port: UInt16(transport.port),
-                    txt: ["fleetmesh": "1"]),
-                browse: [], logger: logger) : nil
+        let type = GroundControlConfiguration.serviceType
+        let published = discovery?.subscribe(browsing: [], publishing: type)
+        discovery?.publish(
+            ServiceAdvertisement(name: name, type: type, port: UInt16(transport.port), txt: ["fleetmesh": "1"]))
         logger.info(
             "ground control: MAVLink on UDP \(transport.port)\(configuration.advertise ? ", advertised as \(GroundControlConfiguration.serviceType)" : "")\(targets.isEmpty ? "" : ", streaming to \(targets.map(\.displayString).joined(separator: ", "))")"
         )
@@ -81,10 +84,9 @@ public final class GroundControlService: Service, CustomStringConvertible {
                         await endpoint.answer(ticket, answer)
                     }
                 }
-                if let discovery {
-                    tasks.addTask { try? await discovery.run() }
+                if let published {
                     tasks.addTask {
-                        for await event in discovery.events {
+                        for await event in published {
                             switch event {
                             case .publishFailed(let reason):
                                 self.logger.warning(

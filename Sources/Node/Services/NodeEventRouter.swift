@@ -8,17 +8,21 @@ struct NodeEventRouter: Service, CustomStringConvertible {
     let node: MeshNode
     let coordinator: CoordinatorShell
     let discovery: AvahiDiscovery?
+    /// The mesh's subscription to `discovery`: peers' records and this node's own.
+    let discoveryEvents: AsyncStream<DiscoveryEvent>?
     let advertise: Bool
 
     var description: String { "NodeEventRouter" }
 
     func run() async throws {
         let (node, coordinator, discovery, advertise) = (self.node, self.coordinator, self.discovery, self.advertise)
+        let discoveryEvents = self.discoveryEvents
+        let type = NodeConfiguration.serviceType
         try await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { tasks in
-                if let discovery {
+                if let discoveryEvents {
                     tasks.addTask {
-                        for await event in discovery.events { await node.discovery(event) }
+                        for await event in discoveryEvents { await node.discovery(event) }
                     }
                 }
                 tasks.addTask {
@@ -35,9 +39,9 @@ struct NodeEventRouter: Service, CustomStringConvertible {
                             }
                         case .uavNumber(let n, let updateTXT):
                             await node.setUAVNumber(n.map(Int.init))
-                            if updateTXT, advertise { discovery?.updateTXT(await node.advertisement.txt) }
+                            if updateTXT, advertise { discovery?.updateTXT(type: type, await node.advertisement.txt) }
                         case .refreshTXT:
-                            if advertise { discovery?.updateTXT(await node.advertisement.txt) }
+                            if advertise { discovery?.updateTXT(type: type, await node.advertisement.txt) }
                         }
                     }
                 }

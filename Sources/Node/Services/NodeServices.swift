@@ -23,6 +23,9 @@ public struct NodeServices: CustomStringConvertible {
     public let targetSources: TargetSourceSubscription?
     /// Stations with `[ground_control]`: the MAVLink endpoint for ground-control software.
     public let groundControl: GroundControlService?
+    /// The process's one Avahi client (nil when the node neither advertises nor browses anything): the mesh
+    /// record, `_mavlink._udp`, and the browsers for peers and target sources all go through it.
+    public let discovery: AvahiDiscovery?
     /// The one clock the node's timers run on.
     public let clock = ContinuousClock()
     private let logger: Logger
@@ -55,15 +58,23 @@ public struct NodeServices: CustomStringConvertible {
             incarnation: node.incarnation, logger: logger)
         self.coordinator = coordinator
         let subscribe = configuration.subscribeToTargetSources
+        let browseSources = subscribe && configuration.discover
+        let needsAvahi =
+            configuration.advertise || configuration.discover || browseSources
+            || configuration.groundControl?.advertise == true
+        let discovery = needsAvahi ? try AvahiDiscovery(logger: logger) : nil
+        self.discovery = discovery
         targetSources =
             subscribe || !configuration.targetSources.isEmpty
             ? TargetSourceSubscription(
                 node: state.nodeID, name: configuration.name, meshKey: key.bytes, fingerprint: key.fingerprint,
-                staticSources: configuration.targetSources, browse: subscribe && configuration.discover,
+                staticSources: configuration.targetSources, discovery: browseSources ? discovery : nil,
                 coordinator: coordinator, logger: logger)
             : nil
         groundControl = configuration.groundControl.map {
-            GroundControlService(configuration: $0, name: configuration.name, coordinator: coordinator, logger: logger)
+            GroundControlService(
+                configuration: $0, name: configuration.name, coordinator: coordinator,
+                discovery: $0.advertise ? discovery : nil, logger: logger)
         }
     }
 
@@ -82,16 +93,19 @@ public struct NodeServices: CustomStringConvertible {
             "node \(configuration.name) (\(node.nodeID)) \(configuration.role.rawValue) listening on UDP \(transport.port), mesh \(node.fingerprint)"
         )
 
-        let discovery =
-            (configuration.advertise || configuration.discover)
-            ? AvahiDiscovery(
-                advertisement: configuration.advertise
-                    ? ServiceAdvertisement(
-                        name: configuration.name, type: NodeConfiguration.serviceType, port: UInt16(transport.port),
-                        txt: ad.txt)
-                    : nil,
-                browse: configuration.discover ? [NodeConfiguration.serviceType] : [],
-                logger: logger) : nil
+        let discovery = self.discovery
+        // The mesh's part of the Avahi client: its record and the peers' records.
+        let meshDiscovery = discovery.map {
+            $0.subscribe(
+                browsing: configuration.discover ? [NodeConfiguration.serviceType] : [],
+                publishing: configuration.advertise ? NodeConfiguration.serviceType : nil)
+        }
+        if configuration.advertise {
+            discovery?.publish(
+                ServiceAdvertisement(
+                    name: configuration.name, type: NodeConfiguration.serviceType, port: UInt16(transport.port),
+                    txt: ad.txt))
+        }
         let (node, coordinator, targetSources) = (self.node, self.coordinator, self.targetSources)
         let control = ControlServer(
             path: configuration.controlSocket, group: MultiThreadedEventLoopGroup.singleton, logger: logger
@@ -117,7 +131,8 @@ public struct NodeServices: CustomStringConvertible {
             helper(NodeTickService(node: node, coordinator: coordinator, clock: clock)),
             helper(
                 NodeEventRouter(
-                    node: node, coordinator: coordinator, discovery: discovery, advertise: configuration.advertise)),
+                    node: node, coordinator: coordinator, discovery: discovery, discoveryEvents: meshDiscovery,
+                    advertise: configuration.advertise)),
         ]
         if let discovery { services.append(essential("discovery", discovery)) }
         if let link = coordinator.autopilotLink {

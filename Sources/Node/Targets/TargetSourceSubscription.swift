@@ -20,7 +20,8 @@ public actor TargetSourceSubscription: Service {
     private var core: TargetSubscriber<SocketAddress>
     private let fingerprint: String
     private let staticSources: [String]
-    private let browse: Bool
+    /// The process's Avahi client, if sources are found over DNS-SD.
+    private let discovery: AvahiDiscovery?
     private let coordinator: CoordinatorShell
     private let logger: Logger
     private var transport: UDPTransport?
@@ -29,15 +30,16 @@ public actor TargetSourceSubscription: Service {
     private let clock = ContinuousClock()
     private let started: ContinuousClock.Instant
 
-    /// A subscription for this node; `browse` = find sources over DNS-SD (else only `staticSources`).
+    /// A subscription for this node; with `discovery`, sources are also found over DNS-SD (else only
+    /// `staticSources`).
     public init(
-        node: NodeID, name: String, meshKey: [UInt8], fingerprint: String, staticSources: [String], browse: Bool,
-        coordinator: CoordinatorShell, logger: Logger
+        node: NodeID, name: String, meshKey: [UInt8], fingerprint: String, staticSources: [String],
+        discovery: AvahiDiscovery?, coordinator: CoordinatorShell, logger: Logger
     ) {
         core = TargetSubscriber(node: node, name: name, meshKey: meshKey, senderID: UInt64.random(in: 1...UInt64.max))
         self.fingerprint = fingerprint
         self.staticSources = staticSources
-        self.browse = browse
+        self.discovery = discovery
         self.coordinator = coordinator
         self.logger = logger
         started = clock.now
@@ -60,11 +62,9 @@ public actor TargetSourceSubscription: Service {
             }
             carryOut(core.onSourceFound(name: text, address: address, now: now))
         }
-        let discovery =
-            browse
-            ? AvahiDiscovery(advertisement: nil, browse: [LocBroadcasterDatagram.serviceType], logger: logger) : nil
+        let sources = discovery?.subscribe(browsing: [LocBroadcasterDatagram.serviceType])
         do {
-            try await cancelWhenGracefulShutdown { try await self.runTasks(transport: transport, discovery: discovery) }
+            try await cancelWhenGracefulShutdown { try await self.runTasks(transport: transport, sources: sources) }
         } catch is CancellationError {
         } catch {
             await transport.close()
@@ -73,7 +73,7 @@ public actor TargetSourceSubscription: Service {
         await transport.close()
     }
 
-    private func runTasks(transport: UDPTransport, discovery: AvahiDiscovery?) async throws {
+    private func runTasks(transport: UDPTransport, sources: AsyncStream<DiscoveryEvent>?) async throws {
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask {
                 for await datagram in transport.datagrams { await self.receive(datagram) }
@@ -86,10 +86,9 @@ public actor TargetSourceSubscription: Service {
                     await self.tick()
                 }
             }
-            if let discovery {
-                tasks.addTask { try await discovery.run() }
+            if let sources {
                 tasks.addTask {
-                    for await event in discovery.events { await self.discovered(event) }
+                    for await event in sources { await self.discovered(event) }
                 }
             }
             try await tasks.next()
