@@ -33,7 +33,7 @@ let package = Package(
         .target(name: "Membership", dependencies: ["MeshTypes"]),
         // The mesh layer of a node, pure: secure endpoint + membership + reliable channels and the rules between them.
         .target(name: "MeshCore", dependencies: ["MeshTypes", "SecureTransport", "Membership"]),
-        .target(name: "Coordinator", dependencies: ["MeshTypes", "Geodesy"]),
+        .target(name: "Coordinator", dependencies: ["MeshTypes", "Geodesy", "Flight"]),
         // A whole node, pure: the mesh layer and the coordinator with the rules between them.
         .target(
             name: "NodeCore", dependencies: ["MeshTypes", "SecureTransport", "Membership", "MeshCore", "Coordinator"]),
@@ -59,7 +59,7 @@ let package = Package(
             name: "Scenarios",
             dependencies: ["Flight", "Geodesy", "Avoidance", .product(name: "TOMLKit", package: "TOMLKit")]),
         // The MAVLink bridge: an autopilot driven from the mesh (drones), the fleet shown to ground-control software (stations).
-        .target(name: "MAVLinkBridge", dependencies: ["MAVLink", "Coordinator", "Geodesy", "MeshTypes"]),
+        .target(name: "MAVLinkBridge", dependencies: ["MAVLink", "Coordinator", "Flight", "Geodesy", "MeshTypes"]),
         // One vehicle protocol: the simulator and an autopilot session behind it, collision avoidance above it.
         .target(
             name: "Vehicles",
@@ -84,8 +84,8 @@ let package = Package(
         .target(
             name: "Node",
             dependencies: [
-                "ControlProtocol", "MeshTypes", "SecureTransport", "Membership", "MeshCore", "Discovery", "Coordinator",
-                "Flight", "Geodesy", "LocBroadcaster", "Avoidance",
+                "ControlProtocol", "MeshTypes", "SecureTransport", "Membership", "MeshCore", "NodeCore", "Discovery",
+                "Coordinator", "Flight", "Geodesy", "LocBroadcaster", "Avoidance",
                 "MAVLink", "MAVLinkBridge", "Vehicles",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -106,7 +106,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "fleetmesh-demo", dependencies: ["ControlProtocol", "LabKit"]),
-        // The deterministic whole-node simulations at scale (release-built by `make test`).
+        // The deterministic whole-node simulations at scale (release-built by `make soak`, with the field's own timings).
         .executableTarget(name: "fleetmesh-sim", dependencies: ["MeshSimulation"]),
         .executableTarget(
             name: "fleetmesh-bench",
@@ -125,7 +125,10 @@ let package = Package(
         .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "Determinism", "MeshTypes"]),
         .testTarget(
             name: "MeshSimulationTests",
-            dependencies: ["Determinism", "MeshSimulation", "MeshCore", "Membership", "Coordinator", "MeshTypes"]),
+            dependencies: [
+                "Determinism", "MeshSimulation", "MeshCore", "Membership", "Coordinator", "MeshTypes", "NodeCore",
+                "SecureTransport",
+            ]),
         .testTarget(
             name: "GeodesyTests", dependencies: ["Geodesy"], exclude: ["make-vectors.sh"],
             resources: [.copy("Resources")]),
@@ -135,11 +138,12 @@ let package = Package(
         .testTarget(name: "MAVLinkTests", dependencies: ["Determinism", "MAVLink"], exclude: ["pymav_vectors.py"]),
         .testTarget(
             name: "MAVLinkBridgeTests",
-            dependencies: ["Determinism", "MAVLinkBridge", "MAVLink", "Coordinator", "MeshTypes"]),
+            dependencies: ["Determinism", "MAVLinkBridge", "MAVLink", "Coordinator", "Flight", "MeshTypes"]),
         .testTarget(
             name: "NodeTests",
             dependencies: [
-                "Node", "MeshCore", "Coordinator", "MeshTypes", .product(name: "Logging", package: "swift-log"),
+                "Node", "MeshCore", "Coordinator", "MeshTypes", "SecureTransport",
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "VehiclesTests",

@@ -7,7 +7,7 @@ import SecureTransport
 /// them (an authenticated datagram of any kind counts as hearing its sender; a session that comes back resumes the
 /// reliable channel; a restarted peer gets a fresh channel and a hello).
 ///
-/// Generic over the address type: a socket address in `MeshNode`, an integer in the simulations. Time is injected
+/// Generic over the address type: a socket address in the node's actor (`NodeShell`, through `NodeCore`), an integer in the simulations. Time is injected
 /// (`now` everywhere, the wall clock at each `onTick`); it returns ``Directive``s and never touches a socket, clock or
 /// task. The actor shell feeds it datagrams, discovery records and ticks, and carries out what it returns, in order.
 public struct MeshCore<Address: Hashable & Sendable>: Sendable {

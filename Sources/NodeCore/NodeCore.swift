@@ -11,13 +11,15 @@ import SecureTransport
 /// the vehicle, the operator and the log).
 ///
 /// The rules between the layers:
+/// - the mesh layer's datagrams of one event leave before the coordinator's answers to it (see `carry`);
 /// - a peer in session (`established` or `suspect`) is a coordinator neighbour; `lost` or `left` ends that;
 /// - a mesh message of type 256 or above is a coordinator message; one that does not decode is reported
 ///   (`malformedMessage`) and dropped;
 /// - the coordinator's sends go out on the peer's reliable channel or unreliably, as it asks;
 /// - the coordinator's UAV number is the one the mesh layer shows in hellos and status.
 ///
-/// `MeshSimulation`'s `NodeOutageSimulation` runs whole nodes through it on a virtual clock.
+/// The node's actor (`NodeShell` in the `Node` target) runs one over real sockets, Avahi and the vehicle;
+/// `MeshSimulation`'s `LinkOutageSimulation` runs several on a virtual clock and network.
 public struct NodeCore<Address: Hashable & Sendable>: Sendable {
     /// The mesh layer.
     public private(set) var mesh: MeshCore<Address>
@@ -93,12 +95,18 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
         return perform(directives, now: now)
     }
 
-    /// An operator's command to a UAV number; returns its id and the effects.
-    public mutating func sendCommand(_ command: Command, toUAV number: UInt8, now: MeshInstant) -> (
-        CommandID, [Effect]
-    ) {
-        let (id, directives) = coordinator.sendCommand(command, toUAV: number, now: now)
+    /// An operator's command to a UAV number (with `takeover`, the drone's control lease moves to this station);
+    /// returns its id and the effects.
+    public mutating func sendCommand(
+        _ command: Command, toUAV number: UInt8, takeover: Bool = false, now: MeshInstant
+    ) -> (CommandID, [Effect]) {
+        let (id, directives) = coordinator.sendCommand(command, toUAV: number, takeover: takeover, now: now)
         return (id, perform(directives, now: now))
+    }
+
+    /// A unicast address to keep connecting to (routed networks where mDNS does not pass).
+    public mutating func addStaticPeer(_ address: Address) {
+        mesh.addStaticPeer(address)
     }
 
     /// Tells every peer in session that this node leaves.
@@ -116,9 +124,14 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
 
     // MARK: - The rules between the layers
 
-    /// Carries out the mesh layer's directives; what they do to the coordinator is carried out in turn.
+    /// Carries out the mesh layer's directives; what they do to the coordinator is carried out after them, in their
+    /// order. The mesh layer's own datagrams of one event leave before anything the coordinator sends in answer to
+    /// it: a new session's hello (the first message on its reliable channel) must not leave behind the coordinator's
+    /// first messages on that channel, or the other side waits for the hello before it can deliver them, while an
+    /// unreliable message sent after them overtakes them all.
     mutating func carry(_ directives: [MeshCore<Address>.Directive], now: MeshInstant) -> [Effect] {
         var effects: [Effect] = []
+        var later: [MeshEventForCoordinator] = []
         for d in directives {
             switch d {
             case .send(let bytes, let to):
@@ -127,31 +140,37 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
                 effects.append(.peerState(peer: peer, name: name, from: from, to: to))
                 switch to {
                 case .established, .suspect:
-                    if neighbours.insert(peer).inserted {
-                        effects += perform(coordinator.onNeighbourUp(peer, now: now), now: now)
-                    }
+                    if neighbours.insert(peer).inserted { later.append(.up(peer)) }
                 case .lost, .left:
-                    if neighbours.remove(peer) != nil {
-                        effects += perform(coordinator.onNeighbourDown(peer, now: now), now: now)
-                    }
+                    if neighbours.remove(peer) != nil { later.append(.down(peer)) }
                 case .discovered, .handshaking:
                     break
                 }
             case .message(let type, let payload, let from, _):
-                guard type >= 256 else {
+                if type >= 256 {
+                    later.append(.message(type, payload, from: from))
+                } else {
                     effects.append(.nodeMessage(type: type, payload: payload, from: from))
-                    continue
                 }
+            case .rejected(let address, let reason, let log):
+                effects.append(.rejected(address, reason, log: log))
+            case .note(let level, let text):
+                effects.append(.note(level, text))
+            }
+        }
+        for work in later {
+            switch work {
+            case .up(let peer):
+                effects += perform(coordinator.onNeighbourUp(peer, now: now), now: now)
+            case .down(let peer):
+                effects += perform(coordinator.onNeighbourDown(peer, now: now), now: now)
+            case .message(let type, let payload, let from):
                 do {
                     let message = try CoordinatorMessage(type: type, payload: payload)
                     effects += perform(coordinator.onMessage(message, from: from, now: now), now: now)
                 } catch {
                     effects.append(.malformedMessage(type: type, bytes: payload.count, from: from, error: "\(error)"))
                 }
-            case .rejected(let address, let reason, let log):
-                effects.append(.rejected(address, reason, log: log))
-            case .note(let level, let text):
-                effects.append(.note(level, text))
             }
         }
         return effects
@@ -178,4 +197,11 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
         }
         return effects
     }
+}
+
+/// What a mesh event asks of the coordinator, held until the mesh layer's own datagrams of the event are out.
+private enum MeshEventForCoordinator {
+    case up(NodeID)
+    case down(NodeID)
+    case message(UInt16, [UInt8], from: NodeID)
 }

@@ -136,7 +136,7 @@ public struct AutopilotVehicle: Vehicle {
             velocity: Vector3(
                 east: Double(t.velocityEastCmS) / 100, north: Double(t.velocityNorthCmS) / 100,
                 up: -Double(t.velocityDownCmS) / 100),
-            heading: Double(t.headingCentidegrees) / 100, armed: t.armed, activity: Activity(t.activity),
+            heading: Double(t.headingCentidegrees) / 100, armed: t.armed, activity: t.activity,
             batteryPercent: Double(t.batteryPercent), home: .zero)
     }
 

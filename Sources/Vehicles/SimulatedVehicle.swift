@@ -236,7 +236,7 @@ public struct SimulatedVehicle: Vehicle {
             velocityDownCmS: Int16(clamping: Int((-s.velocity.z * 100).rounded())),
             headingCentidegrees: UInt16(heading),
             batteryPercent: UInt8(max(0, min(100, s.batteryPercent.rounded()))),
-            activity: VehicleActivity(s.activity), armed: s.armed, linkQuality: 100)
+            activity: s.activity, armed: s.armed, linkQuality: 100)
     }
 
     /// The navigator's predicted trajectory, as published to the airspace picture.

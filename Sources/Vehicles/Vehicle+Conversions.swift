@@ -21,20 +21,3 @@ extension TrajectoryPrediction {
             avoiding: avoiding)
     }
 }
-
-/// The flight activities and their wire values: one table, read both ways.
-private let activities: [(flight: Activity, wire: VehicleActivity)] = [
-    (.landed, .landed), (.takingOff, .takingOff), (.hovering, .hovering), (.flyingToTarget, .flyingToTarget),
-    (.following, .following), (.followingTrajectory, .followingTrajectory), (.landing, .landing),
-    (.returning, .returning),
-]
-
-extension VehicleActivity {
-    /// The wire value of a flight activity.
-    public init(_ a: Activity) { self = activities.first { $0.flight == a }!.wire }
-}
-
-extension Activity {
-    /// The flight activity of a wire value.
-    public init(_ a: VehicleActivity) { self = activities.first { $0.wire == a }!.flight }
-}

@@ -3,7 +3,7 @@ import Logging
 import Node
 import ServiceLifecycle
 
-/// `fleetmesh-bench emulate-drones N STATION KEY DIR SECONDS`: N real drone nodes (MeshNode, CoordinatorShell,
+/// `fleetmesh-bench emulate-drones N STATION KEY DIR SECONDS`: N real drone nodes (NodeShell,
 /// simulated vehicle, UDP socket each) in one process, dialling STATION ("host:port") as their only static peer, with
 /// mDNS off. Used on a lab host to put a station under the load of a large fleet without N processes.
 enum DroneEmulator {

@@ -136,7 +136,7 @@ enum MeshLabBenchmarks {
                     : "drone-d started \(samples)x on host 4 with its state dir kept (same id, new incarnation); SIGTERM between starts"
         )
         out.latency("\(series): start → all 3 sessions, own clock", ownAll)
-        out.note("max over peers of NodeStatus.peers[].establishedAtMs (ms since the node's MeshNode was created)")
+        out.note("max over peers of NodeStatus.peers[].establishedAtMs (ms since the node's actor was created)")
         out.latency("\(series): start → all 3 sessions, wall clock", wallAll)
         out.note(
             "from posix_spawn of `scripts/lab exec 4 fleetmesh run` until the new node's control socket first reports station-a, drone-b, drone-c all \"established\" (polled every 5 ms)"

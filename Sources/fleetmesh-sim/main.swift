@@ -1,5 +1,5 @@
 // `fleetmesh-sim`: the deterministic whole-node simulations at a scale the debug test build cannot afford. Built in
-// release by `make test`, which runs `fleetmesh-sim outages --seeds 1000`: a thousand seeds of a station and 2–3
+// release by `make soak`, which runs `fleetmesh-sim outages --seeds 1000`: a thousand seeds of a station and 2–3
 // drones (`NodeCore`: sessions, membership, reliable channels, coordinator) through link outages of every length,
 // one way and both, with reconnection, rekeying, commands after every heal and stable UAV numbers checked.
 import Dispatch

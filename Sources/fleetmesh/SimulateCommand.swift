@@ -7,6 +7,12 @@ import Scenarios
 
 /// `fleetmesh simulate SCENARIO.toml [--json]`: runs a scripted multi-drone mission offline, faster than real time.
 struct SimulateCommand: ParsableCommand {
+    /// Wall-clock seconds since `start`.
+    static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let d = ContinuousClock.now - start
+        return Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "simulate",
         abstract: "Run a scripted mission with simulated drones, faster than real time.",
@@ -54,14 +60,8 @@ struct SimulateCommand: ParsableCommand {
             }
             if json { FileHandle.standardError.write(Data((text + "\n").utf8)) } else { print(text) }
         }
-        let wall = (ContinuousClock.now - started)
-        let wallSeconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) * 1e-18
-        if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
-            return
-        }
+        let wallSeconds = Self.seconds(since: started)
+        if json { return try printJSON(report) }
         print(
             "\n\(report.name): \(formatFixed(report.simulatedTime, 1)) s simulated in \(formatFixed(wallSeconds, 2)) s "
                 + "(\(formatFixed(report.simulatedTime / max(wallSeconds, 1e-9), 0))× real time)")
@@ -98,14 +98,8 @@ struct SimulateCommand: ParsableCommand {
             }
         }
         let report = sim.report()
-        let wall = (ContinuousClock.now - started)
-        let wallSeconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) * 1e-18
-        if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
-            return
-        }
+        let wallSeconds = Self.seconds(since: started)
+        if json { return try printJSON(report) }
         func f(_ v: Double?, _ d: Int) -> String { v.map { formatFixed($0, d) } ?? "-" }
         print(
             "\n\(report.name): \(formatFixed(report.simulatedTime, 1)) s simulated in \(formatFixed(wallSeconds, 2)) s "

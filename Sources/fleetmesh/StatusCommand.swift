@@ -30,12 +30,7 @@ struct StatusCommand: ParsableCommand {
 
     func run() throws {
         let status = try target.fetchStatus()
-        if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(status), as: UTF8.self))
-            return
-        }
+        if json { return try printJSON(status) }
         let n = status.node
         print(
             "node      \(n.name)\(n.publishedName.map { $0 != n.name ? " (published as '\($0)')" : "" } ?? "")  \(n.role)\(n.uavNumber.map { "  UAV \($0)" } ?? "")"

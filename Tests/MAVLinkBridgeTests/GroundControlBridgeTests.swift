@@ -1,4 +1,5 @@
 import Coordinator
+import Flight
 import MAVLink
 import MeshTypes
 import Testing
@@ -50,7 +51,7 @@ func meshCommands(_ directives: [Bridge.Directive]) -> [(Command, UInt8, UInt64)
 }
 
 func state(
-    _ lat: Double = 50.1, _ lon: Double = 14.4, alt: Double = 0, activity: VehicleActivity = .landed,
+    _ lat: Double = 50.1, _ lon: Double = 14.4, alt: Double = 0, activity: Activity = .landed,
     armed: Bool = false,
     battery: UInt8 = 80
 ) -> Coordinator.VehicleState {
@@ -101,7 +102,7 @@ struct GroundControlBridgeTests {
             switch f.message {
             case .heartbeat(let h):
                 #expect(h.type == .quadrotor && h.autopilot == .generic && h.baseMode.contains(.safetyArmed))
-                #expect(h.customMode == UInt32(VehicleActivity.hovering.rawValue) && h.systemStatus == .active)
+                #expect(h.customMode == UInt32(Activity.hovering.wireValue) && h.systemStatus == .active)
             case .globalPositionInt(let p):
                 #expect(p.relativeAlt == 12_000 && p.alt == 262_000 && p.vx == 100 && p.vz == -50 && p.hdg == 9000)
             case .sysStatus(let s):

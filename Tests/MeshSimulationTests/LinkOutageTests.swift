@@ -1,3 +1,4 @@
+import Determinism
 import Foundation
 import MeshSimulation
 import Testing
@@ -48,16 +49,7 @@ struct LinkOutageTests {
         } else {
             seeds = Array(1...(env["MESHSIM_COMPRESSED_SEEDS"].flatMap(UInt64.init) ?? 1000))
         }
-        let lanes = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
-        let results = await withTaskGroup(of: [LinkOutageSimulation.Result].self) { group in
-            for lane in 0..<lanes {
-                let mine = stride(from: lane, to: seeds.count, by: lanes).map { seeds[$0] }
-                group.addTask { mine.map { LinkOutageSimulation.run(.compressed(seed: $0)) } }
-            }
-            var all: [LinkOutageSimulation.Result] = []
-            for await part in group { all += part }
-            return all
-        }
+        let results = await runSeeds(seeds) { LinkOutageSimulation.run(.compressed(seed: $0)) }
         let failures = results.flatMap(\.failures)
         #expect(failures.isEmpty, "\(failures.prefix(10).joined(separator: "\n")) (replay: MESHSIM_COMPRESSED_SEED=n)")
         let all = results.flatMap(\.recoveries)

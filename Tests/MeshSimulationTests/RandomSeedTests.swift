@@ -1,3 +1,4 @@
+import Determinism
 import Foundation
 import MeshSimulation
 import Testing
@@ -15,16 +16,7 @@ struct RandomSeedTests {
             let count = env["MESHSIM_SEEDS"].flatMap { Int($0) } ?? 1000
             seeds = (0..<UInt64(count)).map { $0 &* 0x9E37_79B9 &+ 1 }
         }
-        let lanes = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
-        let outcomes = await withTaskGroup(of: [ScenarioOutcome].self) { group in
-            for lane in 0..<lanes {
-                let mine = stride(from: lane, to: seeds.count, by: lanes).map { seeds[$0] }
-                group.addTask { mine.map { RandomScenario.run(seed: $0) } }
-            }
-            var all: [ScenarioOutcome] = []
-            for await part in group { all += part }
-            return all
-        }
+        let outcomes = await runSeeds(seeds) { RandomScenario.run(seed: $0) }
         let failing = outcomes.filter { !$0.violations.isEmpty }.sorted { $0.seed < $1.seed }
         for f in failing.prefix(5) {
             let lines = f.violations.prefix(8).joined(separator: "\n")

@@ -30,8 +30,8 @@ extension CoordinatorCore {
     /// Drone: the local vehicle's latest state. Published as telemetry every `telemetryInterval` on ticks.
     public mutating func onLocalVehicleState(_ state: VehicleState, now: MeshInstant) -> [Directive] {
         localState = state
-        fleet[nodeID] = FleetSample(
-            uavNumber: uavNumber ?? 0, state: state, receivedAt: now, incarnation: incarnation, sequence: 0)
+        fleet[nodeID] = HeardSample(
+            uavNumber: uavNumber ?? 0, value: state, receivedAt: now, incarnation: incarnation, sequence: 0)
         return []
     }
 
@@ -41,9 +41,8 @@ extension CoordinatorCore {
         _ prediction: TrajectoryPrediction, publishNow: Bool = false, now: MeshInstant
     ) -> [Directive] {
         localPrediction = prediction
-        predictions[nodeID] = PredictionSample(
-            uavNumber: uavNumber ?? 0, prediction: prediction, receivedAt: now,
-            incarnation: incarnation, sequence: 0)
+        predictions[nodeID] = HeardSample(
+            uavNumber: uavNumber ?? 0, value: prediction, receivedAt: now, incarnation: incarnation, sequence: 0)
         guard publishNow, role == .drone, isFlying else { return [] }
         nextPredictionAt = max(now + configuration.predictionInterval, nextPredictionAt)
         return publish(prediction, now: now)
@@ -63,7 +62,7 @@ extension CoordinatorCore {
         fleet.map { id, s in
             let age = now - s.receivedAt
             return FleetVehicle(
-                node: id, uavNumber: s.uavNumber == 0 ? nil : s.uavNumber, state: s.state,
+                node: id, uavNumber: s.uavNumber == 0 ? nil : s.uavNumber, state: s.value,
                 age: age, isStale: age > configuration.telemetryStaleAfter)
         }.sorted { ($0.uavNumber ?? 255, $0.node) < ($1.uavNumber ?? 255, $1.node) }
     }
@@ -74,7 +73,7 @@ extension CoordinatorCore {
             let age = now - p.receivedAt
             guard age <= configuration.predictionMaxAge else { return nil }
             return AirspaceEntry(
-                node: id, uavNumber: p.uavNumber == 0 ? nil : p.uavNumber, prediction: p.prediction, age: age)
+                node: id, uavNumber: p.uavNumber == 0 ? nil : p.uavNumber, prediction: p.value, age: age)
         }.sorted { ($0.uavNumber ?? 255, $0.node) < ($1.uavNumber ?? 255, $1.node) }
     }
 
@@ -111,20 +110,17 @@ extension CoordinatorCore {
     }
 
     mutating func receiveTelemetry(_ env: Envelope, _ n: UInt8, _ s: VehicleState, now: MeshInstant) {
-        if let old = fleet[env.origin], old.incarnation == env.originIncarnation, old.sequence >= env.sequence {
-            return
-        }
-        fleet[env.origin] = FleetSample(
-            uavNumber: n, state: s, receivedAt: now, incarnation: env.originIncarnation, sequence: env.sequence)
+        HeardSample.keep(
+            HeardSample(
+                uavNumber: n, value: s, receivedAt: now, incarnation: env.originIncarnation, sequence: env.sequence),
+            from: env.origin, in: &fleet)
     }
 
     mutating func receivePrediction(_ env: Envelope, _ n: UInt8, _ p: TrajectoryPrediction, now: MeshInstant) {
-        if let old = predictions[env.origin], old.incarnation == env.originIncarnation, old.sequence >= env.sequence {
-            return
-        }
-        predictions[env.origin] = PredictionSample(
-            uavNumber: n, prediction: p, receivedAt: now,
-            incarnation: env.originIncarnation, sequence: env.sequence)
+        HeardSample.keep(
+            HeardSample(
+                uavNumber: n, value: p, receivedAt: now, incarnation: env.originIncarnation, sequence: env.sequence),
+            from: env.origin, in: &predictions)
     }
 
     mutating func receiveTarget(_ env: Envelope, _ t: Target) -> [Directive] {

@@ -44,8 +44,8 @@ public struct CoordinatorCore: Sendable {
     var localPrediction: TrajectoryPrediction?
     var nextTelemetryAt: MeshInstant
     var nextPredictionAt: MeshInstant
-    var fleet: [NodeID: FleetSample] = [:]
-    var predictions: [NodeID: PredictionSample] = [:]
+    var fleet: [NodeID: HeardSample<VehicleState>] = [:]
+    var predictions: [NodeID: HeardSample<TrajectoryPrediction>] = [:]
     var latestTargetSequence: [NodeID: (Incarnation, UInt64)] = [:]
 
     // MARK: Commands
@@ -157,22 +157,20 @@ public struct CoordinatorCore: Sendable {
     }
 }
 
-/// A telemetry sample as held in the fleet picture.
-struct FleetSample: Sendable {
+/// A telemetry sample (fleet picture) or a prediction (airspace picture) as held, with where it came from.
+struct HeardSample<Value: Sendable>: Sendable {
     var uavNumber: UInt8
-    var state: VehicleState
+    var value: Value
     var receivedAt: MeshInstant
     var incarnation: Incarnation
     var sequence: UInt64
-}
 
-/// A prediction as held in the airspace picture.
-struct PredictionSample: Sendable {
-    var uavNumber: UInt8
-    var prediction: TrajectoryPrediction
-    var receivedAt: MeshInstant
-    var incarnation: Incarnation
-    var sequence: UInt64
+    /// Stores `sample` in `table` under `origin` unless what is held came from the same incarnation with the same or a
+    /// later sequence (a duplicate, or an older copy that took a slower path).
+    static func keep(_ sample: Self, from origin: NodeID, in table: inout [NodeID: Self]) {
+        if let old = table[origin], old.incarnation == sample.incarnation, old.sequence >= sample.sequence { return }
+        table[origin] = sample
+    }
 }
 
 /// A command this node sent and has no final answer for.

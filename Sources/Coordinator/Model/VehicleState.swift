@@ -1,22 +1,4 @@
-/// What a drone is doing, as published in telemetry.
-public enum VehicleActivity: UInt8, Sendable, CaseIterable {
-    /// On the ground (wire value 0).
-    case landed = 0
-    /// Climbing after takeoff.
-    case takingOff
-    /// Holding position.
-    case hovering
-    /// Flying to a goto or target position.
-    case flyingToTarget
-    /// Following a moving target.
-    case following
-    /// Flying an uploaded trajectory.
-    case followingTrajectory
-    /// Descending to land.
-    case landing
-    /// Returning to launch (wire value 7).
-    case returning
-}
+import Flight
 
 /// One telemetry sample of a drone, in compact fixed-point units (the same values go on the wire).
 public struct VehicleState: Hashable, Sendable {
@@ -33,7 +15,7 @@ public struct VehicleState: Hashable, Sendable {
     /// Battery charge in percent, 0…100.
     public var batteryPercent: UInt8
     /// What the vehicle is doing.
-    public var activity: VehicleActivity
+    public var activity: Activity
     /// Whether the motors are armed.
     public var armed: Bool
     /// Link quality to the flight controller / radio, 0…100.
@@ -42,7 +24,7 @@ public struct VehicleState: Hashable, Sendable {
     /// A state from its fields.
     public init(
         position: GeoPoint, velocityNorthCmS: Int16 = 0, velocityEastCmS: Int16 = 0, velocityDownCmS: Int16 = 0,
-        headingCentidegrees: UInt16 = 0, batteryPercent: UInt8 = 100, activity: VehicleActivity = .landed,
+        headingCentidegrees: UInt16 = 0, batteryPercent: UInt8 = 100, activity: Activity = .landed,
         armed: Bool = false, linkQuality: UInt8 = 100
     ) {
         self.position = position

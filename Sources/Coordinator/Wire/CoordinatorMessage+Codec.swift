@@ -1,3 +1,4 @@
+import Flight
 import MeshTypes
 
 /// Message type numbers carried next to each payload by the transport.
@@ -76,7 +77,7 @@ extension MeshPayload {
             w.i16(s.velocityDownCmS)
             w.u16(s.headingCentidegrees)
             w.u8(s.batteryPercent)
-            w.u8(s.activity.rawValue)
+            w.u8(s.activity.wireValue)
             w.bool(s.armed)
             w.u8(s.linkQuality)
             return CoordinatorMessageType.telemetry
@@ -199,9 +200,9 @@ extension MeshPayload {
             let battery = try readPercent(&r, "telemetry.batteryPercent")
             let activityAt = r.offset
             let a = try r.u8("telemetry.activity")
-            guard let activity = VehicleActivity(rawValue: a) else {
+            guard let activity = Activity(wireValue: a) else {
                 throw WireError(
-                    "telemetry.activity at offset \(activityAt): expected 0…\(VehicleActivity.allCases.count - 1), found \(a)"
+                    "telemetry.activity at offset \(activityAt): expected 0…\(Activity.wireOrder.count - 1), found \(a)"
                 )
             }
             let armed = try r.bool("telemetry.armed")

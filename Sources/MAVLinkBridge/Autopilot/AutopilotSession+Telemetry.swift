@@ -1,4 +1,5 @@
 import Coordinator
+import Flight
 import Geodesy
 import MAVLink
 import MeshTypes
@@ -18,7 +19,7 @@ extension AutopilotSession {
     }
 
     /// What the vehicle is doing: the autopilot's landed state and mode, refined by the command it runs.
-    public var activity: VehicleActivity {
+    public var activity: Activity {
         if let l = telemetry.landedState {
             if l == .takeoff && telemetry.armed { return .takingOff }
             if l == .landing { return .landing }

@@ -1,4 +1,5 @@
 import Coordinator
+import Flight
 import MAVLink
 import MeshTypes
 
@@ -98,7 +99,7 @@ extension GroundControlBridge {
                     result: .denied,
                     text: "only custom modes can be set (base mode with MAV_MODE_FLAG_CUSTOM_MODE_ENABLED)"))
         }
-        switch VehicleActivity(rawValue: UInt8(clamping: Self.wholeNumber(customMode) ?? -1)) {
+        switch Activity(wireValue: UInt8(clamping: Self.wholeNumber(customMode) ?? -1)) {
         case .hovering: return .success(.hover)
         case .following: return .success(.followTarget(true))
         case .landing: return .success(.land)

@@ -1,4 +1,5 @@
 import Coordinator
+import Flight
 import MAVLink
 import MeshTypes
 
@@ -285,7 +286,7 @@ public struct GroundControlBridge<Address: Hashable & Sendable>: Sendable {
         let status: MAVState = s.linkQuality == 0 ? .critical : (s.activity == .landed ? .standby : .active)
         var out = send(
             Heartbeat(
-                type: .quadrotor, autopilot: .generic, baseMode: mode, customMode: UInt32(s.activity.rawValue),
+                type: .quadrotor, autopilot: .generic, baseMode: mode, customMode: UInt32(s.activity.wireValue),
                 systemStatus: status), as: v.uavNumber, to: to)
         out += send(
             SysStatus(

@@ -7,12 +7,11 @@ import Foundation
 enum ControlRequestHandler {
     /// One control request.
     static func handle(
-        _ request: ControlRequest, node: MeshNode, coordinator: CoordinatorShell,
-        targetSources: TargetSourceSubscription?
+        _ request: ControlRequest, shell coordinator: NodeShell, targetSources: TargetSourceSubscription?
     ) async -> ControlResponse {
         switch request {
         case .status, .peers:
-            return ControlResponse(status: await coordinator.annotate(await node.status()))
+            return ControlResponse(status: await coordinator.status())
         case .vehicles:
             return ControlResponse(vehicles: await coordinator.vehicles())
         case .airspace:

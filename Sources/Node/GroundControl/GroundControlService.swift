@@ -15,13 +15,13 @@ import ServiceLifecycle
 public final class GroundControlService: Service, CustomStringConvertible {
     public let configuration: GroundControlConfiguration
     let name: String
-    let coordinator: CoordinatorShell
+    let coordinator: NodeShell
     /// The node's Avahi client, if the endpoint is advertised.
     let discovery: AvahiDiscovery?
     let logger: Logger
 
     init(
-        configuration: GroundControlConfiguration, name: String, coordinator: CoordinatorShell,
+        configuration: GroundControlConfiguration, name: String, coordinator: NodeShell,
         discovery: AvahiDiscovery?, logger: Logger
     ) {
         self.configuration = configuration
@@ -113,12 +113,12 @@ public final class GroundControlService: Service, CustomStringConvertible {
 actor GroundControlEndpoint {
     private var bridge: GroundControlBridge<SocketAddress>
     private let transport: UDPTransport
-    private let coordinator: CoordinatorShell
+    private let coordinator: NodeShell
     private let logger: Logger
     private let clock = ContinuousClock()
     private let started: ContinuousClock.Instant
 
-    init(transport: UDPTransport, coordinator: CoordinatorShell, fixedDestinations: [SocketAddress], logger: Logger) {
+    init(transport: UDPTransport, coordinator: NodeShell, fixedDestinations: [SocketAddress], logger: Logger) {
         self.transport = transport
         self.coordinator = coordinator
         self.logger = logger

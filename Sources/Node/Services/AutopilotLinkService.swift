@@ -4,7 +4,7 @@ import ServiceLifecycle
 /// open the link until the node stops.
 struct AutopilotLinkService: Service, CustomStringConvertible {
     let link: AutopilotLink
-    let coordinator: CoordinatorShell
+    let coordinator: NodeShell
 
     var description: String { "AutopilotLinkService(\(link.endpoint))" }
 

@@ -16,9 +16,8 @@ import ServiceLifecycle
 /// without that fails stops the node the same way, with its error.
 public struct NodeServices: CustomStringConvertible {
     public let configuration: NodeConfiguration
-    public let node: MeshNode
-    /// The coordinator: routing, UAV numbers, fleet picture, commands, and (drones) the vehicle.
-    public let coordinator: CoordinatorShell
+    /// The node's actor: its `NodeCore` (mesh layer and coordinator) and, on a drone, the vehicle.
+    public let shell: NodeShell
     /// Subscriptions to target sources (`_loc-broadcaster._udp`), if `[targets] subscribe` is on or sources are configured.
     public let targetSources: TargetSourceSubscription?
     /// Stations with `[ground_control]`: the MAVLink endpoint for ground-control software.
@@ -51,12 +50,8 @@ public struct NodeServices: CustomStringConvertible {
         let state = try NodeState.open(directory: configuration.stateDirectory)
         self.configuration = configuration
         self.logger = logger
-        let node = MeshNode(configuration: configuration, key: key, nodeID: state.nodeID, logger: logger)
-        self.node = node
-        let coordinator = try CoordinatorShell(
-            configuration: configuration, nodeID: state.nodeID,
-            incarnation: node.incarnation, logger: logger)
-        self.coordinator = coordinator
+        let shell = try NodeShell(configuration: configuration, key: key, nodeID: state.nodeID, logger: logger)
+        self.shell = shell
         let subscribe = configuration.subscribeToTargetSources
         let browseSources = subscribe && configuration.discover
         let needsAvahi =
@@ -69,11 +64,11 @@ public struct NodeServices: CustomStringConvertible {
             ? TargetSourceSubscription(
                 node: state.nodeID, name: configuration.name, meshKey: key.bytes, fingerprint: key.fingerprint,
                 staticSources: configuration.targetSources, discovery: browseSources ? discovery : nil,
-                coordinator: coordinator, logger: logger)
+                coordinator: shell, logger: logger)
             : nil
         groundControl = configuration.groundControl.map {
             GroundControlService(
-                configuration: $0, name: configuration.name, coordinator: coordinator,
+                configuration: $0, name: configuration.name, coordinator: shell,
                 discovery: $0.advertise ? discovery : nil, logger: logger)
         }
     }
@@ -86,14 +81,13 @@ public struct NodeServices: CustomStringConvertible {
         let transport = try await UDPTransport.bind(
             port: configuration.port, group: MultiThreadedEventLoopGroup.singleton,
             logger: logger)
-        await node.attach(transport)
-        await node.setUAVNumber(coordinator.initialUAVNumber.map(Int.init))
-        let ad = await node.advertisement
+        let discovery = self.discovery
+        await shell.attach(transport, discovery: discovery)
+        let ad = await shell.advertisement
         logger.info(
-            "node \(configuration.name) (\(node.nodeID)) \(configuration.role.rawValue) listening on UDP \(transport.port), mesh \(node.fingerprint)"
+            "node \(configuration.name) (\(shell.nodeID)) \(configuration.role.rawValue) listening on UDP \(transport.port), mesh \(shell.fingerprint)"
         )
 
-        let discovery = self.discovery
         // The mesh's part of the Avahi client: its record and the peers' records.
         let meshDiscovery = discovery.map {
             $0.subscribe(
@@ -106,11 +100,11 @@ public struct NodeServices: CustomStringConvertible {
                     name: configuration.name, type: NodeConfiguration.serviceType, port: UInt16(transport.port),
                     txt: ad.txt))
         }
-        let (node, coordinator, targetSources) = (self.node, self.coordinator, self.targetSources)
+        let (shell, targetSources) = (self.shell, self.targetSources)
         let control = ControlServer(
             path: configuration.controlSocket, group: MultiThreadedEventLoopGroup.singleton, logger: logger
         ) {
-            await ControlRequestHandler.handle($0, node: node, coordinator: coordinator, targetSources: targetSources)
+            await ControlRequestHandler.handle($0, shell: shell, targetSources: targetSources)
         }
 
         // The socket stops last (goodbyes, then close); a part that ends on its own, or fails, takes the node down
@@ -126,17 +120,16 @@ public struct NodeServices: CustomStringConvertible {
         }
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(
-                service: MeshTransportService(node: node, transport: transport),
+                service: MeshTransportService(shell: shell, transport: transport),
                 successTerminationBehavior: whole, failureTerminationBehavior: whole),
-            helper(NodeTickService(node: node, coordinator: coordinator, clock: clock)),
-            helper(
-                NodeEventRouter(
-                    node: node, coordinator: coordinator, discovery: discovery, discoveryEvents: meshDiscovery,
-                    advertise: configuration.advertise)),
+            helper(NodeTickService(shell: shell, clock: clock)),
         ]
+        // The Avahi client before the part that reads the mesh's events from it, so that on shutdown the reader stops
+        // first and the client's end (its streams finishing) is no surprise to the group.
         if let discovery { services.append(essential("discovery", discovery)) }
-        if let link = coordinator.autopilotLink {
-            services.append(helper(AutopilotLinkService(link: link, coordinator: coordinator)))
+        if let meshDiscovery { services.append(helper(DiscoveryEventService(shell: shell, events: meshDiscovery))) }
+        if let link = shell.autopilotLink {
+            services.append(helper(AutopilotLinkService(link: link, coordinator: shell)))
         }
         if let targetSources { services.append(essential("target-source subscription", targetSources)) }
         services.append(essential("control socket \(configuration.controlSocket)", control))

@@ -1,12 +1,10 @@
 import ServiceLifecycle
 
-/// The node's timers as one `Service` on one clock: the mesh actor every 10 ms (handshakes, heartbeats,
+/// The node's timers as one `Service` on one clock: the mesh layer every 10 ms (handshakes, heartbeats,
 /// retransmissions) and the coordinator every 50 ms (its core's timers and the drone's vehicle), each on absolute
-/// deadlines (a slow tick does not shift the ones after it) and each in its own task (a slow coordinator tick does not
-/// hold up failure detection). Stops on graceful shutdown.
+/// deadlines (a slow tick does not shift the ones after it) and each in its own task. Stops on graceful shutdown.
 struct NodeTickService: Service, CustomStringConvertible {
-    let node: MeshNode
-    let coordinator: CoordinatorShell
+    let shell: NodeShell
     let clock: ContinuousClock
     static let meshInterval = Duration.milliseconds(10)
 
@@ -26,13 +24,13 @@ struct NodeTickService: Service, CustomStringConvertible {
     }
 
     func run() async throws {
-        let (node, coordinator, clock) = (self.node, self.coordinator, self.clock)
+        let (shell, clock) = (self.shell, self.clock)
         let start = clock.now
         try await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { tasks in
-                tasks.addTask { await Self.every(Self.meshInterval, from: start, on: clock) { await node.tick() } }
+                tasks.addTask { await Self.every(Self.meshInterval, from: start, on: clock) { await shell.meshTick() } }
                 tasks.addTask {
-                    await Self.every(CoordinatorShell.tickInterval, from: start, on: clock) { await coordinator.tick() }
+                    await Self.every(NodeShell.tickInterval, from: start, on: clock) { await shell.tick() }
                 }
             }
         }

@@ -22,7 +22,7 @@ public actor TargetSourceSubscription: Service {
     private let staticSources: [String]
     /// The process's Avahi client, if sources are found over DNS-SD.
     private let discovery: AvahiDiscovery?
-    private let coordinator: CoordinatorShell
+    private let coordinator: NodeShell
     private let logger: Logger
     private var transport: UDPTransport?
     private var recordsByKey: [ServiceKey: (name: String, address: SocketAddress)] = [:]
@@ -34,7 +34,7 @@ public actor TargetSourceSubscription: Service {
     /// `staticSources`).
     public init(
         node: NodeID, name: String, meshKey: [UInt8], fingerprint: String, staticSources: [String],
-        discovery: AvahiDiscovery?, coordinator: CoordinatorShell, logger: Logger
+        discovery: AvahiDiscovery?, coordinator: NodeShell, logger: Logger
     ) {
         core = TargetSubscriber(node: node, name: name, meshKey: meshKey, senderID: UInt64.random(in: 1...UInt64.max))
         self.fingerprint = fingerprint

@@ -1,34 +1,44 @@
 import Avoidance
 import ControlProtocol
 import Coordinator
+import Discovery
 import Foundation
 import Geodesy
 import Logging
+import MeshCore
 import MeshTypes
+import NIOCore
+import NodeCore
+import SecureTransport
 import Vehicles
 
-/// What the coordinator shell hands to the mesh node and discovery, in the order the core produced it.
-enum CoordinatorOutput: Sendable {
-    /// A coordinator message for a neighbour.
-    case send(type: UInt16, payload: [UInt8], to: NodeID, reliable: Bool)
-    /// This drone's UAV number changed: update the node (hellos, status) and, once the record is published, the
-    /// DNS-SD TXT record.
-    case uavNumber(UInt8?, updateTXT: Bool)
-    /// The DNS-SD record is published: bring its TXT record up to date with the node's advertisement.
-    case refreshTXT
-}
-
-/// The actor shell around `CoordinatorCore`: fed the mesh node's events and a 50 ms tick, it carries out the core's
-/// directives (sends through the node, the persisted UAV number, the drone's simulated vehicle, logs) and answers
-/// the control socket's fleet commands. It never awaits while handling an input, so directives run in order; sends
-/// leave through `output`, which one task drains into the node.
-public actor CoordinatorShell {
+/// The node's actor: the I/O shell around one `NodeCore` (sessions, membership, reliable channels, coordinator and
+/// the rules between them, the same core the deterministic simulations run) and, on a drone, the vehicle with
+/// collision avoidance above it (`VehiclePilot`). It feeds them datagrams, DNS-SD records, the 10 ms mesh tick,
+/// the 50 ms coordinator tick, the vehicle's reports and the operator's requests, and carries out what comes back:
+/// datagrams on the socket, the persisted UAV number, the DNS-SD TXT record, the vehicle's commands, answers and
+/// log lines. It never awaits while handling an input, so effects run in the order the core produced them.
+public actor NodeShell {
     /// The tick period (the core wants 50–100 ms; the vehicle is stepped at the same rate, 20 Hz).
     public static let tickInterval: Duration = .milliseconds(50)
     /// The file in the state directory holding the drone's UAV number.
     public static let numberFile = "uav-number"
 
-    var core: CoordinatorCore
+    /// Everything that decides: the mesh layer and the coordinator (pure; this actor only does the I/O).
+    var node: NodeCore<SocketAddress>
+    /// The coordinator, read-only (every change goes through `node`, so its effects are carried out).
+    var core: CoordinatorCore { node.coordinator }
+    public nonisolated let nodeID: NodeID
+    public nonisolated let incarnation: Incarnation
+    public nonisolated let fingerprint: String
+    let configuration: NodeConfiguration
+    /// The socket (set once bound, by `attach`).
+    var transport: UDPTransport?
+    /// The process's Avahi client, for the TXT record (nil without one).
+    var discovery: AvahiDiscovery?
+    var avahiState = "starting"
+    var publishedName: String?
+    var discoveryKeys: [ServiceKey: (id: NodeID, address: SocketAddress)] = [:]
     /// A drone's vehicle (the simulator or an autopilot) with collision avoidance above it.
     var pilot: VehiclePilot?
     /// Drones with `vehicle = "mavlink:…"`: the link to the autopilot (`AutopilotLinkService` runs it).
@@ -41,11 +51,10 @@ public actor CoordinatorShell {
     var logger: Logger
     let clock = ContinuousClock()
     private let started: ContinuousClock.Instant
-    private var neighbours: Set<NodeID> = []
     /// Whether the DNS-SD record has been published. Until then a TXT change is held back: changing a record Avahi is
     /// still probing makes it collide with its own earlier probe and take another name.
-    private var recordPublished = false
-    private var malformedLoggedAt: [NodeID: MeshInstant] = [:]
+    var recordPublished = false
+    var malformedLoggedAt: [NodeID: MeshInstant] = [:]
     private var nextPredictionAt = MeshInstant(nanoseconds: 0)
     /// How often the vehicle's prediction goes to the core (`[coordinator] prediction_hz`).
     private let predictionInterval: Duration
@@ -62,15 +71,20 @@ public actor CoordinatorShell {
     var finalAnswerWaiters: [CommandID: CheckedContinuation<Void, Never>] = [:]
     /// Commands whose wait ended (final answer or timeout): a waiter arriving late returns at once.
     var finishedWaits: Set<CommandID> = []
-    private let outputContinuation: AsyncStream<CoordinatorOutput>.Continuation
-    nonisolated let output: AsyncStream<CoordinatorOutput>
-
-    /// The UAV number the core starts with (pinned, else persisted), for the node's first advertisement.
-    public nonisolated let initialUAVNumber: UInt8?
 
     /// Starts the core: reads `uav-number` from the state directory (a bad file is logged and ignored), and for a
-    /// drone builds the simulated vehicle at its home plus a per-node offset.
-    public init(configuration: NodeConfiguration, nodeID: NodeID, incarnation: Incarnation, logger: Logger) throws {
+    /// drone builds its vehicle (the simulator at its home plus a per-node offset, or an autopilot's link).
+    /// `incarnation` is drawn at random unless given (tests).
+    public init(
+        configuration: NodeConfiguration, key: MeshKey, nodeID: NodeID, incarnation: Incarnation? = nil,
+        logger: Logger
+    ) throws {
+        var rng = SystemRandomNumberGenerator()
+        let incarnation = incarnation ?? rng.next()
+        self.configuration = configuration
+        self.nodeID = nodeID
+        self.incarnation = incarnation
+        self.fingerprint = key.fingerprint
         self.name = configuration.name
         self.stateDirectory = configuration.stateDirectory
         self.logger = logger
@@ -95,10 +109,13 @@ public actor CoordinatorShell {
         }
         configuration.coordinator.apply(to: &coreConfiguration)
         predictionInterval = configuration.coordinator.predictionInterval
-        core = CoordinatorCore(
+        let coordinator = CoordinatorCore(
             configuration: coreConfiguration, incarnation: incarnation, persistedUAVNumber: persisted,
             now: MeshInstant(nanoseconds: 0))
-        initialUAVNumber = core.uavNumber
+        let mesh = MeshCore<SocketAddress>(
+            key: key, localID: nodeID, incarnation: incarnation, role: configuration.role, name: configuration.name,
+            uavNumber: configuration.uavNumber, membership: configuration.membership)
+        node = NodeCore(mesh: mesh, coordinator: coordinator)
         var link: AutopilotLink?
         if configuration.role == .drone {
             let vehicle: any Vehicle
@@ -120,7 +137,7 @@ public actor CoordinatorShell {
                 var autopilot = AutopilotVehicle(
                     linkName: "\(endpoint)", autopilotSystemID: configuration.autopilotSystemID.map { UInt8($0) },
                     predictsFromPlan: configuration.avoidance.enabled)
-                _ = autopilot.setUAVNumber(core.uavNumber)
+                _ = autopilot.setUAVNumber(coordinator.uavNumber)
                 vehicle = autopilot
             }
             var avoidance: AvoidanceCore?
@@ -132,7 +149,6 @@ public actor CoordinatorShell {
             pilot = VehiclePilot(vehicle: vehicle, avoidance: avoidance)
         }
         autopilotLink = link
-        (output, outputContinuation) = AsyncStream.makeStream(of: CoordinatorOutput.self)
     }
 
     var now: MeshInstant {
@@ -172,46 +188,6 @@ public actor CoordinatorShell {
 
     // MARK: - Inputs
 
-    /// One event from the mesh node.
-    func handle(_ event: MeshEvent) {
-        let t = now
-        switch event {
-        case .peerState(let peer, _, let state, _):
-            switch state {
-            case .established, .suspect:
-                if neighbours.insert(peer).inserted { perform(core.onNeighbourUp(peer, now: t), now: t) }
-            case .lost, .left:
-                if neighbours.remove(peer) != nil { perform(core.onNeighbourDown(peer, now: t), now: t) }
-            case .discovered, .handshaking:
-                break
-            }
-        case .message(let type, let payload, let from, _, _):
-            guard type >= 256 else {
-                logger.debug("ignoring reserved node-layer message type \(type) from \(from)")
-                return
-            }
-            let message: CoordinatorMessage
-            do {
-                message = try CoordinatorMessage(type: type, payload: payload)
-            } catch {
-                // One line per peer per 5 s: a misbehaving peer must not flood the log.
-                if malformedLoggedAt[from].map({ t - $0 >= .seconds(5) }) ?? true {
-                    malformedLoggedAt[from] = t
-                    logger.warning(
-                        "dropped malformed coordinator message type 0x\(String(type, radix: 16, uppercase: true)) (\(payload.count) bytes) from \(from): \(error)"
-                    )
-                }
-                return
-            }
-            perform(core.onMessage(message, from: from, now: t), now: t)
-        case .published:
-            recordPublished = true
-            outputContinuation.yield(.refreshTXT)
-        case .rejected:
-            break
-        }
-    }
-
     /// The 50 ms tick: steps the vehicle to now, feeds its state (and every 200 ms its prediction), then ticks the core.
     func tick() {
         let t = now
@@ -232,13 +208,13 @@ public actor CoordinatorShell {
             let prediction = t >= nextPredictionAt || replanned ? p.prediction(now: t) : nil
             pilot = p
             vehicleEvents(events, now: t)
-            if let state { perform(core.onLocalVehicleState(state, now: t), now: t) }
+            if let state { coordinate(now: t) { $0.onLocalVehicleState(state, now: t) } }
             if let prediction {
                 nextPredictionAt = t + predictionInterval
-                perform(core.onLocalPrediction(prediction, publishNow: replanned, now: t), now: t)
+                coordinate(now: t) { $0.onLocalPrediction(prediction, publishNow: replanned, now: t) }
             }
         }
-        perform(core.onTick(now: t), now: t)
+        apply(node.onCoordinatorTick(now: t), now: t)
     }
 
     func vehicleEvents(_ events: [VehicleEvent], now t: MeshInstant) {
@@ -253,37 +229,40 @@ public actor CoordinatorShell {
                 case .accepted: logger.info("command \(id) \(label) accepted")
                 case .rejected(let reason): logger.notice("command \(id) \(label) rejected: \(reason)")
                 }
-                perform(core.onVehicleVerdict(id, verdict, now: t), now: t)
+                coordinate(now: t) { $0.onVehicleVerdict(id, verdict, now: t) }
             case .flyingChanged(let flying):
                 logger.info("vehicle \(flying ? "airborne" : "on the ground")")
-                perform(core.onFlyingChanged(flying, now: t), now: t)
+                coordinate(now: t) { $0.onFlyingChanged(flying, now: t) }
             case .completed(let id):
                 logger.info("command \(id) completed")
-                perform(core.onVehicleCompletion(id, .completed, now: t), now: t)
+                coordinate(now: t) { $0.onVehicleCompletion(id, .completed, now: t) }
             case .failed(let id, let reason):
                 logger.notice("command \(id) failed: \(reason)")
-                perform(core.onVehicleCompletion(id, .failed(reason), now: t), now: t)
+                coordinate(now: t) { $0.onVehicleCompletion(id, .failed(reason), now: t) }
             }
         }
     }
 
-    // MARK: - Directives
+    // MARK: - The coordinator's directives
 
-    func perform(_ directives: [Directive], now t: MeshInstant) {
-        var queue = directives[...]
-        while let d = queue.popFirst() {
+    /// Calls the coordinator through the node core and carries out every effect.
+    func coordinate(now t: MeshInstant, _ body: (inout CoordinatorCore) -> [Directive]) {
+        apply(node.withCoordinator(now: t, body), now: t)
+    }
+
+    /// Carries out one of the coordinator's directives (its sends the node core has already put on the mesh).
+    func perform(_ d: Directive, now t: MeshInstant) {
+        do {
             switch d {
-            case .send(let message, let to, let reliability):
-                let (type, payload) = message.encode()
-                outputContinuation.yield(
-                    .send(type: type, payload: payload, to: to, reliable: reliability == .reliable))
+            case .send:
+                break
             case .persistUAVNumber(let n):
                 persist(n)
             case .uavNumberChanged(let from, let to, let reason):
                 logger.notice(
                     "UAV number \(from.map(String.init) ?? "none") → \(to.map(String.init) ?? "none") (\(Self.describe(reason)))"
                 )
-                outputContinuation.yield(.uavNumber(to, updateTXT: recordPublished))
+                if recordPublished { refreshTXT() }
                 withPilot(now: t) { $0.setUAVNumber(to) }
             case .numberAnnounced(let node, let number, let previous):
                 logger.info(
@@ -307,8 +286,8 @@ public actor CoordinatorShell {
                 withPilot(now: t) { $0.applyTarget(target.location, now: t) }
             case .executeCommand(let id, let command):
                 guard pilot != nil else {
-                    queue.append(contentsOf: core.onVehicleVerdict(id, .rejected("this node has no vehicle"), now: t))
-                    continue
+                    coordinate(now: t) { $0.onVehicleVerdict(id, .rejected("this node has no vehicle"), now: t) }
+                    return
                 }
                 // The verdict (an autopilot's may come later) leaves before any completion the vehicle reports at once.
                 withPilot(now: t) { $0.execute(id, command, now: t) }

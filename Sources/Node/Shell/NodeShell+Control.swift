@@ -7,7 +7,7 @@ import Logging
 import MeshTypes
 
 /// The control socket's side of the coordinator: commands with their answers, targets, manual control, reports.
-extension CoordinatorShell {
+extension NodeShell {
     // MARK: - Control socket
 
     /// Sends `command` to the drone holding `number` and waits up to `timeout` for its final answer.
@@ -16,12 +16,12 @@ extension CoordinatorShell {
         -> CommandReport
     {
         let t = now
-        let (id, directives) = core.sendCommand(command, toUAV: number, takeover: takeover, now: t)
+        let (id, effects) = node.sendCommand(command, toUAV: number, takeover: takeover, now: t)
         answers[id] = []
         commandSentAt[id] = t
         logger.info(
             "command \(id) \(command.summary) to UAV \(number)\(takeover ? " (takeover)" : "")")
-        perform(directives, now: t)
+        apply(effects, now: t)
         // Wait for the final answer or the deadline, whichever comes first.
         let deadline = clock.now + timeout
         await withTaskGroup(of: Void.self) { group in
@@ -54,7 +54,7 @@ extension CoordinatorShell {
     public func target(_ location: GeoPoint, uav: UInt8?, follow: Bool, timeout: Duration) async -> TargetReport {
         let t = now
         let address: TargetAddress = uav.map { .uav($0) } ?? .all
-        perform(core.sendTarget(Target(address: address, location: location), now: t), now: t)
+        coordinate(now: t) { $0.sendTarget(Target(address: address, location: location), now: t) }
         var report = TargetReport(
             address: uav.map { "UAV \($0)" } ?? "all", latitude: location.latitude,
             longitude: location.longitude, altitude: location.altitude, follow: nil)
@@ -76,9 +76,13 @@ extension CoordinatorShell {
     @discardableResult
     public func sendManualControl(_ sample: ManualControl, toUAV number: UInt8, takeover: Bool = false) -> Bool {
         let t = now
-        let directives = core.sendManualControl(sample, toUAV: number, takeover: takeover, now: t)
-        perform(directives, now: t)
-        return !directives.isEmpty || core.uavNumber == number
+        var routed = false
+        coordinate(now: t) { core in
+            let directives = core.sendManualControl(sample, toUAV: number, takeover: takeover, now: t)
+            routed = !directives.isEmpty
+            return directives
+        }
+        return routed || core.uavNumber == number
     }
 
     /// Streams manual control to `numbers` at `rate` samples per second for `duration`, on absolute deadlines; each
@@ -114,7 +118,7 @@ extension CoordinatorShell {
     public func injectTarget(_ target: Target, source: String) {
         let t = now
         targetsFromSources += 1
-        perform(core.sendTarget(target, now: t), now: t)
+        coordinate(now: t) { $0.sendTarget(target, now: t) }
     }
 
     /// The fleet picture.
@@ -163,8 +167,11 @@ extension CoordinatorShell {
 
     /// Adds what the coordinator knows to the node's status: this node's number, each peer's number and hop count,
     /// and the agreed map origin.
-    public func annotate(_ status: NodeStatus) -> NodeStatus {
-        core.refreshRoutes()
+    func annotate(_ status: NodeStatus) -> NodeStatus {
+        coordinate(now: now) {
+            $0.refreshRoutes()
+            return []
+        }
         var s = status
         s.mapOrigin = origin()
         s.node.uavNumber = core.uavNumber.map(Int.init)

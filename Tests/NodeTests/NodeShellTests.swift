@@ -2,6 +2,7 @@ import Coordinator
 import Foundation
 import Logging
 import MeshTypes
+import SecureTransport
 import Testing
 
 @testable import Node
@@ -11,11 +12,11 @@ import Testing
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("uavnum-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        #expect(try CoordinatorShell.readNumber(directory: dir).get() == nil)
+        #expect(try NodeShell.readNumber(directory: dir).get() == nil)
         try "17\n".write(toFile: dir + "/uav-number", atomically: true, encoding: .utf8)
-        #expect(try CoordinatorShell.readNumber(directory: dir).get() == 17)
+        #expect(try NodeShell.readNumber(directory: dir).get() == 17)
         try "251\n".write(toFile: dir + "/uav-number", atomically: true, encoding: .utf8)
-        switch CoordinatorShell.readNumber(directory: dir) {
+        switch NodeShell.readNumber(directory: dir) {
         case .success: Issue.record("251 accepted")
         case .failure(let e): #expect(e.description == "\(dir)/uav-number: expected a UAV number 1–250, found \"251\"")
         }
@@ -54,7 +55,7 @@ struct CapturingLogHandler: LogHandler {
     }
 }
 
-@Suite struct CoordinatorShellTests {
+@Suite struct NodeShellTests {
     @Test func malformedCoordinatorMessagesAreLoggedOncePerPeerAndDropped() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shell-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -62,19 +63,20 @@ struct CapturingLogHandler: LogHandler {
         let logger = Logger(label: "test") { _ in CapturingLogHandler(log: captured) }
         let config = NodeConfiguration(
             name: "s", role: .station, keyFile: "/dev/null", stateDirectory: dir, controlSocket: "/dev/null")
-        let shell = try CoordinatorShell(
-            configuration: config, nodeID: NodeID(high: 1, low: 1), incarnation: 9, logger: logger)
+        let shell = try NodeShell(
+            configuration: config, key: try MeshKey(bytes: Array(repeating: 7, count: 32)),
+            nodeID: NodeID(high: 1, low: 1), incarnation: 9, logger: logger)
         let peer = NodeID(high: 0xABCD_EF01_0000_0000, low: 2)
         for _ in 0..<3 {
-            await shell.handle(
-                .message(
-                    type: 0x5201, payload: [1, 2, 3], from: peer, reliable: false, at: MeshInstant(nanoseconds: 0)))
+            await shell.apply(
+                [.malformedMessage(type: 0x5201, bytes: 3, from: peer, error: "truncated")],
+                now: MeshInstant(nanoseconds: 0))
         }
         let warnings = captured.lines.filter { $0.hasPrefix("warning") }
         #expect(warnings.count == 1)
         #expect(
             warnings.first?.hasPrefix(
-                "warning dropped malformed coordinator message type 0x5201 (3 bytes) from abcdef01: ") == true)
+                "warning dropped malformed coordinator message type 0x5201 (3 bytes) from abcdef01: truncated") == true)
         #expect(await shell.vehicles().isEmpty)
     }
 }

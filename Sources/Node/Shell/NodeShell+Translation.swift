@@ -7,7 +7,7 @@ import Logging
 import MeshTypes
 
 /// Translations between the coordinator's wire types and the flight, avoidance and report types: no state, no I/O.
-extension CoordinatorShell {
+extension NodeShell {
     /// The other drones' fresh predictions as avoidance tracks in the vehicle's local `frame`, on its clock (seconds of
     /// the shell's clock).
     func airspaceTracks(in frame: MapOrigin, now t: MeshInstant) -> [AirspaceTrack] {

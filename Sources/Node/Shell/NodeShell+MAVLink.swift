@@ -16,7 +16,7 @@ final class GroundControlAnswers: Sendable {
 
 /// The MAVLink side of the coordinator shell: bytes from a drone's autopilot, and the ground-control endpoint's
 /// commands and fleet picture on a station.
-extension CoordinatorShell {
+extension NodeShell {
     /// Bytes from the autopilot link (`endOfDatagram`: UDP; false for a serial stream).
     func autopilotReceived(_ bytes: [UInt8], endOfDatagram: Bool) {
         let t = now
@@ -27,10 +27,10 @@ extension CoordinatorShell {
     /// answers go to `groundControlAnswers` with `ticket`. Does not wait.
     func submitForGroundControl(_ command: Command, toUAV number: UInt8, ticket: UInt64) {
         let t = now
-        let (id, directives) = core.sendCommand(command, toUAV: number, now: t)
+        let (id, effects) = node.sendCommand(command, toUAV: number, now: t)
         groundControlTickets[id] = ticket
         logger.info("command \(id) \(command.summary) to UAV \(number) from ground control")
-        perform(directives, now: t)
+        apply(effects, now: t)
     }
 
     /// Passes a command answer to the ground-control endpoint if it asked for the command.

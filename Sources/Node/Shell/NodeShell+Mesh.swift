@@ -1,0 +1,193 @@
+import ControlProtocol
+import Discovery
+import Foundation
+import Logging
+import Membership
+import MeshCore
+import MeshTypes
+import NIOCore
+import NodeCore
+import SecureTransport
+
+/// The mesh side of the node's actor: the socket, DNS-SD records, the 10 ms tick, the node core's effects, status.
+extension NodeShell {
+    /// The TXT record this node publishes.
+    public var advertisement: MeshAdvertisement {
+        MeshAdvertisement(
+            nodeID: nodeID, incarnation: incarnation, role: configuration.role, name: configuration.name,
+            uavNumber: node.mesh.uavNumber, fingerprint: fingerprint)
+    }
+
+    /// The bound socket and the process's Avahi client; the configured static peers are dialled from now on.
+    func attach(_ transport: UDPTransport, discovery: AvahiDiscovery?) {
+        self.transport = transport
+        self.discovery = discovery
+        for text in configuration.staticPeers {
+            guard let endpoint = PeerEndpoint(parsing: text), let address = try? endpoint.socketAddress() else {
+                continue
+            }
+            node.addStaticPeer(address)
+        }
+    }
+
+    private var wallClockMicros: UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1000
+    }
+
+    // MARK: - Events in
+
+    func receive(_ datagram: UDPTransport.Datagram) {
+        let t = now
+        apply(node.onDatagram(datagram.bytes, from: datagram.from, now: t), now: t)
+    }
+
+    /// The mesh layer's timer (every 10 ms): handshakes, heartbeats, suspicion and loss, probes, retransmissions.
+    func meshTick() {
+        let t = now
+        apply(node.onMeshTick(now: t, wallClockMicros: wallClockMicros), now: t)
+    }
+
+    /// Tells every peer in session that this node is leaving (twice, against loss), so they see it go at once.
+    func leave() {
+        let t = now
+        apply(node.leave(now: t), now: t)
+    }
+
+    func discovered(_ event: DiscoveryEvent) {
+        let t = now
+        switch event {
+        case .daemonAvailable:
+            avahiState = "running"
+            logger.info("avahi-daemon available")
+        case .daemonUnavailable(let reason):
+            if avahiState != reason {
+                logger.warning("avahi-daemon unavailable: \(reason); discovery paused, sessions continue")
+            }
+            avahiState = reason
+            publishedName = nil
+        case .published(let name):
+            publishedName = name
+            recordPublished = true
+            logger.info("published \(NodeConfiguration.serviceType) as '\(name)'")
+            refreshTXT()
+        case .renamed(let from, let to):
+            logger.notice("service name '\(from)' is taken on the link; using '\(to)'")
+        case .publishFailed(let reason), .lookupFailed(let reason):
+            logger.error("avahi: \(reason)")
+        case .resolved(let record):
+            resolved(record, now: t)
+        case .removed(let key):
+            if let (id, address) = discoveryKeys.removeValue(forKey: key) {
+                logger.debug("DNS-SD record of \(id) on \(key) removed")
+                apply(node.onDiscoveryRemoved(id: id, address: address, now: t), now: t)
+            }
+        }
+    }
+
+    private func resolved(_ record: ServiceRecord, now t: MeshInstant) {
+        let ad: MeshAdvertisement
+        do {
+            ad = try MeshAdvertisement(txt: record.txt)
+        } catch {
+            logger.debug("ignoring \(record.key): \(error)")
+            return
+        }
+        guard ad.nodeID != nodeID else { return }
+        guard ad.fingerprint == fingerprint else {
+            logger.debug(
+                "ignoring '\(ad.name)' (\(ad.nodeID)): it belongs to another mesh (fingerprint \(ad.fingerprint))")
+            return
+        }
+        let scope = record.isLinkLocal ? String(record.key.interfaceIndex) : nil
+        guard
+            let address = try? PeerEndpoint(host: record.address, port: Int(record.port), scope: scope).socketAddress()
+        else { return }
+        discoveryKeys[record.key] = (ad.nodeID, address)
+        apply(
+            node.onDiscovered(
+                id: ad.nodeID, incarnation: ad.incarnation, name: ad.name, role: ad.role,
+                uavNumber: ad.uavNumber, address: address, now: t), now: t)
+    }
+
+    /// Brings the published TXT record up to date with the node's advertisement (its UAV number).
+    func refreshTXT() {
+        guard configuration.advertise else { return }
+        discovery?.updateTXT(type: NodeConfiguration.serviceType, advertisement.txt)
+    }
+
+    // MARK: - Effects out
+
+    /// Carries out the node core's effects in order: datagrams on the socket, peer changes and refusals in the log,
+    /// the coordinator's directives.
+    func apply(_ effects: [NodeCore<SocketAddress>.Effect], now t: MeshInstant) {
+        for e in effects {
+            switch e {
+            case .datagram(let bytes, let to):
+                transport?.send(bytes, to: to)
+            case .peerState(let peer, let name, let from, let to):
+                let label = name ?? peer.short
+                let line = "peer \(label) (\(peer)) \(from?.rawValue ?? "new") → \(to.rawValue)"
+                if to == .lost || to == .left { logger.notice("\(line)") } else { logger.info("\(line)") }
+            case .rejected(let address, let reason, let log):
+                guard log else { continue }
+                if case .unknownReceiverIndex = reason {
+                    // Normal right after a peer restarts or leaves: its last datagrams name a forgotten session.
+                    logger.debug("dropped datagram from \(address.displayString): \(reason)")
+                } else {
+                    logger.warning("refused datagram from \(address.displayString): \(reason)")
+                }
+            case .note(let level, let text):
+                logger.log(level: Logger.Level(rawValue: level.rawValue) ?? .info, "\(text)")
+            case .malformedMessage(let type, let bytes, let from, let error):
+                // One line per peer per 5 s: a misbehaving peer must not flood the log.
+                if malformedLoggedAt[from].map({ t - $0 >= .seconds(5) }) ?? true {
+                    malformedLoggedAt[from] = t
+                    logger.warning(
+                        "dropped malformed coordinator message type 0x\(String(type, radix: 16, uppercase: true)) (\(bytes) bytes) from \(from): \(error)"
+                    )
+                }
+            case .nodeMessage(let type, _, let from):
+                logger.debug("ignoring reserved node-layer message type \(type) from \(from)")
+            case .coordinator(let d):
+                perform(d, now: t)
+            }
+        }
+        transport?.flush()
+    }
+
+    // MARK: - Status
+
+    /// This node and every peer, for `fleetmesh status`: sessions from the mesh layer, UAV numbers, hops, relayed
+    /// nodes and the map origin from the coordinator.
+    public func status() -> NodeStatus {
+        let t = now
+        let mesh = node.mesh
+        let local = NodeStatus.LocalNode(
+            id: nodeID.hex, name: configuration.name, publishedName: publishedName, role: configuration.role.rawValue,
+            uavNumber: mesh.uavNumber, incarnation: String(incarnation, radix: 16), port: transport?.port ?? 0,
+            fingerprint: fingerprint, uptimeMs: Int((t.nanoseconds) / 1_000_000), avahi: avahiState,
+            rejections: mesh.rejections)
+        let all = mesh.membership.peers.values.sorted { $0.id < $1.id }
+        let peers = all.filter(\.isAuthenticated).map { p in
+            NodeStatus.Peer(
+                id: p.id.hex, name: p.name, role: p.role?.rawValue, uavNumber: p.uavNumber,
+                address: (p.address ?? p.candidates.first)?.displayString, state: p.state.rawValue, hops: 1,
+                incarnation: p.incarnation.map { String($0, radix: 16) },
+                lastHeardMsAgo: p.lastHeard.map { Int((t - $0).wholeNanoseconds / 1_000_000) },
+                rttMs: p.rtt.map { $0.secondsDouble * 1000 }, linkQuality: p.linkQuality,
+                discoveredAtMs: mesh.firstSeen[p.id].map { Int($0.nanoseconds / 1_000_000) },
+                establishedAtMs: mesh.firstEstablished[p.id].map { Int($0.nanoseconds / 1_000_000) },
+                stateSinceMs: Int(p.stateSince.nanoseconds / 1_000_000))
+        }
+        let held = Set(peers.compactMap(\.name))
+        let unverified = all.filter { !$0.isAuthenticated }.map { p in
+            NodeStatus.UnverifiedAdvert(
+                claimedID: p.id.hex, claimedName: p.name.flatMap { held.contains($0) ? nil : $0 },
+                address: p.candidates.first?.displayString, state: p.state.rawValue,
+                seenForMs: Int((t - (mesh.firstSeen[p.id] ?? t)).wholeNanoseconds / 1_000_000))
+        }
+        return annotate(NodeStatus(node: local, peers: peers, unverified: unverified))
+    }
+}
