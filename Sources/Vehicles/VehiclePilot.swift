@@ -17,11 +17,30 @@ public struct VehiclePilot: Sendable {
     public private(set) var decision: AvoidanceDecision = .notAvoiding
     /// Manual control suspends avoidance until this time, seconds.
     private var manualUntil = -Double.infinity
+    /// Avoidance waiting for the vehicle's local map (an autopilot's first position).
+    var pendingAvoidance: AvoidancePlan?
+    /// How often the prediction is published (`[coordinator] prediction_hz`), and when next.
+    let predictionInterval: Duration
+    var nextPredictionAt = MeshInstant(nanoseconds: 0)
 
     /// A pilot for `vehicle`, avoiding with `avoidance` if the vehicle can be adjusted.
-    public init(vehicle: any Vehicle, avoidance: AvoidanceCore?) {
+    public init(vehicle: any Vehicle, avoidance: AvoidanceCore?, predictionInterval: Duration = .milliseconds(200)) {
         self.vehicle = vehicle
         self.avoidance = vehicle.capabilities.contains(.avoidance) ? avoidance : nil
+        self.predictionInterval = predictionInterval
+    }
+
+    /// A pilot for `vehicle` flying `plan` (nil: no avoidance). If the vehicle's map is known now (the simulator),
+    /// the plan is placed on it at once and a geofence that does not fit it throws; otherwise (an autopilot) it is
+    /// placed on the first cycle that knows the map.
+    public init(vehicle: any Vehicle, plan: AvoidancePlan?, predictionInterval: Duration) throws {
+        self.init(vehicle: vehicle, avoidance: nil, predictionInterval: predictionInterval)
+        guard let plan, vehicle.capabilities.contains(.avoidance) else { return }
+        if let frame = vehicle.frame {
+            avoidance = try plan.core(on: frame)
+        } else {
+            pendingAvoidance = plan
+        }
     }
 
     /// Turns avoidance on once the vehicle's frame is known (an autopilot's after its first position report).

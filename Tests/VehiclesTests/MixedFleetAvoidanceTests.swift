@@ -23,6 +23,7 @@ import Testing
         var uavNumber: Int
         var published: (prediction: TrajectoryPrediction, at: MeshInstant)?
         var answers: [VehicleEvent] = []
+        var node: NodeID { NodeID(high: 9, low: UInt64(uavNumber)) }
 
         /// Carries frames between the vehicle and its autopilot, and keeps the answers.
         mutating func take(_ events: [VehicleEvent], now: MeshInstant) {
@@ -42,13 +43,26 @@ import Testing
             }
         }
 
-        mutating func step(to now: MeshInstant) {
+        /// One 50 ms control cycle as the node runs it (`VehiclePilot.cycle`), against what `other` last published
+        /// (as the airspace picture holds it); what this drone publishes is kept for the other.
+        mutating func step(to now: MeshInstant, seeing other: Drone) {
             if var ap = autopilot {
                 let frames = ap.advance(to: now.seconds)
                 autopilot = ap
                 for f in frames { take(pilot.receive(f, endOfDatagram: true, now: now), now: now) }
             }
-            take(pilot.advance(to: now), now: now)
+            let airspace =
+                other.published.map {
+                    [
+                        AirspaceEntry(
+                            node: other.node, uavNumber: UInt8(other.uavNumber), prediction: $0.prediction,
+                            age: now - $0.at)
+                    ]
+                } ?? []
+            let cycle = pilot.cycle(
+                now: now, airspace: airspace, ownNode: node, uavNumber: UInt8(uavNumber), tiebreak: UInt64(uavNumber))
+            take(cycle.events, now: now)
+            if let p = cycle.prediction { published = (p, now) }
         }
 
         /// True position in the scenario's frame.
@@ -75,34 +89,36 @@ import Testing
     static func airborne(
         avoid: Bool, simulatedNumber: Int, autopilotNumber: Int, flavour: AutopilotEmulator.Flavour
     ) throws -> (Drone, Drone, MeshInstant) {
-        let core: AvoidanceCore? = avoid ? AvoidanceCore() : nil
+        let plan = avoid ? AvoidancePlan(configuration: AvoidanceConfiguration()) : nil
         let sim = try SimulatedVehicle(latitude: 50.0755, longitude: 14.4378, offset: (east: -40, north: 0))
-        var a = Drone(pilot: VehiclePilot(vehicle: sim, avoidance: core), uavNumber: simulatedNumber)
+        var a = Drone(
+            pilot: try VehiclePilot(vehicle: sim, plan: plan, predictionInterval: .milliseconds(200)),
+            uavNumber: simulatedNumber)
         let home = origin.geodetic(LocalPosition(east: 40, north: 0, up: 0))
         var emulator = AutopilotEmulator.Configuration(flavour: flavour)
         emulator.homeLatitude = home.latitude
         emulator.homeLongitude = home.longitude
         let autopilot = AutopilotVehicle(linkName: "in-process", autopilotSystemID: nil, predictsFromPlan: avoid)
         var b = Drone(
-            pilot: VehiclePilot(vehicle: autopilot, avoidance: nil),
+            pilot: try VehiclePilot(vehicle: autopilot, plan: plan, predictionInterval: .milliseconds(200)),
             autopilot: AutopilotEmulator(configuration: emulator), uavNumber: autopilotNumber)
         var now = MeshInstant.zero
-        // The autopilot is heard and reports a position; then its frame is known and avoidance can start.
-        while b.pilot.frame == nil || b.pilot.telemetry == nil {
+        // The autopilot is heard and reports a position; then its frame is known and avoidance starts by itself.
+        #expect(b.pilot.avoidance == nil)
+        while b.pilot.frame == nil || b.pilot.telemetry == nil || (avoid && b.pilot.avoidance == nil) {
             now = now + .milliseconds(50)
-            a.step(to: now)
-            b.step(to: now)
+            a.step(to: now, seeing: b)
+            b.step(to: now, seeing: a)
             guard now < MeshInstant.zero + .seconds(10) else {
                 throw Failure("the autopilot never reported a position")
             }
         }
-        if let core { b.pilot.enableAvoidance(core) }
         a.take(a.pilot.execute(id(1), .takeoff(altitudeMillimetres: 10_000), now: now), now: now)
         b.take(b.pilot.execute(id(2), .takeoff(altitudeMillimetres: 10_000), now: now), now: now)
         while !(a.completed(id(1)) && b.completed(id(2))) {
             now = now + .milliseconds(50)
-            a.step(to: now)
-            b.step(to: now)
+            a.step(to: now, seeing: b)
+            b.step(to: now, seeing: a)
             guard now < MeshInstant.zero + .seconds(40) else {
                 throw Failure("takeoff did not complete: \(a.answers) / \(b.answers)")
             }
@@ -129,25 +145,10 @@ import Testing
         b.take(b.pilot.execute(id(4), .goto(goalB, speedCmS: 400), now: now), now: now)
         var outcome = Outcome()
         let end = now + .seconds(90)
-        var nextPublish = now
         while now < end && !(a.completed(id(3)) && b.completed(id(4))) {
             now = now + .milliseconds(50)
-            a.step(to: now)
-            b.step(to: now)
-            if now >= nextPublish {
-                nextPublish = now + .milliseconds(200)
-                a.published = a.pilot.prediction(now: now).map { ($0, now) }
-                b.published = b.pilot.prediction(now: now).map { ($0, now) }
-            }
-            let (changedA, eventsA) = a.pilot.avoid(
-                tracks: track(of: b, in: a.pilot.frame!, now: now), uavNumber: a.uavNumber, tiebreak: 1, now: now)
-            a.take(eventsA, now: now)
-            let (changedB, eventsB) = b.pilot.avoid(
-                tracks: track(of: a, in: b.pilot.frame!, now: now), uavNumber: b.uavNumber, tiebreak: 2, now: now)
-            b.take(eventsB, now: now)
-            // A changed plan is published at once, as the node does.
-            if changedA { a.published = a.pilot.prediction(now: now).map { ($0, now) } }
-            if changedB { b.published = b.pilot.prediction(now: now).map { ($0, now) } }
+            a.step(to: now, seeing: b)
+            b.step(to: now, seeing: a)
             outcome.maneuvered.simulated = outcome.maneuvered.simulated || maneuvers(a.pilot.decision)
             outcome.maneuvered.autopilot = outcome.maneuvered.autopilot || maneuvers(b.pilot.decision)
             let pa = a.position, pb = b.position
@@ -168,19 +169,6 @@ import Testing
         case .notAvoiding, .nominal: return false
         default: return true
         }
-    }
-
-    /// The other drone's latest prediction as an avoidance track in `frame`.
-    static func track(of other: Drone, in frame: MapOrigin, now: MeshInstant) -> [AirspaceTrack] {
-        guard let (p, at) = other.published, !p.points.isEmpty else { return [] }
-        let track = try? AirspaceTrack(
-            uavNumber: other.uavNumber, tiebreak: UInt64(other.uavNumber), avoiding: p.avoiding,
-            step: Double(p.stepMilliseconds) / 1000,
-            points: p.points.map {
-                $0.geodetic
-            },
-            age: (now - at).seconds, now: now.seconds, origin: frame)
-        return track.map { [$0] } ?? []
     }
 
     @Test("without avoidance the head-on scenario is a collision")

@@ -24,6 +24,13 @@ public struct AirspaceEntry: Hashable, Sendable {
     public var prediction: TrajectoryPrediction
     /// Time since it was received.
     public var age: Duration
+
+    public init(node: NodeID, uavNumber: UInt8?, prediction: TrajectoryPrediction, age: Duration) {
+        self.node = node
+        self.uavNumber = uavNumber
+        self.prediction = prediction
+        self.age = age
+    }
 }
 
 extension CoordinatorCore {

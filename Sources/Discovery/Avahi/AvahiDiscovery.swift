@@ -14,30 +14,30 @@ import ServiceLifecycle
 /// withdrawn (Avahi sends goodbye packets) before `run()` returns.
 public final class AvahiDiscovery: Service, @unchecked Sendable {
     /// One part of the process listening: the types it browses, the advertisement type it publishes.
-    private struct Subscriber {
+    struct Subscriber {
         var browse: Set<String>
         var publishing: String?
         var continuation: AsyncStream<DiscoveryEvent>.Continuation
     }
 
     /// One service this process publishes, by DNS-SD type.
-    private struct Published {
+    struct Published {
         var advertisement: ServiceAdvertisement
         var group: OpaquePointer?
         /// The name the entry group was committed under (nil until committed, and after a reset).
         var name: String?
     }
 
-    private let logger: Logger
+    let logger: Logger
     private let poll: ThreadedPoll
 
     // State below is touched only on the poll thread (inside callbacks) or with the poll lock held.
-    private var client: OpaquePointer?
-    private var running = false
-    private var subscribers: [Subscriber] = []
-    private var published: [String: Published] = [:]
-    private var browsers: [String: OpaquePointer] = [:]
-    private var resolvers: [ServiceKey: OpaquePointer] = [:]
+    var client: OpaquePointer?
+    var running = false
+    var subscribers: [Subscriber] = []
+    var published: [String: Published] = [:]
+    var browsers: [String: OpaquePointer] = [:]
+    var resolvers: [ServiceKey: OpaquePointer] = [:]
 
     /// A client for this process; nothing reaches Avahi until `run()`.
     public init(logger: Logger) throws(AvahiError) {
@@ -275,120 +275,28 @@ public final class AvahiDiscovery: Service, @unchecked Sendable {
         }
     }
 
-    // MARK: - Browsing and resolving (lock held)
-
-    /// Browses every type a subscriber wants that no browser covers yet.
-    private func startBrowsing(_ c: OpaquePointer) {
-        let userdata = Unmanaged.passUnretained(self).toOpaque()
-        for type in Set(subscribers.flatMap(\.browse)).sorted() where browsers[type] == nil {
-            if let b = avahi_service_browser_new(
-                c, anyInterface, anyProtocol, type, nil, AvahiLookupFlags(0), browserCallback, userdata)
-            {
-                browsers[type] = b
-            } else {
-                emit(
-                    .lookupFailed(
-                        reason: AvahiError(code: avahi_client_errno(c), context: "browsing \(type)").description),
-                    browsing: type)
-            }
-        }
-    }
-
-    fileprivate func browserEvent(
-        _ b: OpaquePointer, _ interface: AvahiIfIndex, _ proto: AvahiProtocol, _ event: AvahiBrowserEvent,
-        _ name: String, _ type: String, _ domain: String
-    ) {
-        guard let family = AddressFamily(proto) else { return }
-        let key = ServiceKey(name: name, type: type, domain: domain, interfaceIndex: interface, family: family)
-        switch event {
-        case AVAHI_BROWSER_NEW:
-            guard resolvers[key] == nil, let c = client else { return }
-            // The resolver stays open: Avahi calls back again whenever the TXT record or address changes.
-            if let r = avahi_service_resolver_new(
-                c, interface, proto, name, type, domain, proto, AvahiLookupFlags(0),
-                resolverCallback, Unmanaged.passUnretained(self).toOpaque())
-            {
-                resolvers[key] = r
-            } else {
-                emit(
-                    .lookupFailed(
-                        reason: AvahiError(code: avahi_client_errno(c), context: "resolving \(key)").description),
-                    browsing: type)
-            }
-        case AVAHI_BROWSER_REMOVE:
-            if let r = resolvers.removeValue(forKey: key) { avahi_service_resolver_free(r) }
-            emit(.removed(key), browsing: type)
-        case AVAHI_BROWSER_FAILURE:
-            let code = avahi_client_errno(avahi_service_browser_get_client(b))
-            emit(
-                .lookupFailed(reason: AvahiError(code: code, context: "browsing \(type) failed").description),
-                browsing: type)
-        default:
-            break
-        }
-    }
-
-    fileprivate func resolverEvent(
-        _ interface: AvahiIfIndex, _ proto: AvahiProtocol, _ event: AvahiResolverEvent,
-        _ name: String, _ type: String, _ domain: String, _ host: String,
-        _ address: UnsafePointer<AvahiAddress>?, _ port: UInt16,
-        _ txt: UnsafeMutablePointer<AvahiStringList>?, _ flags: AvahiLookupResultFlags
-    ) {
-        guard let family = AddressFamily(proto) else { return }
-        let key = ServiceKey(name: name, type: type, domain: domain, interfaceIndex: interface, family: family)
-        switch event {
-        case AVAHI_RESOLVER_FOUND:
-            guard let address else { return }
-            var buffer = [CChar](repeating: 0, count: Int(AVAHI_ADDRESS_STR_MAX))
-            avahi_address_snprint(&buffer, buffer.count, address)
-            let record = ServiceRecord(
-                key: key, hostName: host,
-                address: String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self),
-                port: port,
-                txt: TXTRecord.dictionary(from: txt),
-                isLocal: flags.rawValue & AVAHI_LOOKUP_RESULT_LOCAL.rawValue != 0,
-                isOwn: flags.rawValue & AVAHI_LOOKUP_RESULT_OUR_OWN.rawValue != 0)
-            emit(.resolved(record), browsing: type)
-        case AVAHI_RESOLVER_FAILURE:
-            // A timeout here usually means the service left before it could be resolved; the browser reports removal.
-            logger.debug("resolving \(key) failed: \(String(cString: avahi_strerror(avahi_client_errno(client))))")
-        default:
-            break
-        }
-    }
-
     /// To every subscriber: the daemon's availability.
-    private func emit(_ event: DiscoveryEvent) {
+    func emit(_ event: DiscoveryEvent) {
         for s in subscribers { s.continuation.yield(event) }
     }
 
     /// To the subscribers browsing `type`.
-    private func emit(_ event: DiscoveryEvent, browsing type: String) {
+    func emit(_ event: DiscoveryEvent, browsing type: String) {
         for s in subscribers where s.browse.contains(type) { s.continuation.yield(event) }
     }
 
     /// To the subscribers publishing `type`.
-    private func emit(_ event: DiscoveryEvent, publishing type: String) {
+    func emit(_ event: DiscoveryEvent, publishing type: String) {
         for s in subscribers where s.publishing == type { s.continuation.yield(event) }
     }
 }
 
-extension AddressFamily {
-    init?(_ proto: AvahiProtocol) {
-        switch proto {
-        case AvahiProtocol(AVAHI_PROTO_INET): self = .ipv4
-        case AvahiProtocol(AVAHI_PROTO_INET6): self = .ipv6
-        default: return nil
-        }
-    }
-}
-
-private let anyInterface = AvahiIfIndex(AVAHI_IF_UNSPEC)
-private let anyProtocol = AvahiProtocol(AVAHI_PROTO_UNSPEC)
+let anyInterface = AvahiIfIndex(AVAHI_IF_UNSPEC)
+let anyProtocol = AvahiProtocol(AVAHI_PROTO_UNSPEC)
 
 // MARK: - C callbacks: copy the C data into Swift values, then hand over to the instance (poll thread, lock held).
 
-private func instance(_ userdata: UnsafeMutableRawPointer?) -> AvahiDiscovery? {
+func instance(_ userdata: UnsafeMutableRawPointer?) -> AvahiDiscovery? {
     userdata.map { Unmanaged<AvahiDiscovery>.fromOpaque($0).takeUnretainedValue() }
 }
 
@@ -400,22 +308,4 @@ private let clientCallback: AvahiClientCallback = { client, state, userdata in
 private let entryGroupCallback: AvahiEntryGroupCallback = { group, state, userdata in
     guard let group else { return }
     instance(userdata)?.entryGroupStateChanged(group, state)
-}
-
-private let browserCallback: AvahiServiceBrowserCallback = {
-    browser, interface, proto, event, name, type, domain, _, userdata in
-    guard let browser else { return }
-    instance(userdata)?.browserEvent(
-        browser, interface, proto, event,
-        name.map { String(cString: $0) } ?? "", type.map { String(cString: $0) } ?? "",
-        domain.map { String(cString: $0) } ?? "")
-}
-
-private let resolverCallback: AvahiServiceResolverCallback = {
-    _, interface, proto, event, name, type, domain, host, address, port, txt, flags, userdata in
-    instance(userdata)?.resolverEvent(
-        interface, proto, event,
-        name.map { String(cString: $0) } ?? "", type.map { String(cString: $0) } ?? "",
-        domain.map { String(cString: $0) } ?? "", host.map { String(cString: $0) } ?? "",
-        address, port, txt, flags)
 }

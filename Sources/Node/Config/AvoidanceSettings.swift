@@ -1,3 +1,7 @@
+import Avoidance
+import Geodesy
+import Vehicles
+
 /// Collision avoidance on a drone, simulated or on an autopilot (`[avoidance]`; every key optional).
 public struct AvoidanceSettings: Sendable, Equatable {
     /// Whether the drone avoids others (`enabled`, default true).
@@ -12,4 +16,17 @@ public struct AvoidanceSettings: Sendable, Equatable {
     public var geofenceAltitude: [Double] = [2, 120]
 
     public init() {}
+}
+
+extension AvoidanceSettings {
+    /// The settings as the vehicle's pilot takes them: separations, and the geofence to place on its map.
+    public var plan: AvoidancePlan {
+        var c = AvoidanceConfiguration()
+        c.horizontalSeparation = horizontalSeparation
+        c.verticalSeparation = verticalSeparation
+        return AvoidancePlan(
+            configuration: c,
+            geofence: geofence.map { GeodeticCoordinate(latitude: $0[0], longitude: $0[1], altitude: 0) },
+            geofenceAltitudes: geofenceAltitude[0]...max(geofenceAltitude[0], geofenceAltitude[1]))
+    }
 }

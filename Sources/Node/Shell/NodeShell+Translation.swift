@@ -8,45 +8,6 @@ import MeshTypes
 
 /// Translations between the coordinator's wire types and the flight, avoidance and report types: no state, no I/O.
 extension NodeShell {
-    /// The other drones' fresh predictions as avoidance tracks in the vehicle's local `frame`, on its clock (seconds of
-    /// the shell's clock).
-    func airspaceTracks(in frame: MapOrigin, now t: MeshInstant) -> [AirspaceTrack] {
-        core.airspace(now: t).compactMap { e in
-            guard e.node != core.nodeID, let first = e.prediction.points.first, first.altitude.isFinite else {
-                return nil
-            }
-            return try? AirspaceTrack(
-                uavNumber: e.uavNumber.map(Int.init) ?? 251, tiebreak: e.node.low,
-                avoiding: e.prediction.avoiding, step: Double(e.prediction.stepMilliseconds) / 1000,
-                points: e.prediction.points.map {
-                    $0.geodetic
-                },
-                age: e.age.secondsDouble, now: Double(t.nanoseconds) / 1e9, origin: frame)
-        }
-    }
-
-    /// The avoidance settings of `[avoidance]`, with the geofence placed on the vehicle's map.
-    static func avoidanceConfiguration(_ settings: AvoidanceSettings, origin: MapOrigin) throws
-        -> AvoidanceConfiguration
-    {
-        var c = AvoidanceConfiguration()
-        c.horizontalSeparation = settings.horizontalSeparation
-        c.verticalSeparation = settings.verticalSeparation
-        if !settings.geofence.isEmpty {
-            do {
-                c.geofence = try Geofence(
-                    corners: settings.geofence.map {
-                        GeodeticCoordinate(latitude: $0[0], longitude: $0[1], altitude: 0)
-                    },
-                    origin: origin, minAltitude: settings.geofenceAltitude[0], maxAltitude: settings.geofenceAltitude[1]
-                )
-            } catch {
-                throw ConfigError(file: "configuration", field: "[avoidance] geofence", problem: "\(error)")
-            }
-        }
-        return c
-    }
-
     /// The Geodesy origin of an announcement (its forced zone, else the standard one).
     static func mapOrigin(_ a: MapOriginAnnouncement) -> Result<MapOrigin, GeodesyError> {
         do {

@@ -55,15 +55,10 @@ public actor NodeShell {
     /// still probing makes it collide with its own earlier probe and take another name.
     var recordPublished = false
     var malformedLoggedAt: [NodeID: MeshInstant] = [:]
-    private var nextPredictionAt = MeshInstant(nanoseconds: 0)
-    /// How often the vehicle's prediction goes to the core (`[coordinator] prediction_hz`).
-    private let predictionInterval: Duration
     /// Target updates received from target sources and flooded.
     var targetsFromSources = 0
     /// Drones: the manual-control samples obeyed.
     var manualStats = ManualControlStats()
-    /// `[avoidance]` while avoidance waits for the vehicle's local frame (an autopilot's first position).
-    var avoidanceSettings: AvoidanceSettings?
     /// Answers to commands a control request is waiting for.
     var answers: [CommandID: [CommandReport.Answer]] = [:]
     var commandSentAt: [CommandID: MeshInstant] = [:]
@@ -108,7 +103,6 @@ public actor NodeShell {
                 epoch: epoch)
         }
         configuration.coordinator.apply(to: &coreConfiguration)
-        predictionInterval = configuration.coordinator.predictionInterval
         let coordinator = CoordinatorCore(
             configuration: coreConfiguration, incarnation: incarnation, persistedUAVNumber: persisted,
             now: MeshInstant(nanoseconds: 0))
@@ -140,13 +134,13 @@ public actor NodeShell {
                 _ = autopilot.setUAVNumber(coordinator.uavNumber)
                 vehicle = autopilot
             }
-            var avoidance: AvoidanceCore?
-            if configuration.avoidance.enabled, let frame = vehicle.frame {
-                avoidance = AvoidanceCore(
-                    configuration: try Self.avoidanceConfiguration(configuration.avoidance, origin: frame))
+            let plan = configuration.avoidance.enabled ? configuration.avoidance.plan : nil
+            do {
+                pilot = try VehiclePilot(
+                    vehicle: vehicle, plan: plan, predictionInterval: configuration.coordinator.predictionInterval)
+            } catch {
+                throw ConfigError(file: "configuration", field: "[avoidance] geofence", problem: "\(error)")
             }
-            if configuration.avoidance.enabled && avoidance == nil { avoidanceSettings = configuration.avoidance }
-            pilot = VehiclePilot(vehicle: vehicle, avoidance: avoidance)
         }
         autopilotLink = link
     }
@@ -188,30 +182,19 @@ public actor NodeShell {
 
     // MARK: - Inputs
 
-    /// The 50 ms tick: steps the vehicle to now, feeds its state (and every 200 ms its prediction), then ticks the core.
+    /// The 50 ms tick: one control cycle of the drone's vehicle (`VehiclePilot.cycle`: the vehicle, collision
+    /// avoidance against the airspace picture, what to publish) fed to the coordinator, then the coordinator's timers.
     func tick() {
         let t = now
         if var p = pilot {
-            var events = p.advance(to: t)
-            // Collision avoidance: one decision per tick from the airspace picture; a changed plan is published at once.
-            startAvoidanceIfReady(&p)
-            var replanned = false
-            if p.avoidance != nil, let frame = p.frame {
-                let (changed, more) = p.avoid(
-                    tracks: airspaceTracks(in: frame, now: t), uavNumber: core.uavNumber.map(Int.init) ?? 251,
-                    tiebreak: core.nodeID.low, now: t)
-                events += more
-                replanned = changed
-                if replanned { logger.info("avoidance: \(p.decision)") }
-            }
-            let state = p.telemetry
-            let prediction = t >= nextPredictionAt || replanned ? p.prediction(now: t) : nil
+            let cycle = p.cycle(
+                now: t, airspace: core.airspace(now: t), ownNode: nodeID, uavNumber: core.uavNumber,
+                tiebreak: nodeID.low)
             pilot = p
-            vehicleEvents(events, now: t)
-            if let state { coordinate(now: t) { $0.onLocalVehicleState(state, now: t) } }
-            if let prediction {
-                nextPredictionAt = t + predictionInterval
-                coordinate(now: t) { $0.onLocalPrediction(prediction, publishNow: replanned, now: t) }
+            vehicleEvents(cycle.events, now: t)
+            if let state = cycle.telemetry { coordinate(now: t) { $0.onLocalVehicleState(state, now: t) } }
+            if let prediction = cycle.prediction {
+                coordinate(now: t) { $0.onLocalPrediction(prediction, publishNow: cycle.replanned, now: t) }
             }
         }
         apply(node.onCoordinatorTick(now: t), now: t)
@@ -338,17 +321,5 @@ public actor NodeShell {
         let events = body(&p)
         pilot = p
         vehicleEvents(events, now: t)
-    }
-
-    /// An autopilot's local frame is known from its first position: avoidance starts then, with `[avoidance]`'s
-    /// geofence placed on it.
-    func startAvoidanceIfReady(_ p: inout VehiclePilot) {
-        guard let settings = avoidanceSettings, p.avoidance == nil, let frame = p.frame else { return }
-        avoidanceSettings = nil
-        do {
-            p.enableAvoidance(AvoidanceCore(configuration: try Self.avoidanceConfiguration(settings, origin: frame)))
-        } catch {
-            logger.error("collision avoidance stays off: \(error)")
-        }
     }
 }
