@@ -64,7 +64,7 @@ public struct LinkOutageSimulation {
         let key = try! MeshKey(bytes: (0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) })
         let membership = MembershipConfiguration(forgetAfter: spec.forgetAfter)
         for i in 0..<spec.nodes {
-            let id = NodeID(high: UInt64(i + 1), low: rng.next())
+            let id = NodeID(high: UInt64(i + 1) << 32, low: rng.next())
             let incarnation: Incarnation = rng.next()
             let role: NodeRole = i == 0 ? .station : .drone
             ids.append(id)
@@ -343,7 +343,10 @@ public struct LinkOutageSimulation {
                 malformed.append("seed \(spec.seed): n\(node) could not decode type \(type) from \(from): \(error)")
             case .note(_, let text):
                 if text.hasSuffix(" rekeyed") { rekeys += 1 }
-            case .coordinator, .rejected:
+                if spec.trace { print("t=\(now) n\(node): \(text)") }
+            case .rejected(_, let reason, _):
+                if spec.trace { print("t=\(now) n\(node) refused a datagram: \(reason)") }
+            case .coordinator:
                 break
             }
         }

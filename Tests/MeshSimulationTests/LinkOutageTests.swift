@@ -49,7 +49,12 @@ struct LinkOutageTests {
         } else {
             seeds = Array(1...(env["MESHSIM_COMPRESSED_SEEDS"].flatMap(UInt64.init) ?? 1000))
         }
-        let results = await runSeeds(seeds) { LinkOutageSimulation.run(.compressed(seed: $0)) }
+        let trace = env["MESHSIM_OUTAGE_TRACE"] != nil
+        let results = await runSeeds(seeds) {
+            var spec = LinkOutageSimulation.Spec.compressed(seed: $0)
+            spec.trace = trace
+            return LinkOutageSimulation.run(spec)
+        }
         let failures = results.flatMap(\.failures)
         #expect(failures.isEmpty, "\(failures.prefix(10).joined(separator: "\n")) (replay: MESHSIM_COMPRESSED_SEED=n)")
         let all = results.flatMap(\.recoveries)

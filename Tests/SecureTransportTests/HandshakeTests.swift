@@ -142,6 +142,31 @@ struct HandshakeTests {
         #expect(net.delivered(at: 1).map(\.1) == [[2]] && net.delivered(at: 2).map(\.1) == [[1]])
     }
 
+    @Test("the tie-break winner whose initiation was lost answers the loser's with a fresh one of its own, at once")
+    func tieBreakWinnerResendsAtOnce() throws {
+        var net = TestNetwork()
+        let a = net.addNode(1)
+        let b = net.addNode(2)
+        net.connect(1, to: 2, expecting: b)
+        _ = net.takeInFlight()  // node 1's initiation is lost, and it waits out its backoff (no tick here)
+        net.now = net.now + .milliseconds(400)
+        net.connect(2, to: 1, expecting: a)  // the loser's probe arrives at the winner
+        let loser = net.takeInFlight()
+        #expect(loser.count == 1)
+        let answer = net.inject(loser[0].bytes, from: 2, to: 1)
+        // Still no response to the loser (the lower NodeID wins), but a fresh initiation goes back at once: before,
+        // nothing left node 1 until its backoff ran out, and the path was idle meanwhile.
+        #expect(answer.count == 1)
+        let first = try #require(answer.first)
+        guard case .send(let bytes, let to) = first else {
+            Issue.record("expected an initiation, found \(first)")
+            return
+        }
+        #expect(to == 2 && bytes.first == MessageType.initiation.rawValue)
+        net.pump()
+        #expect(net.established(at: 1).map(\.id) == [b] && net.established(at: 2).map(\.id) == [a])
+    }
+
     @Test func responderCountsThePeerOnlyOnceTheInitiatorUsedTheSession() throws {
         var net = TestNetwork()
         let a = net.addNode(1)

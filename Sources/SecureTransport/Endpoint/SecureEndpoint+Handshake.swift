@@ -26,6 +26,23 @@ extension SecureEndpoint {
         return message
     }
 
+    /// A handshake to `peer` is pending and `peer` was just heard from `address` (an authenticated datagram, or its
+    /// own initiation that lost the tie-break): the path works now, so a fresh initiation leaves at once, to that
+    /// address, with the backoff started over — at most one every `handshakeRetransmitInitial`. Without this, a
+    /// handshake started during an outage waits out its backoff (up to 2 s) after the link is back, and the peer's
+    /// own probes, which lose the tie-break to it, are ignored meanwhile.
+    mutating func hurryHandshake(with peer: NodeID, at address: Address, now: MeshInstant) -> [Directive] {
+        guard let p = pending.first(where: { $0.expected == peer }),
+            now - (p.nextRetransmitAt - p.retransmitDelay) >= configuration.handshakeRetransmitInitial,
+            now - p.startedAt < configuration.handshakeAttemptTimeout
+        else { return [] }
+        removePending { $0.expected == peer }
+        let message = startInitiation(
+            to: address, expecting: peer, startedAt: p.startedAt, now: now,
+            retransmitDelay: configuration.handshakeRetransmitInitial, wallClockMicros: wallClock(now))
+        return [.send(message, to: address)]
+    }
+
     mutating func handleInitiation(_ d: [UInt8], from address: Address, now: MeshInstant) -> [Directive] {
         let claimed = HandshakeInitiation.claimedSender(in: d)
         guard d.count == HandshakeInitiation.size else {
@@ -64,7 +81,9 @@ extension SecureEndpoint {
             $0.expected == sender || ($0.expected == nil && $0.address == address)
         }
         if pending.contains(where: simultaneous) {
-            if localID < sender { return [] }
+            // The winner's own initiation may have been lost (or be waiting out its backoff, up to 2 s): the
+            // loser's proves the path works now, so the winner sends a fresh one at once, there.
+            if localID < sender { return hurryHandshake(with: sender, at: address, now: now) }
             removePending(where: simultaneous)
         }
 

@@ -39,6 +39,7 @@ extension SecureEndpoint {
             peers[id]?.lastReceived = now
         }
         out.append(plaintext.isEmpty ? .keepalive(from: id) : .deliver(plaintext, from: id))
+        if !pending.isEmpty { out += hurryHandshake(with: id, at: address, now: now) }
         return out
     }
 

@@ -32,6 +32,9 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
     /// Highest initiation timestamp accepted per peer; survives `forget` so old initiations stay refused.
     var highestTimestamps: [NodeID: UInt64] = [:]
     var lastSentTimestamp: UInt64 = 0
+    /// The wall clock minus `now`, in microseconds, as of the latest `connect` or `tick`: the timestamp of an
+    /// initiation sent while receiving (`hurryHandshake`), where no wall clock is passed in.
+    var wallOffsetMicros: Int64 = 0
 
     /// An endpoint for the mesh of `key`. `random` draws session indices and ephemeral keys; inject a seeded generator
     /// for reproducible simulations (never in production).
@@ -67,6 +70,7 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
         to address: Address, expecting: NodeID? = nil, renew: Bool = false, now: MeshInstant, wallClockMicros: UInt64
     ) -> [Directive] {
         if let expecting, expecting == localID { return [] }
+        noteWallClock(wallClockMicros, now: now)
         if let p = pending.first(where: { $0.address == address }) {
             let lastSent = p.nextRetransmitAt - p.retransmitDelay
             guard now - lastSent >= configuration.handshakeRetransmitInitial,
@@ -130,6 +134,7 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
     /// Advances timers: resends and abandons handshakes, starts rekeys, drops expired sessions.
     /// Call it at `nextDeadline` (or periodically, e.g. every 100 ms).
     public mutating func tick(now: MeshInstant, wallClockMicros: UInt64) -> [Directive] {
+        noteWallClock(wallClockMicros, now: now)
         var out: [Directive] = []
         // Handshakes in flight (iterating a snapshot: a resend replaces its entry).
         for p in pending {
@@ -272,5 +277,14 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
     mutating func freshEphemeral() -> (privateKey: [UInt8], publicKey: [UInt8]) {
         let key = (try? Curve25519.KeyAgreement.PrivateKey(rawRepresentation: random.bytes32())) ?? .init()
         return (Array(key.rawRepresentation), Array(key.publicKey.rawRepresentation))
+    }
+
+    mutating func noteWallClock(_ micros: UInt64, now: MeshInstant) {
+        wallOffsetMicros = Int64(bitPattern: micros) &- Int64(now.nanoseconds / 1000)
+    }
+
+    /// The wall clock at `now`, from the offset noted last.
+    func wallClock(_ now: MeshInstant) -> UInt64 {
+        UInt64(bitPattern: max(0, Int64(now.nanoseconds / 1000) &+ wallOffsetMicros))
     }
 }
