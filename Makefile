@@ -2,6 +2,9 @@
 SWIFT ?= swift
 # Lab tests spawn real nodes and avahi-daemons; they run after the unit suites so their timing bounds are not
 # measured on a machine busy with the simulation seeds.
+# The simulations iterate dictionaries and sets, whose order Swift randomizes per process unless told otherwise: with
+# SWIFT_DETERMINISTIC_HASHING=1 a seed replays exactly (the unit suites and the soak; not the lab's real nodes).
+DETERMINISTIC := SWIFT_DETERMINISTIC_HASHING=1
 LAB_SUITES := MeshLabTests|OutageLabTests|CoordinatorLabTests|MapOriginLabTests|TargetSourceLabTests|FleetLabTests|AvoidanceLabTests|MAVLinkLabTests|DemoLabTests
 
 .PHONY: all setup build test unit-test lab-test demo bench soak format format-check clean
@@ -16,11 +19,11 @@ build: setup
 
 test: build
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --skip '$(LAB_SUITES)'
+	$(DETERMINISTIC) $(SWIFT) test --skip-build --skip '$(LAB_SUITES)'
 	$(SWIFT) test --skip-build --no-parallel --filter '$(LAB_SUITES)'
 
 unit-test:
-	$(SWIFT) test --skip '$(LAB_SUITES)'
+	$(DETERMINISTIC) $(SWIFT) test --skip '$(LAB_SUITES)'
 
 lab-test: build
 	$(SWIFT) build --build-tests
@@ -35,10 +38,10 @@ bench: setup
 	FLEETMESH_BIN=$(CURDIR)/.build/release/fleetmesh .build/release/fleetmesh-bench $(GROUPS)
 
 soak: build
-	MESHSIM_SEEDS=$${MESHSIM_SEEDS:-20000} $(SWIFT) test --filter MeshSimulationTests
+	$(DETERMINISTIC) MESHSIM_SEEDS=$${MESHSIM_SEEDS:-20000} $(SWIFT) test --filter MeshSimulationTests
 	$(SWIFT) build -c release --product fleetmesh-sim
-	$(SWIFT) run -c release --skip-build fleetmesh-sim outages --seeds $${MESHSIM_OUTAGE_SEEDS:-1000}
-	AVOIDANCE_SEEDS=$${AVOIDANCE_SEEDS:-20000} $(SWIFT) test --filter AvoidanceTests
+	$(DETERMINISTIC) $(SWIFT) run -c release --skip-build fleetmesh-sim outages --seeds $${MESHSIM_OUTAGE_SEEDS:-1000}
+	$(DETERMINISTIC) AVOIDANCE_SEEDS=$${AVOIDANCE_SEEDS:-20000} $(SWIFT) test --filter AvoidanceTests
 
 # swift format (ships with the toolchain), configured by .swift-format. CI runs format-check before the tests.
 # Sources/MAVLink/Generated carries `// swift-format-ignore-file` (Tools/mavgen writes it; a test compares the two).

@@ -111,11 +111,13 @@ public struct LinkOutageSimulation {
             }
             var outages: [Outage] = []
             let count = rng.int(in: 1...min(3, spec.nodes * (spec.nodes - 1) / 2))
-            for _ in 0..<count {
+            for k in 0..<count {
                 let a = rng.int(in: 0...(spec.nodes - 1))
                 var b = rng.int(in: 0...(spec.nodes - 2))
                 if b >= a { b += 1 }
-                let length = drawOutageLength()
+                // An episode's first outage goes through the kinds in turn (seed and episode pick where to start), so
+                // every kind is flown whatever the other draws do; the others are drawn at random.
+                let length = drawOutageLength(kind: k == 0 ? Int((spec.seed &+ UInt64(episode)) % 10) : nil)
                 let start = now + .milliseconds(rng.int(in: 0...2000))
                 let outage = Outage(a: a, b: b, oneWay: rng.chance(0.4), start: start, end: start + length)
                 outages.append(outage)
@@ -172,7 +174,7 @@ public struct LinkOutageSimulation {
                 Recovery(pair: ($0.0, $0.1), outage: $0.2.end - $0.2.start, oneWay: $0.2.oneWay)
             }
             // The station commands every drone of a healed pair every 100 ms until one command to it completes.
-            let drones = Set(pairs.flatMap { [$0.0, $0.1] }).subtracting([0])
+            let drones = Set(pairs.flatMap { [$0.0, $0.1] }).subtracting([0]).sorted()
             var commandedAt: [Int: Duration] = [:]
             completed = []
             commandTarget = [:]
@@ -243,12 +245,13 @@ public struct LinkOutageSimulation {
         return result
     }
 
-    /// Outage lengths of every kind: shorter than detection, just past it, seconds, between the forget interval
-    /// and the session lifetime, just past the forget interval, past the session lifetime (`rejectAfter`).
-    private mutating func drawOutageLength() -> Duration {
+    /// Outage lengths of every kind (0…9, drawn when nil): shorter than detection (0), just past it (1, 2), seconds
+    /// (3, 4), between the forget interval and the session lifetime (5), just past the forget interval (6), past the
+    /// session lifetime, `rejectAfter` (7), and anything up to it (8, 9).
+    private mutating func drawOutageLength(kind: Int?) -> Duration {
         let forget = Int(spec.forgetAfter / .milliseconds(1))
         let life = Int(spec.transport.rejectAfter / .milliseconds(1))
-        return switch rng.int(in: 0...9) {
+        return switch kind ?? rng.int(in: 0...9) {
         case 0: .milliseconds(rng.int(in: 50...700))
         case 1, 2: .milliseconds(rng.int(in: 750...2500))
         case 3, 4: .milliseconds(rng.int(in: 2500...max(2500, min(12_000, forget - 100))))
