@@ -61,4 +61,23 @@ struct LayerTests {
         }
         #expect(z > 20)
     }
+
+    @Test(
+        "a drone that has left its layer passes a crossing drone beside the way at the altitude it flies, not only at its goal's"
+    )
+    func veerAtTheAltitudeFlown() {
+        // At 16 m on the way to a goal at 20 m: higher-ranked drones hold a wall 8 m ahead at 20 m (the way back up and
+        // every climb meet it) and a column 20 m ahead from 4 to 16 m (every way straight on below the wall meets it).
+        let own = ownship(10, at: Vector3(0, 0, 16), velocity: Vector3(4, 0, 0), goal: Vector3(200, 0, 20))
+        var tracks = [-14.0, -7, 0, 7, 14].enumerated().map { track($0.offset + 1, from: Vector3(8, $0.element, 20)) }
+        tracks += [4.0, 8, 12, 16].enumerated().map { track($0.offset + 6, from: Vector3(20, 0, $0.element)) }
+        var core = AvoidanceCore()
+        let d = core.decide(own: own, airspace: tracks, now: 0)
+        guard case .veer(let via, _) = d.maneuver else {
+            Issue.record("expected passing beside the column at 16 m, got \(d.maneuver)")
+            return
+        }
+        #expect(abs(via.z - 16) < 0.5, "passes beside at \(via.z) m")
+        #expect(d.safe)
+    }
 }

@@ -50,7 +50,8 @@ extension AvoidanceCore {
             )
         }
         let waitUntil = x.now + c.reactionTime + 0.3
-        for z in altitudes(x, picture: picture, threats: threats) {
+        let zs = altitudes(x, picture: picture, threats: threats)
+        for z in zs {
             let first = out.count
             for f in [1.0] + c.speedFactors {
                 out.append(travel(x, altitude: z, speed: f >= 1 ? x.speed : x.speed * f))
@@ -70,7 +71,17 @@ extension AvoidanceCore {
             if traffic > 0 { for i in first..<out.count { out[i].cost += traffic } }
         }
         out += sidesteps(x, picture: picture, threats: threats)
-        if !threats.isEmpty { out += veers(x) }
+        if !threats.isEmpty {
+            // Passing beside the way at every altitude tried, as the other plans: a drone that has left its layer for
+            // another passes a crossing drone there instead of first climbing or descending back into the layer it left.
+            for z in zs {
+                let traffic = layerTraffic(x, picture: picture, altitude: z)
+                for var v in veers(x, altitude: z) {
+                    v.cost += traffic
+                    out.append(v)
+                }
+            }
+        }
         // Stable sort by cost, so equal costs keep the generation order.
         let costs = out.map(\.cost)
         let order = (0..<out.count).sorted { costs[$0] < costs[$1] || (costs[$0] == costs[$1] && $0 < $1) }
@@ -179,10 +190,10 @@ extension AvoidanceCore {
     }
 
     /// Passing beside the direct way to the goal itself (not to a parking spot, where drones settle by the lattice):
-    /// toward points 8 m and 14 m to its right and left, up to 16 m ahead (at most half the way), at cruise speed,
-    /// then on to the destination. Right is a little cheaper, so that drones that
-    /// meet pass each other the same way round.
-    func veers(_ x: CandidateContext) -> [Candidate] {
+    /// toward points 8 m and 14 m to its right and left, up to 16 m ahead (at most half the way), at altitude `z` and
+    /// cruise speed, then on to the destination. Right is a little cheaper, so that drones that meet pass each other
+    /// the same way round.
+    func veers(_ x: CandidateContext, altitude z: Double) -> [Candidate] {
         let c = configuration
         guard x.distance > 2 * c.planningHorizontal, x.speed > 0.5, x.destination == x.goal.position else { return [] }
         let d = (x.destination - x.own.position).horizontal
@@ -192,7 +203,7 @@ extension AvoidanceCore {
         var out: [Candidate] = []
         for (off, extra) in [(8.0, 0.0), (-8.0, 0.2), (14.0, 0.1), (-14.0, 0.3)] {
             let p = x.own.position + u * ahead + right * off
-            let via = Vector3((p.x * 10).rounded() / 10, (p.y * 10).rounded() / 10, x.destination.z)
+            let via = Vector3((p.x * 10).rounded() / 10, (p.y * 10).rounded() / 10, z)
             if let fence = c.geofence,
                 !fence.contains(via, margin: c.fenceMargin, altitudeMargin: c.fenceAltitudeMargin)
             {
