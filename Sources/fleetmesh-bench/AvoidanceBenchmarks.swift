@@ -59,21 +59,7 @@ enum AvoidanceBenchmarks {
             let clock = ContinuousClock()
             let start = clock.now
             let seeds = (0..<UInt64(count)).map { from + $0 }
-            let lanes = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
-            let outcomes = await withTaskGroup(of: [RandomMission.Outcome].self) { group in
-                for lane in 0..<lanes {
-                    let mine = stride(from: lane, to: seeds.count, by: lanes).map { seeds[$0] }
-                    group.addTask {
-                        mine.map {
-                            RandomMission(seed: $0, kind: kind, predictionSource: $0 % 25 == 0 ? .navigator : .model)
-                                .run()
-                        }
-                    }
-                }
-                var all: [RandomMission.Outcome] = []
-                for await part in group { all += part }
-                return all
-            }
+            let outcomes = await RandomMission.fly(seeds, kind: kind)
             let failing = outcomes.filter { !$0.violations.isEmpty }.sorted { $0.seed < $1.seed }
             let losses = outcomes.reduce(0) { $0 + $1.report.violations }
             out.line(

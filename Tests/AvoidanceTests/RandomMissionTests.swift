@@ -8,21 +8,7 @@ import Testing
 func runRandomMissions(_ seeds: [UInt64], kind: RandomMission.Kind, replayVariable: String) async -> [RandomMission
     .Outcome]
 {
-    let lanes = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
-    let outcomes = await withTaskGroup(of: [RandomMission.Outcome].self) { group in
-        for lane in 0..<lanes {
-            let mine = stride(from: lane, to: seeds.count, by: lanes).map { seeds[$0] }
-            group.addTask {
-                // Every 25th seed publishes the navigator's own predictions, as a drone node does.
-                mine.map {
-                    RandomMission(seed: $0, kind: kind, predictionSource: $0 % 25 == 0 ? .navigator : .model).run()
-                }
-            }
-        }
-        var all: [RandomMission.Outcome] = []
-        for await part in group { all += part }
-        return all
-    }
+    let outcomes = await RandomMission.fly(seeds, kind: kind)
     let failing = outcomes.filter { !$0.violations.isEmpty }.sorted { $0.seed < $1.seed }
     for f in failing.prefix(5) {
         Issue.record(
