@@ -11,12 +11,14 @@ extension AvahiDiscovery {
             {
                 browsers[type] = b
             } else {
-                emit(
-                    .lookupFailed(
-                        reason: AvahiError(code: avahi_client_errno(c), context: "browsing \(type)").description),
-                    browsing: type)
+                lookupFailed(avahi_client_errno(c), "browsing \(type)", type)
             }
         }
+    }
+
+    /// Tells the subscribers browsing `type` that a lookup failed, with Avahi's error text.
+    private func lookupFailed(_ code: Int32, _ context: String, _ type: String) {
+        emit(.lookupFailed(reason: AvahiError(code: code, context: context).description), browsing: type)
     }
 
     func browserEvent(
@@ -35,19 +37,13 @@ extension AvahiDiscovery {
             {
                 resolvers[key] = r
             } else {
-                emit(
-                    .lookupFailed(
-                        reason: AvahiError(code: avahi_client_errno(c), context: "resolving \(key)").description),
-                    browsing: type)
+                lookupFailed(avahi_client_errno(c), "resolving \(key)", type)
             }
         case AVAHI_BROWSER_REMOVE:
             if let r = resolvers.removeValue(forKey: key) { avahi_service_resolver_free(r) }
             emit(.removed(key), browsing: type)
         case AVAHI_BROWSER_FAILURE:
-            let code = avahi_client_errno(avahi_service_browser_get_client(b))
-            emit(
-                .lookupFailed(reason: AvahiError(code: code, context: "browsing \(type) failed").description),
-                browsing: type)
+            lookupFailed(avahi_client_errno(avahi_service_browser_get_client(b)), "browsing \(type) failed", type)
         default:
             break
         }
