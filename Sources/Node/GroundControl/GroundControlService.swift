@@ -18,12 +18,15 @@ public final class GroundControlService: Service, CustomStringConvertible {
     let coordinator: NodeShell
     /// The node's Avahi client, if the endpoint is advertised.
     let discovery: AvahiDiscovery?
+    /// The node's clock (its streams and timers run on it).
+    let clock: ContinuousClock
     let logger: Logger
 
     init(
         configuration: GroundControlConfiguration, name: String, coordinator: NodeShell,
-        discovery: AvahiDiscovery?, logger: Logger
+        discovery: AvahiDiscovery?, clock: ContinuousClock = ContinuousClock(), logger: Logger
     ) {
+        self.clock = clock
         self.configuration = configuration
         self.name = name
         self.coordinator = coordinator
@@ -55,7 +58,7 @@ public final class GroundControlService: Service, CustomStringConvertible {
         guard let transport else { return }
         let targets = configuration.targets.compactMap { try? PeerEndpoint(parsing: $0)?.socketAddress() }
         let endpoint = GroundControlEndpoint(
-            transport: transport, coordinator: coordinator, fixedDestinations: targets, logger: logger)
+            transport: transport, coordinator: coordinator, fixedDestinations: targets, clock: clock, logger: logger)
         let type = GroundControlConfiguration.serviceType
         let published = discovery?.subscribe(browsing: [], publishing: type)
         discovery?.publish(
@@ -71,7 +74,7 @@ public final class GroundControlService: Service, CustomStringConvertible {
                 }
                 tasks.addTask {
                     // Streams and timers: 20 Hz, on absolute deadlines.
-                    let clock = ContinuousClock()
+                    let clock = self.clock
                     var next = clock.now
                     while !Task.isCancelled {
                         next = next.advanced(by: .milliseconds(50))
@@ -115,10 +118,14 @@ actor GroundControlEndpoint {
     private let transport: UDPTransport
     private let coordinator: NodeShell
     private let logger: Logger
-    private let clock = ContinuousClock()
+    private let clock: ContinuousClock
     private let started: ContinuousClock.Instant
 
-    init(transport: UDPTransport, coordinator: NodeShell, fixedDestinations: [SocketAddress], logger: Logger) {
+    init(
+        transport: UDPTransport, coordinator: NodeShell, fixedDestinations: [SocketAddress], clock: ContinuousClock,
+        logger: Logger
+    ) {
+        self.clock = clock
         self.transport = transport
         self.coordinator = coordinator
         self.logger = logger

@@ -10,7 +10,7 @@ struct AutopilotLinkService: Service, CustomStringConvertible {
 
     func run() async throws {
         let (link, coordinator) = (self.link, self.coordinator)
-        try await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             await link.run { bytes, end in await coordinator.autopilotReceived(bytes, endOfDatagram: end) }
         }
     }

@@ -12,7 +12,7 @@ struct DiscoveryEventService: Service, CustomStringConvertible {
 
     func run() async throws {
         let (shell, events) = (self.shell, self.events)
-        try await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             for await event in events { await shell.discovered(event) }
         }
     }

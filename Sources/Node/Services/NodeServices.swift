@@ -25,8 +25,8 @@ public struct NodeServices: CustomStringConvertible {
     /// The process's one Avahi client (nil when the node neither advertises nor browses anything): the mesh
     /// record, `_mavlink._udp`, and the browsers for peers and target sources all go through it.
     public let discovery: AvahiDiscovery?
-    /// The one clock the node's timers run on.
-    public let clock = ContinuousClock()
+    /// The one clock the node runs on: its actor's time, the timers, the ground-control streams, target sources.
+    public let clock: ContinuousClock
     private let logger: Logger
 
     /// Loads the key file and state directory and builds the node's actors; errors name the file and the problem.
@@ -50,7 +50,10 @@ public struct NodeServices: CustomStringConvertible {
         let state = try NodeState.open(directory: configuration.stateDirectory)
         self.configuration = configuration
         self.logger = logger
-        let shell = try NodeShell(configuration: configuration, key: key, nodeID: state.nodeID, logger: logger)
+        let clock = ContinuousClock()
+        self.clock = clock
+        let shell = try NodeShell(
+            configuration: configuration, key: key, nodeID: state.nodeID, clock: clock, logger: logger)
         self.shell = shell
         let subscribe = configuration.subscribeToTargetSources
         let browseSources = subscribe && configuration.discover
@@ -64,12 +67,12 @@ public struct NodeServices: CustomStringConvertible {
             ? TargetSourceSubscription(
                 node: state.nodeID, name: configuration.name, meshKey: key.bytes, fingerprint: key.fingerprint,
                 staticSources: configuration.targetSources, discovery: browseSources ? discovery : nil,
-                coordinator: shell, logger: logger)
+                coordinator: shell, clock: clock, logger: logger)
             : nil
         groundControl = configuration.groundControl.map {
             GroundControlService(
                 configuration: $0, name: configuration.name, coordinator: shell,
-                discovery: $0.advertise ? discovery : nil, logger: logger)
+                discovery: $0.advertise ? discovery : nil, clock: clock, logger: logger)
         }
     }
 

@@ -26,7 +26,7 @@ struct NodeTickService: Service, CustomStringConvertible {
     func run() async throws {
         let (shell, clock) = (self.shell, self.clock)
         let start = clock.now
-        try await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { await Self.every(Self.meshInterval, from: start, on: clock) { await shell.meshTick() } }
                 tasks.addTask {

@@ -49,7 +49,7 @@ public actor NodeShell {
     let name: String
     private let stateDirectory: String
     var logger: Logger
-    let clock = ContinuousClock()
+    let clock: ContinuousClock
     private let started: ContinuousClock.Instant
     /// Whether the DNS-SD record has been published. Until then a TXT change is held back: changing a record Avahi is
     /// still probing makes it collide with its own earlier probe and take another name.
@@ -72,8 +72,9 @@ public actor NodeShell {
     /// `incarnation` is drawn at random unless given (tests).
     public init(
         configuration: NodeConfiguration, key: MeshKey, nodeID: NodeID, incarnation: Incarnation? = nil,
-        logger: Logger
+        clock: ContinuousClock = ContinuousClock(), logger: Logger
     ) throws {
+        self.clock = clock
         var rng = SystemRandomNumberGenerator()
         let incarnation = incarnation ?? rng.next()
         self.configuration = configuration

@@ -27,15 +27,17 @@ public actor TargetSourceSubscription: Service {
     private var transport: UDPTransport?
     private var recordsByKey: [ServiceKey: (name: String, address: SocketAddress)] = [:]
     private var rejectLoggedAt: [SocketAddress: ContinuousClock.Instant] = [:]
-    private let clock = ContinuousClock()
+    private let clock: ContinuousClock
     private let started: ContinuousClock.Instant
 
     /// A subscription for this node; with `discovery`, sources are also found over DNS-SD (else only
     /// `staticSources`).
     public init(
         node: NodeID, name: String, meshKey: [UInt8], fingerprint: String, staticSources: [String],
-        discovery: AvahiDiscovery?, coordinator: NodeShell, logger: Logger
+        discovery: AvahiDiscovery?, coordinator: NodeShell, clock: ContinuousClock = ContinuousClock(),
+        logger: Logger
     ) {
+        self.clock = clock
         core = TargetSubscriber(node: node, name: name, meshKey: meshKey, senderID: UInt64.random(in: 1...UInt64.max))
         self.fingerprint = fingerprint
         self.staticSources = staticSources
@@ -79,10 +81,11 @@ public actor TargetSourceSubscription: Service {
                 for await datagram in transport.datagrams { await self.receive(datagram) }
             }
             tasks.addTask {
-                var next = ContinuousClock.now
+                let clock = self.clock
+                var next = clock.now
                 while !Task.isCancelled {
                     next = next.advanced(by: Self.tickInterval)
-                    try? await Task.sleep(until: next, clock: .continuous)
+                    try? await clock.sleep(until: next)
                     await self.tick()
                 }
             }
