@@ -14,7 +14,7 @@ final class GroundControlAnswers: Sendable {
     func yield(_ ticket: UInt64, _ answer: CommandAnswer) { continuation.yield((ticket, answer)) }
 }
 
-/// The MAVLink side of the coordinator shell: bytes from a drone's autopilot, and the ground-control endpoint's
+/// The MAVLink side of the node's actor: bytes from a drone's autopilot, and the ground-control endpoint's
 /// commands and fleet picture on a station.
 extension NodeShell {
     /// Bytes from the autopilot link (`endOfDatagram`: UDP; false for a serial stream).
