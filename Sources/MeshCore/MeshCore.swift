@@ -136,20 +136,6 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
 
     // MARK: - Gluing the layers
 
-    /// A datagram on a session this node no longer has, from the address of a peer it has lost or forgotten: the peer
-    /// still holds the old session and the path works again, so the peer is probed at once instead of at its next
-    /// 500 ms probe (at most one initiation per 250 ms per address: `connect`'s own limit).
-    private mutating func probeOnStaleSession(from address: Address, now t: MeshInstant, into out: inout [Directive]) {
-        let lost = membership.peers.values.first {
-            $0.state == .lost && ($0.address == address || $0.candidates.contains(address))
-        }
-        let gone = membership.forgotten.values.first { $0.address == address || $0.candidates.contains(address) }
-        guard let peer = lost ?? gone, !leaving else { return }
-        apply(
-            endpoint.connect(to: address, expecting: peer.id, renew: true, now: t, wallClockMicros: wallClock(t)),
-            now: t, into: &out)
-    }
-
     private func wallClock(_ now: MeshInstant) -> UInt64 {
         UInt64(max(0, Int64(now.nanoseconds / 1000) + wallOffsetMicros))
     }
@@ -201,7 +187,6 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
                 let log = rejectionLogged[address].map { t - $0 >= .seconds(5) } ?? true
                 if log { rejectionLogged[address] = t }
                 out.append(.rejected(address, reason, log: log))
-                if case .unknownReceiverIndex = reason { probeOnStaleSession(from: address, now: t, into: &out) }
             case .handshakeAbandoned(let address, let expected):
                 out.append(
                     .note(
