@@ -220,9 +220,9 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
             case .stateChanged(let peer, let from, let to):
                 out.append(.peerState(peer: peer, name: membership.peers[peer]?.name, from: from, to: to))
                 if to == .established, from != .established, var channel = channels[peer], channel.inFlight > 0 {
-                    // Back after an outage (suspect, lost, or forgotten: `from` nil): what waited in the reliable
-                    // window goes now, not after the grown backoff.
-                    let actions = channel.resume(now: t)
+                    // Back after an outage (suspect, lost, or forgotten: `from` nil): everything waiting in the reliable
+                    // window goes now, also what was sent just before, over a session the peer may no longer hold.
+                    let actions = channel.resume(now: t, all: true)
                     channels[peer] = channel
                     perform(actions, peer: peer, now: t, into: &out)
                 }

@@ -151,15 +151,15 @@ public struct ReliableChannel: Sendable {
     /// The peer is known to hear us again (it answered a heartbeat, or came back after an outage): every message in
     /// flight that has not been sent within the current RTO goes again now, its timeout back to the RTO, instead of
     /// waiting out a backoff that grew while nothing could arrive. Messages sent recently are left alone, so calling
-    /// it on every heartbeat reply costs nothing on a healthy link.
-    public mutating func resume(now: MeshInstant) -> [Action] {
+    /// it on every heartbeat reply costs nothing on a healthy link. With `all`, every message in flight goes again.
+    public mutating func resume(now: MeshInstant, all: Bool = false) -> [Action] {
         guard inFlight > 0 else { return [] }
         let rto = rtt.timeoutDuration
         var out: [Action] = []
         var sequence = lowestUnacked
         while sequence < nextSequence {
             let i = slot(sequence)
-            if var o = outstanding[i], now - o.lastSentAt >= rto {
+            if var o = outstanding[i], all || now - o.lastSentAt >= rto {
                 o.timeout = rto
                 retransmit(&o, now: now, into: &out)
                 outstanding[i] = o
