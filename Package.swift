@@ -54,10 +54,14 @@ let package = Package(
             ]),
         // Collision avoidance between drones from shared predictions: detection, resolution, multi-drone simulation.
         .target(name: "Avoidance", dependencies: ["Determinism", "Flight", "Geodesy"]),
+        // Typed reading of TOML tables with errors that name the field: the config and scenario files share it.
+        .target(name: "TOMLFields", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]),
         // Scenario files (TOML) for the flight simulator, with or without collision avoidance.
         .target(
             name: "Scenarios",
-            dependencies: ["Flight", "Geodesy", "Avoidance", .product(name: "TOMLKit", package: "TOMLKit")]),
+            dependencies: [
+                "Flight", "Geodesy", "Avoidance", "TOMLFields", .product(name: "TOMLKit", package: "TOMLKit"),
+            ]),
         // The MAVLink bridge: an autopilot driven from the mesh (drones), the fleet shown to ground-control software (stations).
         .target(name: "MAVLinkBridge", dependencies: ["MAVLink", "Coordinator", "Flight", "Geodesy", "MeshTypes"]),
         // One vehicle protocol: the simulator and an autopilot session behind it, collision avoidance above it.
@@ -92,7 +96,7 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "TOMLKit", package: "TOMLKit"),
+                "TOMLFields",
             ]),
 
         // Drives scripts/lab and `fleetmesh run` processes: used by the lab tests, the benchmarks and the demo.

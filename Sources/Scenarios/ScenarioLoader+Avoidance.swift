@@ -23,11 +23,7 @@ extension ScenarioLoader {
     /// Parses scenario TOML text; returns the avoidance mission when it has an `[avoidance]` table, else nil.
     public static func parseAvoidance(_ text: String, file: String? = nil) throws(ScenarioError) -> AvoidanceMission? {
         let scenario = try parse(text, file: file)
-        let table: TOMLTable
-        do { table = try TOMLTable(string: text) } catch {
-            throw ScenarioError(file: file, key: "(syntax)", problem: "\(error)")
-        }
-        let root = TOMLFields(table: table, path: "", file: file)
+        let root = try ScenarioFields.scenario(text, file: file)
         guard let a = try root.subtable("avoidance") else { return nil }
         try a.rejectUnknownKeys([
             "horizontal_separation", "vertical_separation", "horizontal_buffer", "vertical_buffer", "reaction_time",
@@ -95,13 +91,13 @@ extension ScenarioLoader {
         return mission
     }
 
-    static func positive(_ t: TOMLFields, _ key: String, _ value: Double) throws(ScenarioError) -> Double {
+    static func positive(_ t: ScenarioFields, _ key: String, _ value: Double) throws(ScenarioError) -> Double {
         let v = try t.number(key, default: value)
         guard v > 0 else { throw t.error(key, "must be positive, found \(v)") }
         return v
     }
 
-    static func geofence(_ t: TOMLFields, origin: MapOrigin) throws(ScenarioError) -> Geofence {
+    static func geofence(_ t: ScenarioFields, origin: MapOrigin) throws(ScenarioError) -> Geofence {
         try t.rejectUnknownKeys(["polygon", "corners", "min_altitude", "max_altitude"])
         let low = try t.requiredNumber("min_altitude"), high = try t.requiredNumber("max_altitude")
         do {
@@ -144,7 +140,7 @@ extension ScenarioLoader {
         }
     }
 
-    static func communication(_ t: TOMLFields) throws(ScenarioError) -> CommunicationModel {
+    static func communication(_ t: ScenarioFields) throws(ScenarioError) -> CommunicationModel {
         try t.rejectUnknownKeys(["publish_interval", "latency", "loss", "late_probability", "late_delay", "seed"])
         var m = CommunicationModel()
         m.publishInterval = try positive(t, "publish_interval", m.publishInterval)

@@ -17,15 +17,7 @@ public enum ScenarioLoader {
 
     /// Parses scenario TOML text. `file` is only used in error messages.
     public static func parse(_ text: String, file: String? = nil) throws(ScenarioError) -> Scenario {
-        let table: TOMLTable
-        do { table = try TOMLTable(string: text) } catch let e as TOMLParseError {
-            throw ScenarioError(
-                file: file, key: "(syntax)",
-                problem: "\(e.description) at line \(e.source.begin.line), column \(e.source.begin.column)")
-        } catch {
-            throw ScenarioError(file: file, key: "(syntax)", problem: "\(error)")
-        }
-        let root = TOMLFields(table: table, path: "", file: file)
+        let root = try ScenarioFields.scenario(text, file: file)
         try root.rejectUnknownKeys([
             "name", "duration", "step", "progress_interval", "origin", "drones", "targets", "events", "avoidance",
         ])
@@ -53,7 +45,7 @@ public enum ScenarioLoader {
         return scenario
     }
 
-    static func parseOrigin(_ t: TOMLFields) throws(ScenarioError) -> MapOrigin {
+    static func parseOrigin(_ t: ScenarioFields) throws(ScenarioError) -> MapOrigin {
         try t.rejectUnknownKeys(["latitude", "longitude", "altitude", "zone"])
         let lat = try t.requiredNumber("latitude"), lon = try t.requiredNumber("longitude")
         guard (-90...90).contains(lat) else { throw t.error("latitude", "\(lat) is outside -90…90") }
@@ -67,7 +59,7 @@ public enum ScenarioLoader {
         }
     }
 
-    static func parseDrone(_ t: TOMLFields) throws(ScenarioError) -> Scenario.Drone {
+    static func parseDrone(_ t: ScenarioFields) throws(ScenarioError) -> Scenario.Drone {
         try t.rejectUnknownKeys(
             Set([
                 "id", "home", "heading", "battery", "max_speed", "gps_noise", "wind", "gust", "seed",
@@ -109,7 +101,7 @@ public enum ScenarioLoader {
             batteryPercent: battery, simulator: sim, navigator: nav)
     }
 
-    static func parseTarget(_ t: TOMLFields) throws(ScenarioError) -> Scenario.Target {
+    static func parseTarget(_ t: ScenarioFields) throws(ScenarioError) -> Scenario.Target {
         try t.rejectUnknownKeys(["id", "path", "speed", "loop", "start"])
         let id = try t.requiredString("id")
         guard let path = try t.points("path"), !path.isEmpty else {
@@ -122,7 +114,7 @@ public enum ScenarioLoader {
             startTime: try t.number("start", default: 0))
     }
 
-    static func parseEvent(_ t: TOMLFields, origin: MapOrigin) throws(ScenarioError) -> Scenario.Event {
+    static func parseEvent(_ t: ScenarioFields, origin: MapOrigin) throws(ScenarioError) -> Scenario.Event {
         let time = try t.requiredNumber("at")
         guard time >= 0 else { throw t.error("at", "must be ≥ 0 seconds, found \(time)") }
         let drone = try t.requiredString("drone")

@@ -90,7 +90,7 @@ struct ScenarioFileTests {
                 == "t.toml: avoidance.layer_spacing: must exceed vertical_separation plus vertical_buffer (3.5 m)")
         #expect(
             problem("[avoidance]\nhorizon = 3")
-                == "t.toml: avoidance.horizon: unknown key (expected one of: communication, compare_solo, decision_interval, geofence, horizontal_buffer, horizontal_separation, layer_spacing, measure_from, parking_spacing, predictions, reaction_time, vertical_buffer, vertical_separation)"
+                == "t.toml: avoidance.horizon: unknown field (known: communication, compare_solo, decision_interval, geofence, horizontal_buffer, horizontal_separation, layer_spacing, measure_from, parking_spacing, predictions, reaction_time, vertical_buffer, vertical_separation)"
         )
         #expect(
             problem(

@@ -85,7 +85,10 @@ struct ScenarioTests {
         "malformed scenarios name the file, the key and the problem",
         arguments: [
             ("duration = 10\n", "origin", "missing [origin] table"),
-            (valid.replacingOccurrences(of: "altitude = 5", with: "altitdue = 5"), "events[0].altitdue", "unknown key"),
+            (
+                valid.replacingOccurrences(of: "altitude = 5", with: "altitdue = 5"), "events[0].altitdue",
+                "unknown field"
+            ),
             (
                 valid.replacingOccurrences(of: "\"takeoff\"", with: "\"fly\""), "events[0].action",
                 "unknown action 'fly'"

@@ -102,7 +102,7 @@ struct MAVLinkConfigTests {
         (station + "\n[ground_control]\nport = 70000", "[ground_control] port: must be 1–65535, found 70000"),
         (
             station + "\n[ground_control]\nprot = 14550",
-            "[ground_control] prot: unknown field (known: enabled, port, advertise, targets)"
+            "[ground_control] prot: unknown field (known: advertise, enabled, port, targets)"
         ),
         (
             station + "\n[ground_control]\ntargets = [\"qgc:14550\"]",

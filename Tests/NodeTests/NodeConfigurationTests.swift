@@ -44,7 +44,7 @@ private let minimal = """
             "[node]\nname = \"x\"\nrole = \"tank\"\nkey_file = \"k\"",
             "[node] role: must be \"station\" or \"drone\", found \"tank\""
         ),
-        ("[node]\nrole = \"drone\"\nkey_file = \"k\"", "[node] name: missing (required)"),
+        ("[node]\nrole = \"drone\"\nkey_file = \"k\"", "[node] name: missing (a string is required)"),
         ("[node]\nname = 5\nrole = \"drone\"\nkey_file = \"k\"", "[node] name: expected a string, found int"),
         (minimal + "\n[network]\nport = 70000", "[network] port: must be 0–65535, found 70000"),
         (minimal + "\n[network]\nprot = 1", "[network] prot: unknown field"),
@@ -59,6 +59,16 @@ private let minimal = """
             "[drone] uav_number: only drones carry a UAV number"
         ),
         (minimal + "\n[log]\nlevel = \"loud\"", "[log] level: must be one of"),
+        (
+            minimal + "\n[coordinator]\ntelemetry_hz = nan",
+            "[coordinator] telemetry_hz: must be a finite number, found nan"
+        ),
+        (
+            minimal + "\n[membership]\nlost_after_ms = 2.5",
+            "[membership] lost_after_ms: expected an integer, found floating-point number"
+        ),
+        (minimal + "\n[drone]\nhome = [50, \"x\"]", "[drone] home[1]: expected a number, found string"),
+        ("network = 3\n" + minimal, "network: expected a table, found int"),
         ("[node\nname = 1", "line 1"),
         ("", "[node]: missing table"),
     ])

@@ -1,6 +1,6 @@
 import Foundation
 import MeshTypes
-import TOMLKit
+import TOMLFields
 
 /// What a drone node flies (`[drone] vehicle`).
 public enum VehicleSource: Sendable, Equatable, CustomStringConvertible {
@@ -67,29 +67,21 @@ public struct GroundControlConfiguration: Sendable, Equatable {
 
 extension NodeConfiguration {
     /// `[drone] vehicle` and `autopilot_sysid`.
-    static func droneVehicle(
-        _ d: TOMLTable, reader: TableReader, file: String, role: NodeRole,
-        into config: inout NodeConfiguration
-    ) throws(ConfigError) {
-        if let text = try reader.string(d, "drone", "vehicle", required: false) {
-            guard role == .drone else {
-                throw ConfigError(
-                    file: file, field: "[drone] vehicle",
-                    problem: "only drones fly a vehicle; this node's role is \(role.rawValue)")
-            }
-            config.vehicle = try parseVehicle(text, file: file)
+    static func droneVehicle(_ d: ConfigFields, role: NodeRole, into config: inout NodeConfiguration)
+        throws(ConfigError)
+    {
+        if let text = try d.string("vehicle") {
+            guard role == .drone else { throw d.roleError("vehicle", "only drones fly a vehicle", role: role) }
+            config.vehicle = try parseVehicle(text, in: d)
         }
-        if let n = try reader.int(d, "drone", "autopilot_sysid") {
+        if let n = try d.integer("autopilot_sysid") {
             guard (1...255).contains(n) else {
-                throw ConfigError(
-                    file: file, field: "[drone] autopilot_sysid",
-                    problem: "must be a MAVLink system id 1–255, found \(n)")
+                throw d.error("autopilot_sysid", "must be a MAVLink system id 1–255, found \(n)")
             }
             guard case .mavlink = config.vehicle else {
-                throw ConfigError(
-                    file: file, field: "[drone] autopilot_sysid",
-                    problem:
-                        "only a MAVLink vehicle has an autopilot system id; set vehicle = \"mavlink:…\" (now \"\(config.vehicle)\")"
+                throw d.error(
+                    "autopilot_sysid",
+                    "only a MAVLink vehicle has an autopilot system id; set vehicle = \"mavlink:…\" (now \"\(config.vehicle)\")"
                 )
             }
             config.autopilotSystemID = n
@@ -97,10 +89,8 @@ extension NodeConfiguration {
     }
 
     /// `"simulator"`, `"mavlink:udp:HOST:PORT"`, `"mavlink:udpin:PORT"` or `"mavlink:serial:DEVICE:BAUD"`.
-    public static func parseVehicle(_ text: String, file: String) throws(ConfigError) -> VehicleSource {
-        func fail(_ problem: String) -> ConfigError {
-            ConfigError(file: file, field: "[drone] vehicle", problem: problem)
-        }
+    static func parseVehicle(_ text: String, in d: ConfigFields) throws(ConfigError) -> VehicleSource {
+        func fail(_ problem: String) -> ConfigError { d.error("vehicle", problem) }
         let shapes =
             "\"simulator\", \"mavlink:udp:HOST:PORT\", \"mavlink:udpin:PORT\" or \"mavlink:serial:DEVICE:BAUD\""
         if text == "simulator" { return .simulator }
@@ -147,30 +137,18 @@ extension NodeConfiguration {
     }
 
     /// `[ground_control]`: stations only.
-    static func groundControlEndpoint(_ g: TOMLTable, reader: TableReader, file: String, role: NodeRole)
-        throws(ConfigError) -> GroundControlConfiguration?
+    static func groundControlEndpoint(_ g: ConfigFields, role: NodeRole) throws(ConfigError)
+        -> GroundControlConfiguration?
     {
         guard role == .station else {
-            throw ConfigError(
-                file: file, field: "[ground_control]",
-                problem: "only stations serve ground-control software; this node's role is \(role.rawValue)")
+            throw g.roleError("", "only stations serve ground-control software", role: role)
         }
-        try reader.allowOnly(g, in: "ground_control", keys: ["enabled", "port", "advertise", "targets"])
-        guard try reader.bool(g, "ground_control", "enabled") ?? true else { return nil }
+        try g.rejectUnknownKeys(["enabled", "port", "advertise", "targets"])
+        guard try g.bool("enabled", default: true) else { return nil }
         var c = GroundControlConfiguration()
-        if let port = try reader.int(g, "ground_control", "port") {
-            guard (1...65535).contains(port) else {
-                throw ConfigError(file: file, field: "[ground_control] port", problem: "must be 1–65535, found \(port)")
-            }
-            c.port = port
-        }
-        c.advertise = try reader.bool(g, "ground_control", "advertise") ?? true
-        c.targets = try reader.strings(g, "ground_control", "targets") ?? []
-        for (i, t) in c.targets.enumerated() where PeerEndpoint(parsing: t) == nil {
-            throw ConfigError(
-                file: file, field: "[ground_control] targets[\(i)]",
-                problem: "expected \"host:port\" or \"[ipv6%interface]:port\" with a numeric address, found \"\(t)\"")
-        }
+        if let port = try g.integer("port", in: 1...65535) { c.port = port }
+        c.advertise = try g.bool("advertise", default: true)
+        c.targets = try g.endpoints("targets") ?? []
         return c
     }
 }
