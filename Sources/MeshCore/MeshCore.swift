@@ -26,8 +26,6 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
     /// When each peer was first discovered and first in session (for status and start-up benchmarks).
     public private(set) var firstSeen: [NodeID: MeshInstant] = [:]
     public private(set) var firstEstablished: [NodeID: MeshInstant] = [:]
-    /// Wall clock (µs since the epoch) minus `now`, from the latest tick: handshake timestamps need a wall clock.
-    private var wallOffsetMicros: Int64 = 0
     private var leaving = false
     /// Largest plaintext packed into one datagram.
     public static var datagramBudget: Int { 1200 }
@@ -62,7 +60,6 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
 
     /// Advances every timer: handshakes and rekeys, heartbeats, suspicion and loss, probes, reliable retransmissions.
     public mutating func onTick(now: MeshInstant, wallClockMicros: UInt64) -> [Directive] {
-        wallOffsetMicros = Int64(wallClockMicros) - Int64(now.nanoseconds / 1000)
         var out: [Directive] = []
         apply(endpoint.tick(now: now, wallClockMicros: wallClockMicros), now: now, into: &out)
         if !leaving { apply(membership.onTick(now: now), now: now, into: &out) }
@@ -136,9 +133,7 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
 
     // MARK: - Gluing the layers
 
-    private func wallClock(_ now: MeshInstant) -> UInt64 {
-        UInt64(max(0, Int64(now.nanoseconds / 1000) + wallOffsetMicros))
-    }
+    private func wallClock(_ now: MeshInstant) -> UInt64 { endpoint.wallClock(now) }
 
     private mutating func apply(
         _ directives: [SecureEndpoint<Address>.Directive], now t: MeshInstant, into out: inout [Directive]

@@ -206,4 +206,35 @@ struct ReliableChannelTests {
             #expect(ok)
         }
     }
+
+    /// A peer back after an outage: `resume` resends what has waited at least an RTO (its backoff started over) and
+    /// leaves what was sent just now; `resume(all:)` resends everything in flight, as when a peer is in session again
+    /// and may not hold what went out over the session before.
+    @Test func resumeResendsWhatWaitedAndAllResendsEverything() throws {
+        var c = ReliableChannel()
+        let t0 = MeshInstant.after(.seconds(1))
+        _ = try c.send(type: 1, payload: [1], now: t0)
+        _ = try c.send(type: 1, payload: [2], now: t0)
+        // Nothing arrives: ten seconds of timeouts grow the backoff.
+        var t = t0
+        while t < t0 + .seconds(10) {
+            t = c.nextDeadline ?? t + .milliseconds(100)
+            _ = c.tick(now: t)
+        }
+        // The backoff has reached its 1 s cap; the initial RTO is 200 ms.
+        let grown = try #require(c.nextDeadline) - t
+        #expect(grown == .seconds(1))
+        let now = t + .milliseconds(500)
+        _ = try c.send(type: 1, payload: [3], now: now)
+        func resent(_ actions: [ReliableChannel.Action]) -> [[UInt8]] {
+            actions.compactMap {
+                if case .transmit(.reliable(_, _, let payload)) = $0 { payload } else { nil }
+            }
+        }
+        var plain = c
+        #expect(resent(plain.resume(now: now)) == [[1], [2]])
+        #expect(try #require(plain.nextDeadline) - now <= .milliseconds(200))
+        #expect(resent(c.resume(now: now, all: true)) == [[1], [2], [3]])
+        #expect(c.inFlight == 3)
+    }
 }

@@ -283,8 +283,9 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
         wallOffsetMicros = Int64(bitPattern: micros) &- Int64(now.nanoseconds / 1000)
     }
 
-    /// The wall clock at `now`, from the offset noted last.
-    func wallClock(_ now: MeshInstant) -> UInt64 {
+    /// The wall clock (microseconds) at `now`, from the one given last to `connect` or `tick`; handshake timestamps
+    /// come from it.
+    public func wallClock(_ now: MeshInstant) -> UInt64 {
         UInt64(bitPattern: max(0, Int64(now.nanoseconds / 1000) &+ wallOffsetMicros))
     }
 }
