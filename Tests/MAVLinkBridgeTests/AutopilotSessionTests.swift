@@ -46,8 +46,7 @@ struct AutopilotSessionTests {
 
     @Test("telemetry: position, velocity, heading, battery, armed, link quality, activity")
     func telemetry() {
-        var ap = FakeAutopilot()
-        var s = connected(&ap, mode: 4, armed: true, flying: true)
+        var (ap, s) = flying()
         _ = s.receive(
             ap.position(lat: 50.2, lon: 14.5, rel: 12.5, vn: 150, ve: -30, vd: -20, hdg: 27_000), endOfDatagram: true,
             now: at(200))
@@ -118,8 +117,7 @@ struct AutopilotSessionTests {
 
     @Test("an unacknowledged COMMAND_LONG is sent again with confirmation 1, 2, then refused")
     func retries() {
-        var ap = FakeAutopilot()
-        var s = connected(&ap, mode: 4, armed: true, flying: true)
+        var (ap, s) = flying()
         var d = s.execute(testID, .land, now: at(1000))
         #expect(commands(d).map(\.confirmation) == [0])
         #expect(commands(s.tick(now: at(1900))).filter { $0.command == .doSetMode }.isEmpty)
@@ -134,8 +132,7 @@ struct AutopilotSessionTests {
 
     @Test("an ACK that is acknowledged after a retry still completes the plan; IN_PROGRESS waits without resending")
     func lateAckAndInProgress() {
-        var ap = FakeAutopilot()
-        var s = connected(&ap, mode: 4, armed: true, flying: true)
+        var (ap, s) = flying()
         _ = s.execute(testID, .land, now: at(1000))
         _ = s.tick(now: at(2000))
         var d = s.receive(ap.ack(.doSetMode), endOfDatagram: true, now: at(2100))
@@ -188,8 +185,7 @@ struct AutopilotSessionTests {
         "silence: reported after 3 s without HEARTBEAT, running commands fail, new ones are refused, recovery on the next HEARTBEAT"
     )
     func silence() {
-        var ap = FakeAutopilot()
-        var s = connected(&ap, mode: 4, armed: true, flying: true)
+        var (ap, s) = flying()
         _ = s.execute(
             testID, .goto(GeoPoint(latitude: 50.1001, longitude: 14.4, altitude: 10), speedCmS: 0), now: at(200))
         #expect(s.vehicleState?.activity == .flyingToTarget)
@@ -211,8 +207,7 @@ struct AutopilotSessionTests {
         "ArduPilot goto: SET_POSITION_TARGET_GLOBAL_INT (position only, relative altitude), completed on arrival; a mode change fails it"
     )
     func arduGoto() {
-        var ap = FakeAutopilot()
-        var s = connected(&ap, mode: 4, armed: true, flying: true)
+        var (ap, s) = flying()
         let dest = GeoPoint(latitude: 50.1002, longitude: 14.4, altitude: 15)
         var d = s.execute(testID, .goto(dest, speedCmS: 300), now: at(200))
         #expect(commands(d).map(\.command) == [.doChangeSpeed])
@@ -243,8 +238,7 @@ struct AutopilotSessionTests {
 
     @Test("PX4 goto: DO_REPOSITION as COMMAND_INT, AMSL altitude, speed, change-mode flag")
     func px4Goto() {
-        var ap = FakeAutopilot(flavour: .px4)
-        var s = connected(&ap, mode: AutopilotFlavour.px4CustomMode(main: 4, sub: 3), armed: true, flying: true)
+        var (ap, s) = flying(.px4)
         let dest = GeoPoint(latitude: 50.1002, longitude: 14.4001, altitude: 20)
         let d = s.execute(testID, .goto(dest, speedCmS: 250), now: at(200))
         let ints = sentMessages(d).compactMap { if case .commandInt(let c) = $0 { return c } else { return nil } }
@@ -260,8 +254,7 @@ struct AutopilotSessionTests {
 
     @Test("PX4 follow: the setpoint stream starts before OFFBOARD, runs at 10 Hz and carries the latest target")
     func px4Follow() {
-        var ap = FakeAutopilot(flavour: .px4)
-        var s = connected(&ap, mode: AutopilotFlavour.px4CustomMode(main: 4, sub: 3), armed: true, flying: true)
+        var (ap, s) = flying(.px4)
         #expect(
             s.execute(testID, .followTarget(true), now: at(150)) == [.verdict(testID, .rejected("no target to follow"))]
         )
@@ -309,8 +302,7 @@ struct AutopilotSessionTests {
         "ArduPilot follow and targets: GUIDED, then each target is a position target; not following, a target flies there"
     )
     func arduTargets() {
-        var ap = FakeAutopilot()
-        var s = connected(&ap, mode: 4, armed: true, flying: true)
+        var (ap, s) = flying()
         let target = GeoPoint(latitude: 50.1003, longitude: 14.4, altitude: 12)
         var d = s.applyTarget(target, now: at(200))
         #expect(
@@ -346,8 +338,7 @@ struct AutopilotSessionTests {
         "land and return: ArduPilot LAND / RTL modes, PX4 NAV_LAND / NAV_RETURN_TO_LAUNCH; completed when disarmed on the ground"
     )
     func landing() {
-        var ap = FakeAutopilot()
-        var s = connected(&ap, mode: 4, armed: true, flying: true)
+        var (ap, s) = flying()
         var d = s.execute(testID, .land, now: at(200))
         #expect(commands(d).first?.command == .doSetMode && commands(d).first?.param2 == 9)
         #expect(
@@ -373,8 +364,7 @@ struct AutopilotSessionTests {
 
     @Test("trajectory: mission upload (ArduPilot: home item 0), then AUTO; completed on the last MISSION_ITEM_REACHED")
     func mission() {
-        var ap = FakeAutopilot()
-        var s = connected(&ap, mode: 4, armed: true, flying: true)
+        var (ap, s) = flying()
         let points = [
             GeoPoint(latitude: 50.1001, longitude: 14.4, altitude: 10),
             GeoPoint(latitude: 50.1002, longitude: 14.4, altitude: 12),
@@ -413,8 +403,7 @@ struct AutopilotSessionTests {
 
     @Test("a refused mission refuses the trajectory")
     func missionRefused() {
-        var ap = FakeAutopilot(flavour: .px4)
-        var s = connected(&ap, mode: AutopilotFlavour.px4CustomMode(main: 4, sub: 3), armed: true, flying: true)
+        var (ap, s) = flying(.px4)
         _ = s.execute(testID, .trajectory([GeoPoint(latitude: 50.1001, longitude: 14.4, altitude: 10)]), now: at(200))
         let d = s.receive(
             ap.bytes(MissionAck(targetSystem: 255, targetComponent: 190, type: .mavMissionNoSpace)),
@@ -424,8 +413,7 @@ struct AutopilotSessionTests {
 
     @Test("manual control: MANUAL_CONTROL to the autopilot with z on 0…1000, after one switch to the stick mode")
     func manual() {
-        var ap = FakeAutopilot()
-        var s = connected(&ap, mode: 4, armed: true, flying: true)
+        var (ap, s) = flying()
         _ = s.execute(
             testID, .goto(GeoPoint(latitude: 50.11, longitude: 14.4, altitude: 10), speedCmS: 0), now: at(100))
         var d = s.applyManualControl(Coordinator.ManualControl(x: 300, y: -200, z: 400, r: 0), now: at(200))
@@ -449,8 +437,7 @@ struct AutopilotSessionTests {
 
     @Test("failsafe actions become hold, return or land (nothing on the ground)")
     func failsafe() {
-        var ap = FakeAutopilot()
-        var s = connected(&ap, mode: 4, armed: true, flying: true)
+        var (ap, s) = flying()
         _ = s.execute(
             testID, .goto(GeoPoint(latitude: 50.11, longitude: 14.4, altitude: 10), speedCmS: 0), now: at(100))
         var d = s.failsafe(.returnHome, now: at(200))
@@ -483,8 +470,7 @@ struct AutopilotSessionTests {
 
     @Test("the prediction extrapolates the velocity: 40 points 0.2 s apart")
     func prediction() {
-        var ap = FakeAutopilot()
-        var s = connected(&ap, mode: 4, armed: true, flying: true)
+        var (ap, s) = flying()
         _ = s.receive(ap.position(rel: 10, vn: 200, ve: 0, vd: -100), endOfDatagram: true, now: at(200))
         let p = try! #require(s.prediction())
         #expect(p.points.count == 40 && p.stepMilliseconds == 200)

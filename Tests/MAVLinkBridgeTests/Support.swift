@@ -95,3 +95,12 @@ func connected(
     _ = s.tick(now: at(100))
     return s
 }
+
+/// An autopilot flying, armed, in the mode that takes commands (ArduPilot GUIDED, PX4 AUTO.LOITER), and a session
+/// connected to it.
+func flying(_ flavour: AutopilotFlavour = .ardupilot) -> (FakeAutopilot, AutopilotSession) {
+    var autopilot = FakeAutopilot(flavour: flavour)
+    let mode = flavour == .px4 ? AutopilotFlavour.px4CustomMode(main: 4, sub: 3) : 4
+    let session = connected(&autopilot, mode: mode, armed: true, flying: true)
+    return (autopilot, session)
+}
