@@ -213,9 +213,7 @@ struct AutopilotSessionTests {
         #expect(commands(d).map(\.command) == [.doChangeSpeed])
         #expect(commands(d).first?.param2 == 3)
         d = s.receive(ap.ack(.doChangeSpeed), endOfDatagram: true, now: at(210))
-        let targets = sentMessages(d).compactMap {
-            if case .setPositionTargetGlobalInt(let m) = $0 { return m } else { return nil }
-        }
+        let targets = positionTargets(d)
         #expect(targets.count == 1)
         #expect(
             targets.first?.coordinateFrame == .globalRelativeAltInt && targets.first?.alt == 15
@@ -285,9 +283,7 @@ struct AutopilotSessionTests {
         #expect(s.applyTarget(target, now: at(250)).isEmpty)
         var streamed: [SetPositionTargetGlobalInt] = []
         for t in stride(from: 300, through: 1290, by: 10) {
-            streamed += sentMessages(s.tick(now: at(t))).compactMap {
-                if case .setPositionTargetGlobalInt(let m) = $0 { return m } else { return nil }
-            }
+            streamed += positionTargets(s.tick(now: at(t)))
         }
         #expect(streamed.count == 10)
         #expect(streamed.allSatisfy { $0.latInt == target.latitudeE7 && $0.alt == 12 })
@@ -305,14 +301,7 @@ struct AutopilotSessionTests {
         var (ap, s) = flying()
         let target = GeoPoint(latitude: 50.1003, longitude: 14.4, altitude: 12)
         var d = s.applyTarget(target, now: at(200))
-        #expect(
-            sentMessages(d).contains {
-                if case .setPositionTargetGlobalInt(let m) = $0 {
-                    return m.latInt == target.latitudeE7
-                } else {
-                    return false
-                }
-            })
+        #expect(positionTargets(d).contains { $0.latInt == target.latitudeE7 })
         #expect(s.vehicleState?.activity == .flyingToTarget)
         d = s.execute(testID, .followTarget(true), now: at(300))
         #expect(
@@ -321,14 +310,7 @@ struct AutopilotSessionTests {
                 .completion(testID, .completed),
             ])
         // Following starts at the latest target.
-        #expect(
-            sentMessages(d).contains {
-                if case .setPositionTargetGlobalInt(let m) = $0 {
-                    return m.latInt == target.latitudeE7
-                } else {
-                    return false
-                }
-            })
+        #expect(positionTargets(d).contains { $0.latInt == target.latitudeE7 })
         d = s.applyTarget(GeoPoint(latitude: 50.1004, longitude: 14.4, altitude: 12), now: at(400))
         #expect(sentMessages(d).count == 1)
         #expect(s.vehicleState?.activity == .following)

@@ -71,6 +71,13 @@ func commands(_ directives: [AutopilotSession.Directive]) -> [CommandLong] {
     sentMessages(directives).compactMap { if case .commandLong(let c) = $0 { return c } else { return nil } }
 }
 
+/// The SET_POSITION_TARGET_GLOBAL_INT messages sent.
+func positionTargets(_ directives: [AutopilotSession.Directive]) -> [SetPositionTargetGlobalInt] {
+    sentMessages(directives).compactMap {
+        if case .setPositionTargetGlobalInt(let m) = $0 { return m } else { return nil }
+    }
+}
+
 /// The directives other than sends (verdicts, completions, reports).
 func reports(_ directives: [AutopilotSession.Directive]) -> [AutopilotSession.Directive] {
     directives.filter { if case .send = $0 { return false } else { return true } }

@@ -78,9 +78,7 @@ import Testing
 
     @Test(
         "a speed cap goes out as DO_CHANGE_SPEED and the autopilot's default comes back when it ends",
-        arguments: [
-            AutopilotEmulator.Flavour.ardupilot, .px4,
-        ])
+        arguments: AutopilotEmulator.Flavour.allCases)
     func speedCapIsUndone(flavour: AutopilotEmulator.Flavour) throws {
         var rig = Rig(flavour)
         let goto = try rig.takeOffAndGo(east: 200)
@@ -100,9 +98,7 @@ import Testing
 
     @Test(
         "a hold adjustment stops the autopilot at the hold point; the goto still completes afterwards",
-        arguments: [
-            AutopilotEmulator.Flavour.ardupilot, .px4,
-        ])
+        arguments: AutopilotEmulator.Flavour.allCases)
     func holdThenResume(flavour: AutopilotEmulator.Flavour) throws {
         var rig = Rig(flavour)
         let goto = try rig.takeOffAndGo(east: 60)
