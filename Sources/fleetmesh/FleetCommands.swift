@@ -23,6 +23,15 @@ func printJSON<T: Encodable>(_ value: T) throws {
     print(String(decoding: try encoder.encode(value), as: UTF8.self))
 }
 
+/// Prints `items` as JSON, or `none` when there are none, or a table of `header` and one `row` per item.
+func printListing<T: Encodable>(
+    _ items: [T], json: Bool, none: String, header: [String], row: (T) -> [String]
+) throws {
+    if json { return try printJSON(items) }
+    guard !items.isEmpty else { return print(none) }
+    print(renderTable(header, items.map(row)))
+}
+
 func renderTable(_ header: [String], _ rows: [[String]]) -> String {
     let widths = header.indices.map { i in ([header[i]] + rows.map { $0[i] }).map(\.count).max()! }
     func line(_ cells: [String]) -> String {
@@ -41,9 +50,10 @@ struct VehiclesCommand: ParsableCommand {
 
     func run() throws {
         let vehicles = try target.ask(ControlRequest.vehicles).vehicles ?? []
-        if json { return try printJSON(vehicles) }
-        guard !vehicles.isEmpty else { return print("no vehicles yet") }
-        let rows = vehicles.map { v in
+        try printListing(
+            vehicles, json: json, none: "no vehicles yet",
+            header: ["UAV", "NAME", "ROLE", "POSITION", "ALT", "ACTIVITY", "SPEED", "BATTERY", "AGE"]
+        ) { v in
             [
                 v.uavNumber.map(String.init) ?? "-", v.name, v.role,
                 String(format: "%.6f %.6f", v.latitude, v.longitude),
@@ -52,7 +62,6 @@ struct VehiclesCommand: ParsableCommand {
                 formatMs(v.ageMs) + (v.stale ? " STALE" : ""),
             ]
         }
-        print(renderTable(["UAV", "NAME", "ROLE", "POSITION", "ALT", "ACTIVITY", "SPEED", "BATTERY", "AGE"], rows))
     }
 }
 
@@ -66,15 +75,15 @@ struct AirspaceCommand: ParsableCommand {
 
     func run() throws {
         let entries = try target.ask(ControlRequest.airspace).airspace ?? []
-        if json { return try printJSON(entries) }
-        guard !entries.isEmpty else { return print("no predictions yet") }
-        let rows = entries.map { e in
+        try printListing(
+            entries, json: json, none: "no predictions yet",
+            header: ["UAV", "NAME", "POINTS", "STEP", "LAST POINT", "AGE"]
+        ) { e in
             [
                 e.uavNumber.map(String.init) ?? "-", e.name, String(e.points.count), "\(e.stepMs) ms",
                 e.points.last.map { String(format: "%.6f %.6f %.1f m", $0[0], $0[1], $0[2]) } ?? "-", formatMs(e.ageMs),
             ]
         }
-        print(renderTable(["UAV", "NAME", "POINTS", "STEP", "LAST POINT", "AGE"], rows))
     }
 }
 

@@ -30,12 +30,7 @@ struct GeoCommand: ParsableCommand {
         var json = false
 
         func run() throws {
-            try rejectUnknownOptions(coordinates)
-            guard coordinates.count == 2 else {
-                throw GeoInputError(
-                    "expected LAT LON (two decimal numbers), got \(coordinates.count) value(s): \(coordinates.joined(separator: " "))"
-                )
-            }
+            try checkPositional(coordinates, count: 2, expected: "LAT LON (two decimal numbers)")
             let lat = try parseNumber(coordinates[0], name: "latitude")
             let lon = try parseNumber(coordinates[1], name: "longitude")
             let point: GeodeticCoordinate
@@ -74,12 +69,7 @@ struct GeoCommand: ParsableCommand {
         var json = false
 
         func run() throws {
-            try rejectUnknownOptions(values)
-            guard values.count == 3 else {
-                throw GeoInputError(
-                    "expected ZONE EASTING NORTHING (e.g. 33N 500000 8658369.586), got \(values.count) value(s): \(values.joined(separator: " "))"
-                )
-            }
+            try checkPositional(values, count: 3, expected: "ZONE EASTING NORTHING (e.g. 33N 500000 8658369.586)")
             let g: GeodeticCoordinate
             do {
                 let zone = try UTMZone(parsing: values[0])
@@ -116,10 +106,15 @@ struct GeoLatLonOutput: Codable {
     var zone: String
 }
 
-/// Values collected with `.allUnrecognized` include misspelt options; name them instead of miscounting.
-private func rejectUnknownOptions(_ values: [String]) throws {
+/// Checks there are `count` positional values, described by `expected` in the error. Values collected with
+/// `.allUnrecognized` include misspelt options; they are named instead of miscounted.
+private func checkPositional(_ values: [String], count: Int, expected: String) throws {
     if let option = values.first(where: { $0.hasPrefix("-") && Double($0) == nil }) {
         throw GeoInputError("unknown option '\(option)'")
+    }
+    guard values.count == count else {
+        throw GeoInputError(
+            "expected \(expected), got \(values.count) value(s): \(values.joined(separator: " "))")
     }
 }
 

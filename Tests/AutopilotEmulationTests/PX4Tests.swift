@@ -15,6 +15,14 @@ struct PX4Tests {
         b.command(.doSetMode, 1, main, sub, target: 42)
     }
 
+    /// Arms and sends NAV_TAKEOFF to `amsl` metres above sea level (NaN: the default height); both are accepted.
+    func armAndTakeOff(_ b: inout Bench, amsl: Float, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(b.command(.componentArmDisarm, 1, target: 42) == .accepted, sourceLocation: sourceLocation)
+        #expect(
+            b.command(.navTakeoff, -1, 0, 0, .nan, .nan, .nan, amsl, target: 42) == .accepted,
+            sourceLocation: sourceLocation)
+    }
+
     @Test("HEARTBEAT: PX4, AUTO.LOITER, system 42; telemetry streams without being asked")
     func heartbeatAndStreams() {
         var b = px4()
@@ -28,16 +36,14 @@ struct PX4Tests {
     @Test("NAV_TAKEOFF: altitude AMSL in AUTO.TAKEOFF (NaN: 2.5 m), then AUTO.LOITER at the altitude")
     func takeoff() {
         var b = px4()
-        #expect(b.command(.componentArmDisarm, 1, target: 42) == .accepted)
-        #expect(b.command(.navTakeoff, -1, 0, 0, .nan, .nan, .nan, 310, target: 42) == .accepted)
+        armAndTakeOff(&b, amsl: 310)
         #expect(b.emulator.customMode == Self.takeoff)
         b.run(for: 20) { $0.emulator.customMode == Self.loiter }
         #expect(abs(b.emulator.position.z - 10) < 0.15 && b.landedState == .inAir)
         #expect(b.emulator.log.contains { $0.event == .modeChanged("AUTO.LOITER", reason: "takeoff done") })
 
         var c = px4()
-        #expect(c.command(.componentArmDisarm, 1, target: 42) == .accepted)
-        #expect(c.command(.navTakeoff, -1, 0, 0, .nan, .nan, .nan, .nan, target: 42) == .accepted)
+        armAndTakeOff(&c, amsl: .nan)
         c.run(for: 10)
         #expect(abs(c.emulator.position.z - 2.5) < 0.15)
     }
@@ -45,8 +51,7 @@ struct PX4Tests {
     @Test("OFFBOARD: refused without a setpoint stream, flies the stream, falls back to AUTO.LOITER when it stops")
     func offboard() {
         var b = px4()
-        #expect(b.command(.componentArmDisarm, 1, target: 42) == .accepted)
-        #expect(b.command(.navTakeoff, -1, 0, 0, .nan, .nan, .nan, 305, target: 42) == .accepted)
+        armAndTakeOff(&b, amsl: 305)
         b.run(for: 10)
         #expect(setMode(&b, main: 6) == .denied)
         for _ in 0..<5 {
@@ -73,8 +78,7 @@ struct PX4Tests {
     @Test("DO_REPOSITION in AUTO.LOITER; RTL lands at home and disarms")
     func repositionAndReturn() {
         var b = px4()
-        #expect(b.command(.componentArmDisarm, 1, target: 42) == .accepted)
-        #expect(b.command(.navTakeoff, -1, 0, 0, .nan, .nan, .nan, 310, target: 42) == .accepted)
+        armAndTakeOff(&b, amsl: 310)
         b.run(for: 12)
         let (lat, lon) = targetE7(east: 0, north: 25)
         let answer = b.send(

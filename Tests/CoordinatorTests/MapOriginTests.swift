@@ -18,10 +18,19 @@ struct MapOriginTests {
 
     // MARK: Codec
 
+    /// A broadcast envelope for the codec tests.
+    static var envelope: Envelope {
+        Envelope(origin: NodeID(high: 0, low: 1), originIncarnation: 2, sequence: 3, destination: .broadcast, ttl: 8)
+    }
+
+    /// The announcement of Brno at epoch 9, broadcast in `envelope` and encoded.
+    static func encodedBrno() -> (type: UInt16, payload: [UInt8]) {
+        CoordinatorMessage.routed(envelope, .mapOrigin(MapOriginAnnouncement(position: brno, epoch: 9))).encode()
+    }
+
     @Test("a map origin body is 22 bytes after a broadcast envelope, big-endian as documented")
     func layout() throws {
-        let env = Envelope(
-            origin: NodeID(high: 0, low: 1), originIncarnation: 2, sequence: 3, destination: .broadcast, ttl: 8)
+        let env = Self.envelope
         let a = MapOriginAnnouncement(
             position: Self.prague, forcedZone: 33, southernHemisphere: false, epoch: 0x0102_0304_0506_0708)
         let (type, payload) = CoordinatorMessage.routed(env, .mapOrigin(a)).encode()
@@ -36,11 +45,7 @@ struct MapOriginTests {
 
     @Test("truncated map origins are refused with the field named")
     func truncation() {
-        let env = Envelope(
-            origin: NodeID(high: 0, low: 1), originIncarnation: 2, sequence: 3, destination: .broadcast, ttl: 8)
-        let (type, payload) = CoordinatorMessage.routed(
-            env, .mapOrigin(MapOriginAnnouncement(position: Self.brno, epoch: 9))
-        ).encode()
+        let (type, payload) = Self.encodedBrno()
         for cut in 0..<payload.count {
             #expect(throws: WireError.self) { try CoordinatorMessage(type: type, payload: Array(payload[..<cut])) }
         }
@@ -53,11 +58,7 @@ struct MapOriginTests {
 
     @Test("bad zone, hemisphere and latitude bytes are refused with their offsets")
     func badFields() {
-        let env = Envelope(
-            origin: NodeID(high: 0, low: 1), originIncarnation: 2, sequence: 3, destination: .broadcast, ttl: 8)
-        let (type, good) = CoordinatorMessage.routed(
-            env, .mapOrigin(MapOriginAnnouncement(position: Self.brno, epoch: 9))
-        ).encode()
+        let (type, good) = Self.encodedBrno()
         func reason(_ mutate: (inout [UInt8]) -> Void) -> String? {
             var p = good
             mutate(&p)

@@ -42,24 +42,27 @@ struct NumberingTests {
             })
     }
 
-    @Test("clash: a flying drone keeps its number over one on the ground")
-    func clashFlying() {
-        var p = Pump([(.drone, "A", nil, 7), (.drone, "B", nil, 7)])
-        _ = p.cores[1].onFlyingChanged(true, now: p.now)
+    /// Drones A and B both on 7, the one at `flying` airborne, meet: B keeps 7 and A gives it up.
+    func expectClashWonByB(
+        _ specs: [(NodeRole, String, pinned: UInt8?, persisted: UInt8?)], flying: Int,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        var p = Pump(specs)
+        _ = p.cores[flying].onFlyingChanged(true, now: p.now)
         p.link(0, 1)
         p.advance(.milliseconds(500))
-        #expect(p.cores[1].uavNumber == 7)
-        #expect(p.cores[0].uavNumber != 7)
+        #expect(p.cores[1].uavNumber == 7, sourceLocation: sourceLocation)
+        #expect(p.cores[0].uavNumber != 7, sourceLocation: sourceLocation)
+    }
+
+    @Test("clash: a flying drone keeps its number over one on the ground")
+    func clashFlying() {
+        expectClashWonByB([(.drone, "A", nil, 7), (.drone, "B", nil, 7)], flying: 1)
     }
 
     @Test("clash: a pinned number wins over an unpinned flying one")
     func clashPinned() {
-        var p = Pump([(.drone, "A", nil, 7), (.drone, "B", 7, nil)])
-        _ = p.cores[0].onFlyingChanged(true, now: p.now)
-        p.link(0, 1)
-        p.advance(.milliseconds(500))
-        #expect(p.cores[1].uavNumber == 7)
-        #expect(p.cores[0].uavNumber != 7)
+        expectClashWonByB([(.drone, "A", nil, 7), (.drone, "B", 7, nil)], flying: 0)
     }
 
     @Test("two pinned drones on one number: reported loudly by everyone, nobody renumbered, commands refused")

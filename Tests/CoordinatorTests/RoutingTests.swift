@@ -12,6 +12,13 @@ struct RoutingTests {
         return p
     }
 
+    /// `n` stations linked in a ring, not yet advanced.
+    static func ring(_ n: Int) -> Pump {
+        var p = Pump((0..<n).map { (.station, "N\($0)", pinned: nil, persisted: nil) })
+        for i in 0..<n { p.link(i, (i + 1) % n) }
+        return p
+    }
+
     @Test("a line learns next hops and hop counts to every node")
     func lineRoutes() {
         let p = Self.line(4)
@@ -29,11 +36,7 @@ struct RoutingTests {
 
     @Test("a lost link reroutes around a ring, and a cut-off node becomes unreachable")
     func reroute() {
-        var p = Pump((0..<4).map { (.station, "N\($0)", pinned: nil, persisted: nil) })
-        p.link(0, 1)
-        p.link(1, 2)
-        p.link(2, 3)
-        p.link(3, 0)
+        var p = Self.ring(4)
         p.advance(.milliseconds(300))
         #expect(p.cores[0].route(to: p.id(2))?.hops == 2)
         #expect(p.cores[0].route(to: p.id(2))?.nextHop == p.id(1))  // lowest NodeID first hop wins the tie
@@ -103,11 +106,7 @@ struct RoutingTests {
 
     @Test("broadcasts are flooded once per node despite cycles and duplicates")
     func floodDuplicateSuppression() {
-        var p = Pump((0..<4).map { (.station, "N\($0)", pinned: nil, persisted: nil) })
-        p.link(0, 1)
-        p.link(1, 2)
-        p.link(2, 3)
-        p.link(3, 0)
+        var p = Self.ring(4)
         p.link(0, 2)
         p.advance(.milliseconds(300))
         let env = Envelope(origin: p.id(0), originIncarnation: 100, sequence: 77, destination: .broadcast, ttl: 8)

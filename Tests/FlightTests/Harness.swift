@@ -50,4 +50,15 @@ struct Harness {
         try command(.takeoff(altitude: altitude))
         _ = run(until: { $0.sim.state.activity == .hovering }, limit: 30)
     }
+
+    /// Hovering at 10 m, in a simulator with this GPS noise, gust strength and seed.
+    static func hovering(gpsNoise: Double, gusts: Double = 0, seed: UInt64 = 1) throws -> Harness {
+        var config = SimulatorConfiguration()
+        config.gpsNoise = gpsNoise
+        config.gustStrength = gusts
+        config.seed = seed
+        var h = Harness(configuration: config)
+        try h.takeOff(10)
+        return h
+    }
 }

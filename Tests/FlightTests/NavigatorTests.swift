@@ -93,12 +93,7 @@ struct NavigatorTests {
 
     @Test("follow-me tracks a target moving at 3 m/s with bounded error", arguments: [(0.0, 0.0), (0.5, 0.5)])
     func followMe(gpsNoise: Double, gusts: Double) throws {
-        var config = SimulatorConfiguration()
-        config.gpsNoise = gpsNoise
-        config.gustStrength = gusts
-        config.seed = 5
-        var h = Harness(configuration: config)
-        try h.takeOff(10)
+        var h = try Harness.hovering(gpsNoise: gpsNoise, gusts: gusts, seed: 5)
         let offset = Vector3(-5, 0, 10)
         let t0 = h.now
         func report(_ h: inout Harness) {
@@ -215,12 +210,7 @@ struct PredictionTests {
     @Test(
         "prediction matches where the simulator actually goes on a straight leg", arguments: [(0.0, 0.0), (0.5, 0.5)])
     func straightLeg(gpsNoise: Double, gusts: Double) throws {
-        var config = SimulatorConfiguration()
-        config.gpsNoise = gpsNoise
-        config.gustStrength = gusts
-        config.seed = 9
-        var h = Harness(configuration: config)
-        try h.takeOff(10)
+        var h = try Harness.hovering(gpsNoise: gpsNoise, gusts: gusts, seed: 9)
         try h.command(.goto(.local(Vector3(100, 30, 15)), speed: 4))
         h.run(1)  // already accelerating when the prediction is made
         let p = h.navigator.predictedTrajectory(state: h.sim.state, now: h.now)
@@ -242,10 +232,7 @@ struct PredictionTests {
 
     @Test("prediction of a follower extrapolates the target", arguments: [0.0, 1.0])
     func followerPrediction(gps: Double) throws {
-        var config = SimulatorConfiguration()
-        config.gpsNoise = gps
-        var h = Harness(configuration: config)
-        try h.takeOff(10)
+        var h = try Harness.hovering(gpsNoise: gps)
         let targetStart = h.now
         let report: (inout Harness) -> Void = { h in
             // The target reports its position and velocity at 5 Hz.

@@ -79,12 +79,7 @@ import Testing
                     && live.contains { $0.uavNumber == number && !$0.stale && $0.name == "drone-2" }
             }
             print("restarted drone back with its number after \(back)")
-            for node in lab.nodes {
-                let lines = node.log.split(separator: "\n").filter {
-                    $0.contains(" error ") || $0.contains(" warning ")
-                }
-                #expect(lines.isEmpty, "\(node.name) logged:\n\(lines.prefix(10).joined(separator: "\n"))")
-            }
+            expectQuietLogs(lab.nodes)
             #expect(!again.log.contains("(claimed)"))
             let numbers = try station.status().peers.filter { $0.role == "drone" && $0.state == "established" }
                 .compactMap(\.uavNumber)
@@ -165,12 +160,7 @@ import Testing
                     && abs(v.longitude - east) * 111_320 * cos(here.latitude * .pi / 180) < 1
             }
             print("following the target after \(followed)")
-            for node in lab.nodes {
-                let lines = node.log.split(separator: "\n").filter {
-                    $0.contains(" error ") || $0.contains(" warning ")
-                }
-                #expect(lines.isEmpty, "\(node.name) logged:\n\(lines.prefix(10).joined(separator: "\n"))")
-            }
+            expectQuietLogs(lab.nodes)
         }
     }
 

@@ -54,11 +54,8 @@ import Testing
 
             for node in nodes {
                 #expect(node.log.contains("map origin 50.07550 14.43780 alt 0 (zone 33N) from station"), "\(node.name)")
-                let lines = node.log.split(separator: "\n").filter {
-                    $0.contains(" error ") || $0.contains(" warning ")
-                }
-                #expect(lines.isEmpty, "\(node.name) logged:\n\(lines.prefix(10).joined(separator: "\n"))")
             }
+            expectQuietLogs(nodes)
         }
     }
 

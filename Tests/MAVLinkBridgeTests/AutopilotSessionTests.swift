@@ -46,8 +46,7 @@ struct AutopilotSessionTests {
 
     @Test("telemetry: position, velocity, heading, battery, armed, link quality, activity")
     func telemetry() {
-        var ap = FakeAutopilot()
-        var s = connected(&ap, mode: 4, armed: true, flying: true)
+        var (ap, s) = flying()
         _ = s.receive(
             ap.position(lat: 50.2, lon: 14.5, rel: 12.5, vn: 150, ve: -30, vd: -20, hdg: 27_000), endOfDatagram: true,
             now: at(200))
@@ -118,8 +117,7 @@ struct AutopilotSessionTests {
 
     @Test("an unacknowledged COMMAND_LONG is sent again with confirmation 1, 2, then refused")
     func retries() {
-        var ap = FakeAutopilot()
-        var s = connected(&ap, mode: 4, armed: true, flying: true)
+        var (ap, s) = flying()
         var d = s.execute(testID, .land, now: at(1000))
         #expect(commands(d).map(\.confirmation) == [0])
         #expect(commands(s.tick(now: at(1900))).filter { $0.command == .doSetMode }.isEmpty)
@@ -134,8 +132,7 @@ struct AutopilotSessionTests {
 
     @Test("an ACK that is acknowledged after a retry still completes the plan; IN_PROGRESS waits without resending")
     func lateAckAndInProgress() {
-        var ap = FakeAutopilot()
-        var s = connected(&ap, mode: 4, armed: true, flying: true)
+        var (ap, s) = flying()
         _ = s.execute(testID, .land, now: at(1000))
         _ = s.tick(now: at(2000))
         var d = s.receive(ap.ack(.doSetMode), endOfDatagram: true, now: at(2100))
@@ -188,8 +185,7 @@ struct AutopilotSessionTests {
         "silence: reported after 3 s without HEARTBEAT, running commands fail, new ones are refused, recovery on the next HEARTBEAT"
     )
     func silence() {
-        var ap = FakeAutopilot()
-        var s = connected(&ap, mode: 4, armed: true, flying: true)
+        var (ap, s) = flying()
         _ = s.execute(
             testID, .goto(GeoPoint(latitude: 50.1001, longitude: 14.4, altitude: 10), speedCmS: 0), now: at(200))
         #expect(s.vehicleState?.activity == .flyingToTarget)
@@ -211,16 +207,13 @@ struct AutopilotSessionTests {
         "ArduPilot goto: SET_POSITION_TARGET_GLOBAL_INT (position only, relative altitude), completed on arrival; a mode change fails it"
     )
     func arduGoto() {
-        var ap = FakeAutopilot()
-        var s = connected(&ap, mode: 4, armed: true, flying: true)
+        var (ap, s) = flying()
         let dest = GeoPoint(latitude: 50.1002, longitude: 14.4, altitude: 15)
         var d = s.execute(testID, .goto(dest, speedCmS: 300), now: at(200))
         #expect(commands(d).map(\.command) == [.doChangeSpeed])
         #expect(commands(d).first?.param2 == 3)
         d = s.receive(ap.ack(.doChangeSpeed), endOfDatagram: true, now: at(210))
-        let targets = sentMessages(d).compactMap {
-            if case .setPositionTargetGlobalInt(let m) = $0 { return m } else { return nil }
-        }
+        let targets = positionTargets(d)
         #expect(targets.count == 1)
         #expect(
             targets.first?.coordinateFrame == .globalRelativeAltInt && targets.first?.alt == 15
@@ -243,8 +236,7 @@ struct AutopilotSessionTests {
 
     @Test("PX4 goto: DO_REPOSITION as COMMAND_INT, AMSL altitude, speed, change-mode flag")
     func px4Goto() {
-        var ap = FakeAutopilot(flavour: .px4)
-        var s = connected(&ap, mode: AutopilotFlavour.px4CustomMode(main: 4, sub: 3), armed: true, flying: true)
+        var (ap, s) = flying(.px4)
         let dest = GeoPoint(latitude: 50.1002, longitude: 14.4001, altitude: 20)
         let d = s.execute(testID, .goto(dest, speedCmS: 250), now: at(200))
         let ints = sentMessages(d).compactMap { if case .commandInt(let c) = $0 { return c } else { return nil } }
@@ -260,8 +252,7 @@ struct AutopilotSessionTests {
 
     @Test("PX4 follow: the setpoint stream starts before OFFBOARD, runs at 10 Hz and carries the latest target")
     func px4Follow() {
-        var ap = FakeAutopilot(flavour: .px4)
-        var s = connected(&ap, mode: AutopilotFlavour.px4CustomMode(main: 4, sub: 3), armed: true, flying: true)
+        var (ap, s) = flying(.px4)
         #expect(
             s.execute(testID, .followTarget(true), now: at(150)) == [.verdict(testID, .rejected("no target to follow"))]
         )
@@ -292,9 +283,7 @@ struct AutopilotSessionTests {
         #expect(s.applyTarget(target, now: at(250)).isEmpty)
         var streamed: [SetPositionTargetGlobalInt] = []
         for t in stride(from: 300, through: 1290, by: 10) {
-            streamed += sentMessages(s.tick(now: at(t))).compactMap {
-                if case .setPositionTargetGlobalInt(let m) = $0 { return m } else { return nil }
-            }
+            streamed += positionTargets(s.tick(now: at(t)))
         }
         #expect(streamed.count == 10)
         #expect(streamed.allSatisfy { $0.latInt == target.latitudeE7 && $0.alt == 12 })
@@ -309,18 +298,10 @@ struct AutopilotSessionTests {
         "ArduPilot follow and targets: GUIDED, then each target is a position target; not following, a target flies there"
     )
     func arduTargets() {
-        var ap = FakeAutopilot()
-        var s = connected(&ap, mode: 4, armed: true, flying: true)
+        var (ap, s) = flying()
         let target = GeoPoint(latitude: 50.1003, longitude: 14.4, altitude: 12)
         var d = s.applyTarget(target, now: at(200))
-        #expect(
-            sentMessages(d).contains {
-                if case .setPositionTargetGlobalInt(let m) = $0 {
-                    return m.latInt == target.latitudeE7
-                } else {
-                    return false
-                }
-            })
+        #expect(positionTargets(d).contains { $0.latInt == target.latitudeE7 })
         #expect(s.vehicleState?.activity == .flyingToTarget)
         d = s.execute(testID, .followTarget(true), now: at(300))
         #expect(
@@ -329,14 +310,7 @@ struct AutopilotSessionTests {
                 .completion(testID, .completed),
             ])
         // Following starts at the latest target.
-        #expect(
-            sentMessages(d).contains {
-                if case .setPositionTargetGlobalInt(let m) = $0 {
-                    return m.latInt == target.latitudeE7
-                } else {
-                    return false
-                }
-            })
+        #expect(positionTargets(d).contains { $0.latInt == target.latitudeE7 })
         d = s.applyTarget(GeoPoint(latitude: 50.1004, longitude: 14.4, altitude: 12), now: at(400))
         #expect(sentMessages(d).count == 1)
         #expect(s.vehicleState?.activity == .following)
@@ -346,8 +320,7 @@ struct AutopilotSessionTests {
         "land and return: ArduPilot LAND / RTL modes, PX4 NAV_LAND / NAV_RETURN_TO_LAUNCH; completed when disarmed on the ground"
     )
     func landing() {
-        var ap = FakeAutopilot()
-        var s = connected(&ap, mode: 4, armed: true, flying: true)
+        var (ap, s) = flying()
         var d = s.execute(testID, .land, now: at(200))
         #expect(commands(d).first?.command == .doSetMode && commands(d).first?.param2 == 9)
         #expect(
@@ -373,8 +346,7 @@ struct AutopilotSessionTests {
 
     @Test("trajectory: mission upload (ArduPilot: home item 0), then AUTO; completed on the last MISSION_ITEM_REACHED")
     func mission() {
-        var ap = FakeAutopilot()
-        var s = connected(&ap, mode: 4, armed: true, flying: true)
+        var (ap, s) = flying()
         let points = [
             GeoPoint(latitude: 50.1001, longitude: 14.4, altitude: 10),
             GeoPoint(latitude: 50.1002, longitude: 14.4, altitude: 12),
@@ -413,8 +385,7 @@ struct AutopilotSessionTests {
 
     @Test("a refused mission refuses the trajectory")
     func missionRefused() {
-        var ap = FakeAutopilot(flavour: .px4)
-        var s = connected(&ap, mode: AutopilotFlavour.px4CustomMode(main: 4, sub: 3), armed: true, flying: true)
+        var (ap, s) = flying(.px4)
         _ = s.execute(testID, .trajectory([GeoPoint(latitude: 50.1001, longitude: 14.4, altitude: 10)]), now: at(200))
         let d = s.receive(
             ap.bytes(MissionAck(targetSystem: 255, targetComponent: 190, type: .mavMissionNoSpace)),
@@ -424,8 +395,7 @@ struct AutopilotSessionTests {
 
     @Test("manual control: MANUAL_CONTROL to the autopilot with z on 0…1000, after one switch to the stick mode")
     func manual() {
-        var ap = FakeAutopilot()
-        var s = connected(&ap, mode: 4, armed: true, flying: true)
+        var (ap, s) = flying()
         _ = s.execute(
             testID, .goto(GeoPoint(latitude: 50.11, longitude: 14.4, altitude: 10), speedCmS: 0), now: at(100))
         var d = s.applyManualControl(Coordinator.ManualControl(x: 300, y: -200, z: 400, r: 0), now: at(200))
@@ -449,8 +419,7 @@ struct AutopilotSessionTests {
 
     @Test("failsafe actions become hold, return or land (nothing on the ground)")
     func failsafe() {
-        var ap = FakeAutopilot()
-        var s = connected(&ap, mode: 4, armed: true, flying: true)
+        var (ap, s) = flying()
         _ = s.execute(
             testID, .goto(GeoPoint(latitude: 50.11, longitude: 14.4, altitude: 10), speedCmS: 0), now: at(100))
         var d = s.failsafe(.returnHome, now: at(200))
@@ -483,8 +452,7 @@ struct AutopilotSessionTests {
 
     @Test("the prediction extrapolates the velocity: 40 points 0.2 s apart")
     func prediction() {
-        var ap = FakeAutopilot()
-        var s = connected(&ap, mode: 4, armed: true, flying: true)
+        var (ap, s) = flying()
         _ = s.receive(ap.position(rel: 10, vn: 200, ve: 0, vd: -100), endOfDatagram: true, now: at(200))
         let p = try! #require(s.prediction())
         #expect(p.points.count == 40 && p.stepMilliseconds == 200)

@@ -71,6 +71,13 @@ func commands(_ directives: [AutopilotSession.Directive]) -> [CommandLong] {
     sentMessages(directives).compactMap { if case .commandLong(let c) = $0 { return c } else { return nil } }
 }
 
+/// The SET_POSITION_TARGET_GLOBAL_INT messages sent.
+func positionTargets(_ directives: [AutopilotSession.Directive]) -> [SetPositionTargetGlobalInt] {
+    sentMessages(directives).compactMap {
+        if case .setPositionTargetGlobalInt(let m) = $0 { return m } else { return nil }
+    }
+}
+
 /// The directives other than sends (verdicts, completions, reports).
 func reports(_ directives: [AutopilotSession.Directive]) -> [AutopilotSession.Directive] {
     directives.filter { if case .send = $0 { return false } else { return true } }
@@ -94,4 +101,13 @@ func connected(
     _ = s.receive(autopilot.landed(flying ? .inAir : .onGround), endOfDatagram: true, now: at(20))
     _ = s.tick(now: at(100))
     return s
+}
+
+/// An autopilot flying, armed, in the mode that takes commands (ArduPilot GUIDED, PX4 AUTO.LOITER), and a session
+/// connected to it.
+func flying(_ flavour: AutopilotFlavour = .ardupilot) -> (FakeAutopilot, AutopilotSession) {
+    var autopilot = FakeAutopilot(flavour: flavour)
+    let mode = flavour == .px4 ? AutopilotFlavour.px4CustomMode(main: 4, sub: 3) : 4
+    let session = connected(&autopilot, mode: mode, armed: true, flying: true)
+    return (autopilot, session)
 }

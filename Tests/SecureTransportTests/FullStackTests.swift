@@ -8,13 +8,6 @@ import Testing
 /// every couple of seconds: the layers compose without losing or duplicating a message.
 @Suite("Full stack")
 struct FullStackTests {
-    struct InFlight {
-        var arrival: MeshInstant
-        var order: Int
-        var to: Int
-        var bytes: [UInt8]
-    }
-
     struct Node {
         var endpoint: Endpoint
         var channel = ReliableChannel()
@@ -38,7 +31,7 @@ struct FullStackTests {
         ]
         let ids = [1: nodes[1]!.endpoint.localID, 2: nodes[2]!.endpoint.localID]
         var rng = SeededRandom(seed: 2024)
-        var queue = MinHeap<InFlight>(by: { ($0.arrival, $0.order) < ($1.arrival, $1.order) })
+        var queue = MinHeap<InFlight>()
         var order = 0
         var now = MeshInstant.after(.seconds(100))
         let start = now

@@ -9,15 +9,8 @@ struct ReliableChannelTests {
     /// Two channels joined by a simulated lossy, reordering, duplicating link on a virtual clock. Frames returned by
     /// one call travel together in one datagram (through the real frame codec), as a shell would send them.
     struct LossyLink {
-        struct Packet {
-            var arrival: MeshInstant
-            var order: Int
-            var to: Int
-            var bytes: [UInt8]
-        }
-
         var channels = [ReliableChannel(), ReliableChannel()]
-        var packets = MinHeap<Packet>(by: { ($0.arrival, $0.order) < ($1.arrival, $1.order) })
+        var packets = MinHeap<InFlight>()
         var now = MeshInstant.after(.seconds(10))
         var rng: SeededRandom
         var loss: Double
@@ -50,7 +43,7 @@ struct ReliableChannelTests {
                 if rng.chance(loss) { continue }
                 let ms = Int.random(in: delay, using: &rng)
                 order += 1
-                packets.insert(Packet(arrival: now + .milliseconds(ms), order: order, to: 1 - side, bytes: bytes))
+                packets.insert(InFlight(arrival: now + .milliseconds(ms), order: order, to: 1 - side, bytes: bytes))
             }
         }
 

@@ -68,17 +68,20 @@ import Testing
             run(30) { $0.answers.contains(.completed(id)) }
             guard answers.contains(.completed(id)) else { throw Failure("takeoff: \(answers)") }
         }
+
+        /// Airborne, then flying a goto (command 2) to `east` metres at 10 m; returns the goto's ID.
+        mutating func takeOffAndGo(east: Double) throws -> CommandID {
+            try takeOff()
+            return command(2, .goto(point(east: east, up: 10), speedCmS: 0))
+        }
     }
 
     @Test(
         "a speed cap goes out as DO_CHANGE_SPEED and the autopilot's default comes back when it ends",
-        arguments: [
-            AutopilotEmulator.Flavour.ardupilot, .px4,
-        ])
+        arguments: AutopilotEmulator.Flavour.allCases)
     func speedCapIsUndone(flavour: AutopilotEmulator.Flavour) throws {
         var rig = Rig(flavour)
-        try rig.takeOff()
-        let goto = rig.command(2, .goto(rig.point(east: 200, up: 10), speedCmS: 0))
+        let goto = try rig.takeOffAndGo(east: 200)
         rig.run(4)
         #expect(abs(rig.autopilot.velocity.x - 5) < 0.3, "cruise before the cap: \(rig.autopilot.velocity)")
         rig.take(rig.vehicle.adjust(NavigatorAdjustment(maxSpeed: 2), now: rig.now))
@@ -95,13 +98,10 @@ import Testing
 
     @Test(
         "a hold adjustment stops the autopilot at the hold point; the goto still completes afterwards",
-        arguments: [
-            AutopilotEmulator.Flavour.ardupilot, .px4,
-        ])
+        arguments: AutopilotEmulator.Flavour.allCases)
     func holdThenResume(flavour: AutopilotEmulator.Flavour) throws {
         var rig = Rig(flavour)
-        try rig.takeOff()
-        let goto = rig.command(2, .goto(rig.point(east: 60, up: 10), speedCmS: 0))
+        let goto = try rig.takeOffAndGo(east: 60)
         rig.run(3)
         let hold = Vector3(rig.autopilot.position.x + 6, 0, 13)
         let frame = try #require(rig.vehicle.frame)
@@ -119,8 +119,7 @@ import Testing
     @Test("PX4: hover stops a vehicle that is flying a goto (DO_REPOSITION to where it is)")
     func px4HoverStops() throws {
         var rig = Rig(.px4)
-        try rig.takeOff()
-        _ = rig.command(2, .goto(rig.point(east: 80, up: 10), speedCmS: 0))
+        _ = try rig.takeOffAndGo(east: 80)
         rig.run(3)
         let at = rig.autopilot.position
         let hover = rig.command(3, .hover)

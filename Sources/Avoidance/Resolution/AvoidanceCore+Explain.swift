@@ -6,18 +6,7 @@ extension AvoidanceCore {
     public func explain(own: AvoidanceOwnship, airspace: [AirspaceTrack], now: Double) -> [String] {
         guard let goal = own.goal else { return ["not avoiding"] }
         var core = self
-        let c = configuration
-        let fenceGoal =
-            c.geofence?.clamp(goal.position, margin: c.fenceMargin, altitudeMargin: c.fenceAltitudeMargin)
-            ?? goal.position
-        let picture = LocalPicture(
-            own: own, airspace: airspace, now: now, goal: fenceGoal, configuration: c, tuning: tuning)
-        var destination = fenceGoal
-        if goal.velocity.horizontalLength < 0.1,
-            let spot = core.parking(near: fenceGoal, own: own, picture: picture, now: now)
-        {
-            destination = spot
-        }
+        let (_, picture, destination) = core.resolveDestination(for: goal, own: own, airspace: airspace, now: now)
         let x = core.context(own: own, goal: goal, destination: destination, now: now)
         var lines = [
             "destination \(destination), \(picture.count) tracks: "

@@ -1,6 +1,24 @@
 import Flight
 
 extension AvoidanceCore {
+    /// The goal clamped into the geofence, the local picture around it, and where to fly: there or a parking spot near.
+    mutating func resolveDestination(
+        for goal: AvoidanceOwnship.Goal, own: AvoidanceOwnship, airspace: [AirspaceTrack], now: Double
+    ) -> (fenceGoal: Vector3, picture: LocalPicture, destination: Vector3) {
+        let c = configuration
+        let fenceGoal =
+            c.geofence?.clamp(goal.position, margin: c.fenceMargin, altitudeMargin: c.fenceAltitudeMargin)
+            ?? goal.position
+        let picture = LocalPicture(
+            own: own, airspace: airspace, now: now, goal: fenceGoal, configuration: c, tuning: tuning)
+        if goal.velocity.horizontalLength < 0.1,
+            let spot = parking(near: fenceGoal, own: own, picture: picture, now: now)
+        {
+            return (fenceGoal, picture, spot)
+        }
+        return (fenceGoal, picture, fenceGoal)
+    }
+
     /// The goal itself when no higher-ranked drone holds it, else the nearest free spot of a hexagonal lattice
     /// (``AvoidanceConfiguration/parkingSpacing`` apart) around it, inside the geofence: on the innermost ring that has
     /// one, the spot nearest the drone (the current spot while it stays free and no ring nearer has one).

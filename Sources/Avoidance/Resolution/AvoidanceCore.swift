@@ -68,20 +68,9 @@ public struct AvoidanceCore: Sendable {
             decision.changed = previous != nil
             return decision
         }
+        let (fenceGoal, picture, destination) = resolveDestination(for: goal, own: own, airspace: airspace, now: now)
+        let parked = destination != fenceGoal
         let c = configuration
-        let fenceGoal =
-            c.geofence?.clamp(goal.position, margin: c.fenceMargin, altitudeMargin: c.fenceAltitudeMargin)
-            ?? goal.position
-        let picture = LocalPicture(
-            own: own, airspace: airspace, now: now, goal: fenceGoal, configuration: c, tuning: tuning)
-        var destination = fenceGoal
-        var parked = false
-        if goal.velocity.horizontalLength < 0.1,
-            let spot = parking(near: fenceGoal, own: own, picture: picture, now: now)
-        {
-            destination = spot
-            parked = spot != fenceGoal
-        }
         // The mission's own plan: its conflicts with higher-ranked drones are reported and suggest altitudes and
         // sidesteps; when it is safe no other plan is needed (unless the current one is kept).
         var x = context(own: own, goal: goal, destination: destination, now: now)

@@ -135,6 +135,17 @@ extension AutopilotSession {
             Set(intents.map { flavour.customMode(for: $0) })
         }
         let positionOnly = Step.message(positionTarget(here, target: target, now: .zero).wrapped)
+        /// Uploads `items` and flies them in the mission mode from item `first`, done at item `last`.
+        func mission(_ items: [MissionItemInt], first: UInt16, last: UInt16) -> Plan {
+            Plan(
+                id: id, label: label,
+                steps: [
+                    .mission(items),
+                    .message(MissionSetCurrent(targetSystem: target, targetComponent: comp, seq: first).wrapped),
+                    setMode(.mission),
+                ],
+                completion: .missionEnd(last), intent: .trajectory, modes: modes(.mission))
+        }
 
         switch (flavour, command) {
         // ArduPilot (and unknown firmwares): GUIDED for everything the companion drives.
@@ -179,14 +190,7 @@ extension AutopilotSession {
                 current: 0, autocontinue: 1, x: here.latitudeE7, y: here.longitudeE7, z: Float(homeAMSL))
             let items =
                 [home] + points.enumerated().map { missionItem($1, seq: UInt16($0 + 1), target: target, comp: comp) }
-            return Plan(
-                id: id, label: label,
-                steps: [
-                    .mission(items),
-                    .message(MissionSetCurrent(targetSystem: target, targetComponent: comp, seq: 1).wrapped),
-                    setMode(.mission),
-                ],
-                completion: .missionEnd(UInt16(points.count)), intent: .trajectory, modes: modes(.mission))
+            return mission(items, first: 1, last: UInt16(points.count))
 
         // PX4: AUTO modes for takeoff, hold, reposition, land and return; OFFBOARD for following.
         case (_, .takeoff(let mm)):
@@ -221,14 +225,7 @@ extension AutopilotSession {
                 intent: .following, follows: true)
         case (_, .trajectory(let points)):
             let items = points.enumerated().map { missionItem($1, seq: UInt16($0), target: target, comp: comp) }
-            return Plan(
-                id: id, label: label,
-                steps: [
-                    .mission(items),
-                    .message(MissionSetCurrent(targetSystem: target, targetComponent: comp, seq: 0).wrapped),
-                    setMode(.mission),
-                ],
-                completion: .missionEnd(UInt16(points.count - 1)), intent: .trajectory, modes: modes(.mission))
+            return mission(items, first: 0, last: UInt16(points.count - 1))
         }
     }
 

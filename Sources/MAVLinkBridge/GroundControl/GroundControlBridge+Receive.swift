@@ -359,28 +359,26 @@ extension GroundControlBridge {
                         targetSystem: gcs.system, targetComponent: gcs.component), as: p.uav, to: [gcs.address])
             }
         }
+        /// Tells the station how the command ended (a STATUSTEXT) and marks it finished.
+        func finish(_ outcome: String, severity: MAVSeverity) {
+            out += statusText(
+                "\(p.label) \(outcome)", severity: severity, as: p.uav, to: [gcs.address],
+                id: UInt16(truncatingIfNeeded: ticket))
+            p.finishedAt = now
+        }
         switch answer {
         case .accepted:
             ack(.accepted)
         case .completed:
             ack(.accepted)
-            out += statusText(
-                "\(p.label) completed", severity: .info, as: p.uav, to: [gcs.address],
-                id: UInt16(truncatingIfNeeded: ticket))
-            p.finishedAt = now
+            finish("completed", severity: .info)
         case .failed(let why):
             ack(.failed)
-            out += statusText(
-                "\(p.label) failed: \(why)", severity: .warning, as: p.uav, to: [gcs.address],
-                id: UInt16(truncatingIfNeeded: ticket))
-            p.finishedAt = now
+            finish("failed: \(why)", severity: .warning)
         case .rejected(let why):
             ack(Self.result(for: why))
-            out += statusText(
-                "\(p.label) rejected: \(why)", severity: .warning, as: p.uav, to: [gcs.address],
-                id: UInt16(truncatingIfNeeded: ticket))
+            finish("rejected: \(why)", severity: .warning)
             out.append(.note("ground control \(gcs.system): \(p.label) for UAV \(p.uav) rejected: \(why)"))
-            p.finishedAt = now
         }
         pending[ticket] = p
         return out

@@ -75,12 +75,7 @@ public final class GroundControlService: Service, CustomStringConvertible {
                 tasks.addTask {
                     // Streams and timers: 20 Hz, on absolute deadlines.
                     let clock = self.clock
-                    var next = clock.now
-                    while !Task.isCancelled {
-                        next = next.advanced(by: .milliseconds(50))
-                        try? await clock.sleep(until: next)
-                        await endpoint.tick()
-                    }
+                    await clock.every(.milliseconds(50), from: clock.now) { await endpoint.tick() }
                 }
                 tasks.addTask {
                     for await (ticket, answer) in coordinator.groundControlAnswers.stream {

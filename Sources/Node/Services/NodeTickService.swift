@@ -10,27 +10,14 @@ struct NodeTickService: Service, CustomStringConvertible {
 
     var description: String { "NodeTickService" }
 
-    /// Runs `tick` every `interval` after `start` on absolute deadlines, until cancelled.
-    static func every(
-        _ interval: Duration, from start: ContinuousClock.Instant, on clock: ContinuousClock,
-        _ tick: @Sendable () async -> Void
-    ) async {
-        var next = start
-        while !Task.isCancelled {
-            next = next.advanced(by: interval)
-            try? await clock.sleep(until: next)
-            await tick()
-        }
-    }
-
     func run() async throws {
         let (shell, clock) = (self.shell, self.clock)
         let start = clock.now
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { tasks in
-                tasks.addTask { await Self.every(Self.meshInterval, from: start, on: clock) { await shell.meshTick() } }
+                tasks.addTask { await clock.every(Self.meshInterval, from: start) { await shell.meshTick() } }
                 tasks.addTask {
-                    await Self.every(NodeShell.tickInterval, from: start, on: clock) { await shell.tick() }
+                    await clock.every(NodeShell.tickInterval, from: start) { await shell.tick() }
                 }
             }
         }

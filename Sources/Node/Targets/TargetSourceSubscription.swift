@@ -82,12 +82,7 @@ public actor TargetSourceSubscription: Service {
             }
             tasks.addTask {
                 let clock = self.clock
-                var next = clock.now
-                while !Task.isCancelled {
-                    next = next.advanced(by: Self.tickInterval)
-                    try? await clock.sleep(until: next)
-                    await self.tick()
-                }
+                await clock.every(Self.tickInterval, from: clock.now) { await self.tick() }
             }
             if let sources {
                 tasks.addTask {

@@ -43,14 +43,26 @@ extension SecureEndpoint {
         return [.send(message, to: address)]
     }
 
-    mutating func handleInitiation(_ d: [UInt8], from address: Address, now: MeshInstant) -> [Directive] {
-        let claimed = HandshakeInitiation.claimedSender(in: d)
-        guard d.count == HandshakeInitiation.size else {
-            let e = WireError("handshake initiation: expected \(HandshakeInitiation.size) bytes, found \(d.count)")
-            return [.rejected(address, .malformed(e, claimedPeer: claimed))]
+    /// The rejection of a handshake datagram of the wrong length or protocol version; nil when both are right.
+    func framingRejection(
+        of d: [UInt8], size: Int, message: String, claimed: NodeID?, from address: Address
+    ) -> Directive? {
+        guard d.count == size else {
+            let e = WireError("\(message): expected \(size) bytes, found \(d.count)")
+            return .rejected(address, .malformed(e, claimedPeer: claimed))
         }
         guard d[1] == ProtocolVersion.current else {
-            return [.rejected(address, .unsupportedVersion(d[1], claimedPeer: claimed))]
+            return .rejected(address, .unsupportedVersion(d[1], claimedPeer: claimed))
+        }
+        return nil
+    }
+
+    mutating func handleInitiation(_ d: [UInt8], from address: Address, now: MeshInstant) -> [Directive] {
+        let claimed = HandshakeInitiation.claimedSender(in: d)
+        if let r = framingRejection(
+            of: d, size: HandshakeInitiation.size, message: "handshake initiation", claimed: claimed, from: address)
+        {
+            return [r]
         }
         guard crypto.verify(mac: d[HandshakeInitiation.macOffset...], over: Array(d[..<HandshakeInitiation.macOffset]))
         else {
@@ -117,12 +129,10 @@ extension SecureEndpoint {
 
     mutating func handleResponse(_ d: [UInt8], from address: Address, now: MeshInstant) -> [Directive] {
         let claimed = HandshakeResponse.claimedSender(in: d)
-        guard d.count == HandshakeResponse.size else {
-            let e = WireError("handshake response: expected \(HandshakeResponse.size) bytes, found \(d.count)")
-            return [.rejected(address, .malformed(e, claimedPeer: claimed))]
-        }
-        guard d[1] == ProtocolVersion.current else {
-            return [.rejected(address, .unsupportedVersion(d[1], claimedPeer: claimed))]
+        if let r = framingRejection(
+            of: d, size: HandshakeResponse.size, message: "handshake response", claimed: claimed, from: address)
+        {
+            return [r]
         }
         let receiverIndex = d.bigEndianUInt32(at: 6)
         guard indexOwners[receiverIndex] == .pending,

@@ -31,34 +31,25 @@ struct HandshakeInitiation: Equatable {
         b.append(MessageType.initiation.rawValue)
         b.append(ProtocolVersion.current)
         b.appendBigEndian(senderIndex)
-        b.append(contentsOf: sender.wireBytes)
-        b.appendBigEndian(incarnation)
-        b.append(role.wireValue)
-        b.append(contentsOf: ephemeralPublicKey)
+        HandshakeSender.append(
+            to: &b, sender: sender, incarnation: incarnation, role: role, ephemeralPublicKey: ephemeralPublicKey)
         b.appendBigEndian(timestamp)
         return b
     }
 
     /// The claimed sender NodeID of a datagram that is long enough to hold one, before any verification.
     static func claimedSender(in bytes: [UInt8]) -> NodeID? {
-        guard bytes.count >= 22 else { return nil }
-        return NodeID(high: bytes.bigEndianUInt64(at: 6), low: bytes.bigEndianUInt64(at: 14))
+        HandshakeSender.claimed(in: bytes, at: 6)
     }
 
     /// Decodes the fields of a datagram whose length, type and version the caller has checked.
     static func decode(_ bytes: [UInt8]) throws(WireError) -> HandshakeInitiation {
         var r = WireReader(bytes, offset: 2, context: "handshake initiation")
         let index = try r.u32("sender index")
-        let sender = try r.nodeID("sender NodeID")
-        let incarnation = try r.u64("sender incarnation")
-        let roleByte = try r.u8("sender role")
-        guard let role = NodeRole(wireValue: roleByte) else {
-            throw WireError("handshake initiation: sender role must be 0 (station) or 1 (drone), found \(roleByte)")
-        }
-        let ephemeral = try r.bytes(32, "ephemeral public key")
+        let from = try HandshakeSender.read(from: &r, message: "handshake initiation")
         let timestamp = try r.u64("timestamp")
         return HandshakeInitiation(
-            senderIndex: index, sender: sender, incarnation: incarnation, role: role,
-            ephemeralPublicKey: ephemeral, timestamp: timestamp)
+            senderIndex: index, sender: from.sender, incarnation: from.incarnation, role: from.role,
+            ephemeralPublicKey: from.ephemeralPublicKey, timestamp: timestamp)
     }
 }

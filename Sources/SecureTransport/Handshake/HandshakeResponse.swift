@@ -32,10 +32,8 @@ struct HandshakeResponse: Equatable {
         b.append(ProtocolVersion.current)
         b.appendBigEndian(senderIndex)
         b.appendBigEndian(receiverIndex)
-        b.append(contentsOf: sender.wireBytes)
-        b.appendBigEndian(incarnation)
-        b.append(role.wireValue)
-        b.append(contentsOf: ephemeralPublicKey)
+        HandshakeSender.append(
+            to: &b, sender: sender, incarnation: incarnation, role: role, ephemeralPublicKey: ephemeralPublicKey)
         return b
     }
 
@@ -47,8 +45,7 @@ struct HandshakeResponse: Equatable {
 
     /// The claimed sender NodeID of a datagram long enough to hold one, before any verification.
     static func claimedSender(in bytes: [UInt8]) -> NodeID? {
-        guard bytes.count >= 26 else { return nil }
-        return NodeID(high: bytes.bigEndianUInt64(at: 10), low: bytes.bigEndianUInt64(at: 18))
+        HandshakeSender.claimed(in: bytes, at: 10)
     }
 
     /// Decodes the fields of a datagram whose length, type and version the caller has checked.
@@ -56,15 +53,9 @@ struct HandshakeResponse: Equatable {
         var r = WireReader(bytes, offset: 2, context: "handshake response")
         let index = try r.u32("sender index")
         let receiver = try r.u32("receiver index")
-        let sender = try r.nodeID("sender NodeID")
-        let incarnation = try r.u64("sender incarnation")
-        let roleByte = try r.u8("sender role")
-        guard let role = NodeRole(wireValue: roleByte) else {
-            throw WireError("handshake response: sender role must be 0 (station) or 1 (drone), found \(roleByte)")
-        }
-        let ephemeral = try r.bytes(32, "ephemeral public key")
+        let from = try HandshakeSender.read(from: &r, message: "handshake response")
         return HandshakeResponse(
-            senderIndex: index, receiverIndex: receiver, sender: sender, incarnation: incarnation, role: role,
-            ephemeralPublicKey: ephemeral)
+            senderIndex: index, receiverIndex: receiver, sender: from.sender, incarnation: from.incarnation,
+            role: from.role, ephemeralPublicKey: from.ephemeralPublicKey)
     }
 }
