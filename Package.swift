@@ -14,6 +14,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     ],
     targets: [
         // C shim over libavahi-client (apt: libavahi-client-dev).
@@ -85,10 +87,22 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
+        // The station dashboard: HTTP API, live WebSocket picture and the page (Hummingbird), over typed control requests.
+        .target(
+            name: "Dashboard",
+            dependencies: [
+                "ControlProtocol",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            resources: [.copy("Web")]),
         .target(
             name: "Node",
             dependencies: [
-                "ControlProtocol", "MeshTypes", "SecureTransport", "Membership", "MeshCore", "NodeCore", "Discovery",
+                "ControlProtocol", "Dashboard", "MeshTypes", "SecureTransport", "Membership", "MeshCore", "NodeCore",
+                "Discovery",
                 "Coordinator", "Flight", "Geodesy", "LocBroadcaster", "Avoidance",
                 "MAVLink", "MAVLinkBridge", "Vehicles",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -146,7 +160,7 @@ let package = Package(
         .testTarget(
             name: "NodeTests",
             dependencies: [
-                "Node", "MeshCore", "Coordinator", "MeshTypes", "SecureTransport",
+                "Node", "Dashboard", "MeshCore", "Coordinator", "MeshTypes", "SecureTransport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(

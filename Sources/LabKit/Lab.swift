@@ -53,6 +53,8 @@ public final class Lab: @unchecked Sendable {
     public private(set) var nodes: [NodeProcess] = []
     /// Other programs started on lab hosts (`start(host:tag:_:)`), killed at teardown.
     public private(set) var programs: [LabProgram] = []
+    /// Ports forwarded from this machine's loopback into a host (`forward`).
+    public private(set) var forwarders: [ChildProcess] = []
     private static let counter = LockedCounter()
 
     /// Builds a lab of `hosts` hosts. `name` (1–8 lowercase letters or digits) defaults to one unique to this process.
@@ -145,7 +147,30 @@ public final class Lab: @unchecked Sendable {
         return program
     }
 
+    /// Makes TCP `port` on `host`'s loopback reachable at 127.0.0.1:`localPort` on this machine (socat; each
+    /// connection enters the host's namespace). Only loopback on both ends: nothing reaches a real interface.
+    @discardableResult
+    public func forward(localPort: Int, toHost host: Int, port: Int) throws -> ChildProcess {
+        let logPath = directory.appendingPathComponent("forward-\(localPort).log").path
+        let fd = open(logPath, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw LabError("cannot create \(logPath)") }
+        defer { close(fd) }
+        // socat parses colons and commas in its EXEC address, so the way in is a script of its own.
+        let script = directory.appendingPathComponent("forward-\(localPort).sh").path
+        try "#!/bin/sh\nexec bash '\(labScript)' --name \(name) exec \(host) socat STDIO TCP:127.0.0.1:\(port)\n".write(
+            toFile: script, atomically: true, encoding: .utf8)
+        chmod(script, 0o755)
+        let process = try ChildProcess(
+            ["socat", "TCP-LISTEN:\(localPort),bind=127.0.0.1,reuseaddr,fork", "EXEC:\(script)"], outputFD: fd)
+        forwarders.append(process)
+        return process
+    }
+
     public func teardown() {
+        for forwarder in forwarders where forwarder.isRunning {
+            forwarder.signal(SIGKILL)
+            _ = forwarder.wait()
+        }
         for program in programs where program.process.isRunning {
             program.process.signal(SIGKILL)
             program.process.wait()

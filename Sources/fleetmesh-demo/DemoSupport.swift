@@ -80,3 +80,40 @@ func shellOffPool(_ arguments: [String]) async throws -> String {
         }
     }
 }
+
+/// The station's dashboard, made reachable from this machine's browser for the demo.
+struct DemoDashboard {
+    var url: String?
+    var line: String
+
+    /// Forwards 127.0.0.1:DEMO_DASHBOARD_PORT (default 8080) to the station's dashboard on its lab host and checks that
+    /// it answers with the fleet.
+    static func open(lab: Lab, station host: Int) async throws -> DemoDashboard {
+        let port = ProcessInfo.processInfo.environment["DEMO_DASHBOARD_PORT"].flatMap(Int.init) ?? 8080
+        let url = "http://127.0.0.1:\(port)/"
+        let forwarder = try lab.forward(localPort: port, toHost: host, port: 8080)
+        var drones = 0
+        do {
+            try await waitUntil("the dashboard answers at \(url)", timeout: .seconds(5)) {
+                guard forwarder.isRunning else { return false }
+                let r = try shell(["curl", "-s", "-m", "2", url + "api/v1/vehicles"])
+                guard r.status == 0,
+                    let list = try? JSONSerialization.jsonObject(with: Data(r.output.utf8)) as? [[String: Any]]
+                else { return false }
+                drones = list.filter { $0["role"] as? String == "drone" }.count
+                return true
+            }
+        } catch {
+            return DemoDashboard(
+                url: nil,
+                line:
+                    "dashboard: 127.0.0.1:\(port) is not free on this machine, so the station's page is not forwarded (set DEMO_DASHBOARD_PORT)"
+            )
+        }
+        return DemoDashboard(
+            url: url,
+            line:
+                "dashboard: open \(url) in a browser on this machine: station-1's live map, \(drones) drones on it now (forwarded from its lab host)"
+        )
+    }
+}

@@ -121,6 +121,9 @@ do {
     let statusText = try shell([try fleetmeshBinary(), "status", "--node", nodes[0].socketPath]).output
     show(statusText.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
     show("")
+    let dashboard = try await DemoDashboard.open(lab: lab, station: 1)
+    say(dashboard.line)
+    show("")
 
     // Failure detection: cut drone-3's radio link, then restore it.
     say("cutting drone-3's link (no goodbye: the station must notice the silence)")
@@ -380,6 +383,7 @@ do {
     } else {
         say("the mesh keeps running; press Ctrl-C to stop (or set DEMO_SECONDS)")
     }
+    if let url = dashboard.url { say("the dashboard stays at \(url) until then") }
     var lastLine = clock.now
     while !stopRequested.isSet {
         if let demoSeconds, clock.now - walkthroughDone >= .seconds(demoSeconds) { break }

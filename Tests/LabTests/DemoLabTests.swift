@@ -28,6 +28,13 @@ import Testing
         #expect((Double(swap.2) ?? 0) >= 5)
         #expect(text.contains("drone-3 obeyed 200 samples"))
         #expect(text.contains("summary: mesh of 4 formed"))
+        // The station's dashboard, forwarded to this machine's loopback, answered with the fleet on it.
+        let page = try #require(
+            text.firstMatch(
+                of:
+                    /dashboard: open http:\/\/127.0.0.1:8080\/ in a browser on this machine: station-1's live map, ([0-9]) drones on it now/
+            ))
+        #expect((Int(page.1) ?? 0) >= 1)
         // DEMO_SECONDS counts from the end of the walkthrough (the README's words): the first drone stops at least
         // 6 s after the walkthrough is reported done, and the mesh's status line shows in between.
         let done = try #require(

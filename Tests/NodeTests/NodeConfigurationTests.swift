@@ -155,7 +155,7 @@ private let minimal = """
     }
 }
 
-private let repositoryRoot: String = {
+let repositoryRoot: String = {
     var url = URL(fileURLWithPath: #filePath)
     for _ in 0..<3 { url.deleteLastPathComponent() }
     return url.path

@@ -1,3 +1,4 @@
+import Dashboard
 import Foundation
 import Geodesy
 import Membership
@@ -26,7 +27,7 @@ extension NodeConfiguration {
         }
         try root.rejectUnknownKeys([
             "node", "network", "membership", "drone", "mission", "targets", "coordinator", "avoidance",
-            "ground_control", "log",
+            "ground_control", "dashboard", "log",
         ])
 
         let node = try root.requiredSubtable("node")
@@ -68,6 +69,8 @@ extension NodeConfiguration {
         if let t = try root.subtable("coordinator") { try readCoordinator(t, into: &config) }
         if let t = try root.subtable("avoidance") { try readAvoidance(t, role: role, into: &config) }
         if let t = try root.subtable("log") { try readLog(t, into: &config) }
+        config.dashboard = role == .station ? DashboardConfiguration() : nil
+        if let t = try root.subtable("dashboard") { config.dashboard = try readDashboard(t, role: role) }
         return config
     }
 

@@ -1,4 +1,5 @@
 import Coordinator
+import Dashboard
 import Geodesy
 import Membership
 import MeshTypes
@@ -144,5 +145,30 @@ extension NodeConfiguration {
             }
             config.logLevel = level
         }
+    }
+
+    /// `[dashboard]`: where the dashboard listens; only loopback until the dashboard has authentication.
+    static func readDashboard(_ t: ConfigFields, role: NodeRole) throws(ConfigError) -> DashboardConfiguration? {
+        try t.rejectUnknownKeys(["enabled", "listen", "live_rate_hz"])
+        guard try t.bool("enabled", default: role == .station) else { return nil }
+        var c = DashboardConfiguration()
+        if let listen = try t.string("listen") {
+            guard let endpoint = PeerEndpoint(parsing: listen), endpoint.scope == nil else {
+                throw t.error("listen", "expected \"address:port\" such as \"127.0.0.1:8080\", found \"\(listen)\"")
+            }
+            c.host = endpoint.host
+            c.port = endpoint.port
+            guard c.isLoopback else {
+                throw t.error(
+                    "listen",
+                    "\(listen) is reachable from other machines, and the dashboard commands aircraft: it has no login yet, so it listens on loopback only (127.0.0.1 or [::1]; reach it from elsewhere through an SSH tunnel)"
+                )
+            }
+        }
+        if let rate = try t.number("live_rate_hz") {
+            guard (1...20).contains(rate) else { throw t.error("live_rate_hz", "must be 1–20, found \(rate)") }
+            c.liveRateHz = rate
+        }
+        return c
     }
 }

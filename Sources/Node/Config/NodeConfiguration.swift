@@ -1,4 +1,5 @@
 import ControlProtocol
+import Dashboard
 import Geodesy
 import Membership
 import MeshTypes
@@ -46,6 +47,8 @@ public struct NodeConfiguration: Sendable, Equatable {
     public var autopilotSystemID: Int?
     /// Stations: the endpoint for ground-control software (`[ground_control]`); nil = none.
     public var groundControl: GroundControlConfiguration?
+    /// The dashboard (`[dashboard]`): on by default for stations, off for drones; nil = none.
+    public var dashboard: DashboardConfiguration?
 
     public init(
         name: String, role: NodeRole, keyFile: String, stateDirectory: String, controlSocket: String,

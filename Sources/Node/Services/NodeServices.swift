@@ -1,5 +1,6 @@
 import ControlProtocol
 import Coordinator
+import Dashboard
 import Discovery
 import Foundation
 import Logging
@@ -10,10 +11,11 @@ import ServiceLifecycle
 
 /// A FleetMesh node as the `Service`s it is made of, for one `ServiceGroup`: the UDP socket, the timers, the event
 /// routing between mesh, coordinator and DNS-SD, Avahi, the autopilot link (drones flying one), the target-source
-/// subscription, the control socket and the ground-control endpoint (stations). On graceful shutdown (SIGTERM,
-/// SIGINT) the parts stop in reverse order: the ground-control endpoint and the control socket first, then Avahi
-/// withdraws the record, and last every peer is told goodbye and the socket closes. A part the node cannot run
-/// without that fails stops the node the same way, with its error.
+/// subscription, the control socket, the ground-control endpoint and the dashboard (stations). On graceful shutdown
+/// (SIGTERM, SIGINT) the parts stop in reverse order: the dashboard, the ground-control endpoint and the control socket
+/// first, then Avahi withdraws the record, and last every peer is told goodbye and the socket closes. A part the node
+/// cannot run without that fails stops the node the same way, with its error; the dashboard failing (its port taken)
+/// is logged and the node runs on without it.
 public struct NodeServices: CustomStringConvertible {
     public let configuration: NodeConfiguration
     /// The node's actor: its `NodeCore` (mesh layer and coordinator) and, on a drone, the vehicle.
@@ -137,6 +139,12 @@ public struct NodeServices: CustomStringConvertible {
         if let targetSources { services.append(essential("target-source subscription", targetSources)) }
         services.append(essential("control socket \(configuration.controlSocket)", control))
         if let groundControl { services.append(helper(groundControl)) }
+        if let dashboard = configuration.dashboard {
+            let backend = DashboardBackend {
+                await ControlRequestHandler.handle($0, shell: shell, targetSources: targetSources)
+            }
+            services.append(helper(DashboardService(configuration: dashboard, backend: backend, logger: logger)))
+        }
         return services
     }
 }

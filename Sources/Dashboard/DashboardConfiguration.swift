@@ -1,0 +1,21 @@
+/// `[dashboard]`: where the station serves its dashboard and how often the live picture goes out.
+public struct DashboardConfiguration: Sendable, Equatable {
+    /// The address to listen on. Default `127.0.0.1`: only this machine; another address needs authentication.
+    public var host: String
+    /// TCP port. Default 8080; 0 picks a free one (logged, and shown by `status`).
+    public var port: Int
+    /// Live pictures per second on the WebSocket (1–20). Default 5.
+    public var liveRateHz: Double
+
+    /// A configuration; every parameter defaults to the documented value.
+    public init(host: String = "127.0.0.1", port: Int = 8080, liveRateHz: Double = 5) {
+        self.host = host
+        self.port = port
+        self.liveRateHz = liveRateHz
+    }
+
+    /// Whether `host` is a loopback address (the only kind served without authentication).
+    public var isLoopback: Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+}

@@ -1,0 +1,104 @@
+import ControlProtocol
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import NIOCore
+
+/// The JSON API: the CLI's requests over HTTP (docs/DASHBOARD.md). Reads answer from the node's picture; commands
+/// and targets answer as `fleetmesh send` and `fleetmesh target` do. A bad request is a 4xx whose JSON `error` names
+/// the field; nothing a client sends reaches the node unchecked.
+extension DashboardService {
+    /// Largest request body accepted (a trajectory upload fits many times over).
+    static let maximumBody = 256 * 1024
+
+    func addAPI(to router: Router<BasicWebSocketRequestContext>) {
+        let backend = self.backend
+        let api = router.group("/api/v1")
+        for (path, request) in [
+            ("status", ControlRequest.status), ("vehicles", .vehicles), ("airspace", .airspace),
+            ("sources", .sources), ("origin", .origin),
+        ] {
+            api.get(RouterPath(path)) { _, _ in Self.answer(await backend.answer(request), notFoundWhenError: true) }
+        }
+        api.post("uavs/:uav/commands") { request, context -> Response in
+            guard let text = context.parameters.get("uav"), let uav = Int(text) else {
+                return Self.problem("uav: expected a UAV number 1–250 in the path", status: .badRequest)
+            }
+            return try await Self.relay(request, as: "send", adding: ["uav": uav], to: backend)
+        }
+        api.post("targets") { request, _ -> Response in
+            try await Self.relay(request, as: "target", adding: [:], to: backend)
+        }
+        router.get("/api/openapi.yaml") { _, _ -> Response in
+            guard let data = FileManager.default.contents(atPath: Self.webRoot + "/openapi.yaml") else {
+                return Self.problem("the OpenAPI document is missing from this installation", status: .notFound)
+            }
+            return Response(
+                status: .ok, headers: [.contentType: "application/yaml"],
+                body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        }
+    }
+
+    /// Decodes the body as one JSON object, adds `command` (and the path's fields), and asks the node; the control
+    /// protocol's own checks name any field that is wrong.
+    static func relay(
+        _ request: Request, as command: String, adding fields: [String: Any], to backend: DashboardBackend
+    ) async throws -> Response {
+        let body = try await request.body.collect(upTo: maximumBody)
+        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] else {
+            return problem(
+                "malformed JSON: expected one object (\(command) takes \(takes(command)))", status: .badRequest)
+        }
+        for key in ["command", "v"] + fields.keys.sorted() where object[key] != nil {
+            return problem(
+                "\(command): unknown field \"\(key)\" (\(command) takes \(takes(command)))", status: .badRequest)
+        }
+        var whole = object
+        whole["command"] = command
+        for (key, value) in fields { whole[key] = value }
+        let controlRequest: ControlRequest
+        do {
+            let data = try JSONSerialization.data(withJSONObject: whole)
+            controlRequest = try JSONDecoder().decode(ControlRequest.self, from: data)
+        } catch let error as ControlRequestError {
+            return problem(error.description, status: .badRequest)
+        } catch {
+            return problem("malformed JSON: \(error)", status: .badRequest)
+        }
+        return answer(await backend.answer(controlRequest), notFoundWhenError: false)
+    }
+
+    /// The fields a command's body takes (the path's `uav` left out).
+    static func takes(_ command: String) -> String {
+        (ControlRequest.fields[command] ?? []).filter { command != "send" || $0 != "uav" }.joined(separator: ", ")
+    }
+
+    /// The one field of a control answer as the body; an error is 404 for reads (nothing known yet), 400 otherwise.
+    static func answer(_ response: ControlResponse, notFoundWhenError: Bool) -> Response {
+        if let error = response.error { return problem(error, status: notFoundWhenError ? .notFound : .badRequest) }
+        if let v = response.status { return json(v) }
+        if let v = response.vehicles { return json(v) }
+        if let v = response.airspace { return json(v) }
+        if let v = response.command { return json(v) }
+        if let v = response.target { return json(v) }
+        if let v = response.origin { return json(v) }
+        if let v = response.sources { return json(v) }
+        if let v = response.manual { return json(v) }
+        return problem("the node gave no answer", status: .internalServerError)
+    }
+
+    /// A JSON error body `{"error": message}`.
+    static func problem(_ message: String, status: HTTPResponse.Status) -> Response {
+        json(["error": message], status: status)
+    }
+
+    /// `value` as a JSON body (keys sorted).
+    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let data = (try? encoder.encode(value)) ?? Data(#"{"error":"could not encode the answer"}"#.utf8)
+        return Response(
+            status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

@@ -1,0 +1,113 @@
+import ControlProtocol
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+
+/// The station dashboard as one `Service`: an HTTP server with the JSON API (`/api/v1/…`), the live picture on a
+/// WebSocket (`/api/v1/live`), the health endpoints and the page with its browser libraries, all from this machine.
+/// On graceful shutdown `/readyz` fails at once, every live stream ends and the server stops.
+public struct DashboardService: Service, CustomStringConvertible {
+    let configuration: DashboardConfiguration
+    let backend: DashboardBackend
+    let logger: Logger
+    let onListening: @Sendable (Int) async -> Void
+
+    /// A dashboard for `backend`; `onListening` gets the bound port once the server listens.
+    public init(
+        configuration: DashboardConfiguration, backend: DashboardBackend, logger: Logger,
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) {
+        self.configuration = configuration
+        self.backend = backend
+        self.logger = logger
+        self.onListening = onListening
+    }
+
+    public var description: String { "DashboardService(\(configuration.host):\(configuration.port))" }
+
+    /// Where the page's own files are (inside this target's resource bundle).
+    static var webRoot: String { Bundle.module.bundlePath + "/Web" }
+    /// Where Debian's libjs-* packages put browser libraries (served under `/vendor`).
+    static let vendorRoot = "/usr/share/javascript"
+
+    public func run() async throws {
+        let live = LivePicture(backend: backend, interval: .seconds(1.0 / configuration.liveRateHz))
+        let state = DashboardState()
+        let router = Router(context: BasicWebSocketRequestContext.self)
+        router.add(middleware: JSONErrorMiddleware())
+        router.add(middleware: FileMiddleware(Self.vendorRoot, urlBasePath: "/vendor", logger: logger))
+        router.add(middleware: FileMiddleware(Self.webRoot, searchForIndexHtml: true, logger: logger))
+        addHealth(to: router, state: state)
+        addAPI(to: router)
+        router.ws("/api/v1/live") { inbound, outbound, _ in
+            let (id, frames) = await live.subscribe()
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await frame in frames {
+                        do { try await outbound.write(.text(frame)) } catch { return }
+                    }
+                }
+                // The client's messages are not used yet; reading them notices when it goes away.
+                group.addTask { _ = try? await inbound.reduce(0) { count, _ in count + 1 } }
+                await group.next()
+                group.cancelAll()
+            }
+            await live.unsubscribe(id)
+        }
+        let (logger, onListening) = (self.logger, self.onListening)
+        let app = Application(
+            router: router, server: .http1WebSocketUpgrade(webSocketRouter: router),
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port), serverName: "fleetmesh"),
+            services: [live],
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                logger.info("dashboard at http://\(channel.localAddress?.ipAddress ?? "?"):\(port)/")
+                await onListening(port)
+            },
+            logger: logger)
+        do {
+            try await withGracefulShutdownHandler {
+                try await app.run()
+            } onGracefulShutdown: {
+                state.shuttingDown()
+            }
+        } catch {
+            // The node runs on without its dashboard (a taken port must not ground the fleet's station).
+            logger.error(
+                "dashboard: cannot serve on \(configuration.host):\(configuration.port) (\(error)); the node runs without it; set [dashboard] listen"
+            )
+        }
+    }
+
+    private func addHealth(to router: Router<BasicWebSocketRequestContext>, state: DashboardState) {
+        router.get("/healthz") { _, _ in Self.json(["alive": true]) }
+        router.get("/readyz") { [backend] _, _ -> Response in
+            var problems: [String] = []
+            if state.isShuttingDown { problems.append("shutting down") }
+            if problems.isEmpty, await backend.answer(.status).status == nil {
+                problems.append("the node does not answer")
+            }
+            return Self.json(
+                ReadyReport(ready: problems.isEmpty, problems: problems),
+                status: problems.isEmpty ? .ok : .serviceUnavailable)
+        }
+    }
+}
+
+/// `/readyz`'s answer.
+struct ReadyReport: Codable {
+    var ready: Bool
+    var problems: [String]
+}
+
+/// Whether graceful shutdown has begun (set from the shutdown handler, read by `/readyz`).
+final class DashboardState: Sendable {
+    private let flag = Mutex(false)
+    var isShuttingDown: Bool { flag.withLock { $0 } }
+    func shuttingDown() { flag.withLock { $0 = true } }
+}

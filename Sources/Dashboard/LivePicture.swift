@@ -1,0 +1,84 @@
+import ControlProtocol
+import Foundation
+import ServiceLifecycle
+
+/// The live picture every WebSocket client receives: built once per interval from the node (vehicles, airspace,
+/// origin) and encoded once, then offered to each client. A client's stream holds only the newest picture, so a slow
+/// client skips ahead and never slows the node or grows memory.
+actor LivePicture: Service {
+    /// One picture on the wire (`type` is `picture`).
+    struct Frame: Encodable {
+        var type = "picture"
+        /// Milliseconds since the epoch at the station when the picture was taken.
+        var time: Int64
+        var vehicles: [VehicleReport]
+        var airspace: [AirspaceReport]
+        var origin: OriginReport?
+    }
+
+    private let backend: DashboardBackend
+    private let interval: Duration
+    private var clients: [Int: AsyncStream<String>.Continuation] = [:]
+    private var nextClient = 0
+    private var latest: String?
+
+    init(backend: DashboardBackend, interval: Duration) {
+        self.backend = backend
+        self.interval = interval
+    }
+
+    /// A new client's stream: the latest picture at once (if there is one), then each new one.
+    func subscribe() -> (id: Int, frames: AsyncStream<String>) {
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(1))
+        nextClient += 1
+        clients[nextClient] = continuation
+        if let latest { continuation.yield(latest) }
+        return (nextClient, stream)
+    }
+
+    func unsubscribe(_ id: Int) {
+        clients.removeValue(forKey: id)?.finish()
+        // With nobody watching, pictures stop; the next client must not start from an old one.
+        if clients.isEmpty { latest = nil }
+    }
+
+    /// Clients connected now.
+    var clientCount: Int { clients.count }
+
+    /// Builds a picture every interval while anyone watches; on graceful shutdown every client's stream ends.
+    func run() async throws {
+        let clock = ContinuousClock()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        await cancelWhenGracefulShutdown {
+            var next = clock.now
+            while !Task.isCancelled {
+                if await self.clientCount > 0 {
+                    let frame = await self.take()
+                    if let data = try? encoder.encode(frame) {
+                        await self.publish(String(decoding: data, as: UTF8.self))
+                    }
+                }
+                next = next.advanced(by: self.interval)
+                if next < clock.now { next = clock.now }
+                try? await clock.sleep(until: next)
+            }
+        }
+        for continuation in clients.values { continuation.finish() }
+        clients.removeAll()
+    }
+
+    private func take() async -> Frame {
+        async let vehicles = backend.answer(.vehicles).vehicles
+        async let airspace = backend.answer(.airspace).airspace
+        async let origin = backend.answer(.origin).origin
+        return Frame(
+            time: Int64(Date().timeIntervalSince1970 * 1000), vehicles: await vehicles ?? [],
+            airspace: await airspace ?? [], origin: await origin)
+    }
+
+    private func publish(_ text: String) {
+        latest = text
+        for continuation in clients.values { continuation.yield(text) }
+    }
+}

@@ -1,0 +1,303 @@
+// FleetMesh station dashboard: the live picture from /api/v1/live on a Leaflet map, commands through /api/v1.
+"use strict";
+
+const SEPARATION_M = 5.0;      // FleetMesh's default horizontal separation
+const VERTICAL_SEPARATION_M = 2.9;
+const STEP_M_PER_DEG = 111320;
+
+const state = {
+  vehicles: new Map(),   // node → VehicleReport
+  airspace: new Map(),   // node → AirspaceReport
+  origin: null,
+  selected: null,        // UAV number
+  sortKey: "uavNumber",
+  sortUp: true,
+  wasStale: new Map(),
+  conflicts: new Set(),
+};
+
+const map = L.map("map", { zoomSnap: 0.25, attributionControl: false }).setView([0, 0], 3);
+const layers = { grid: L.layerGroup().addTo(map), paths: L.layerGroup().addTo(map), rings: L.layerGroup().addTo(map) };
+const markers = new Map();   // node → L.marker
+let centred = false, gridDrawn = false;
+
+// Shows every drone (and the mission origin) on the map.
+function fitFleet() {
+  const points = [...state.vehicles.values()].map((v) => [v.latitude, v.longitude]);
+  if (state.origin) points.push([state.origin.latitude, state.origin.longitude]);
+  if (points.length === 0) return;
+  map.fitBounds(L.latLngBounds(points).pad(0.15), { maxZoom: 19 });
+}
+
+const FitControl = L.Control.extend({
+  onAdd() {
+    const b = L.DomUtil.create("button", "fit");
+    b.textContent = "Fit fleet";
+    b.title = "Show every drone";
+    L.DomEvent.on(b, "click", (e) => { L.DomEvent.stop(e); fitFleet(); });
+    return b;
+  },
+});
+new FitControl({ position: "topleft" }).addTo(map);
+
+function metresToLatLon(lat, lon, east, north) {
+  return [lat + north / STEP_M_PER_DEG, lon + east / (STEP_M_PER_DEG * Math.cos(lat * Math.PI / 180))];
+}
+
+function horizontalMetres(a, b) {
+  const dn = (b[0] - a[0]) * STEP_M_PER_DEG;
+  const de = (b[1] - a[1]) * STEP_M_PER_DEG * Math.cos(a[0] * Math.PI / 180);
+  return Math.hypot(dn, de);
+}
+
+// A metric grid around the mission origin (or the first vehicle): no tiles, the field has no internet.
+function drawGrid(lat, lon) {
+  layers.grid.clearLayers();
+  const span = 300, step = 10;
+  for (let d = -span; d <= span; d += step) {
+    const major = d % 50 === 0;
+    const style = { color: d === 0 ? "#7a9aaa" : major ? "#c3ccd4" : "#e2e7eb", weight: d === 0 ? 1.5 : 1, interactive: false };
+    L.polyline([metresToLatLon(lat, lon, d, -span), metresToLatLon(lat, lon, d, span)], style).addTo(layers.grid);
+    L.polyline([metresToLatLon(lat, lon, -span, d), metresToLatLon(lat, lon, span, d)], style).addTo(layers.grid);
+    if (d !== 0 && major) {
+      L.marker(metresToLatLon(lat, lon, d, 2), {
+        icon: L.divIcon({ className: "grid-label", html: d + " m", iconSize: [44, 12] }), interactive: false,
+      }).addTo(layers.grid);
+    }
+  }
+}
+
+function logEvent(text, kind) {
+  const li = document.createElement("li");
+  li.className = kind || "";
+  li.textContent = new Date().toLocaleTimeString() + "  " + text;
+  const list = document.getElementById("events");
+  list.prepend(li);
+  while (list.children.length > 200) list.lastChild.remove();
+}
+
+function label(v) { return v.uavNumber != null ? String(v.uavNumber) : v.name; }
+
+function render(picture) {
+  const seen = new Set();
+  for (const v of picture.vehicles) {
+    if (v.role !== "drone") continue;
+    seen.add(v.node);
+    if (!state.vehicles.has(v.node)) logEvent(`UAV ${label(v)} (${v.name}) joined the picture`);
+    const was = state.wasStale.get(v.node);
+    if (was === false && v.stale) logEvent(`UAV ${label(v)} (${v.name}): no telemetry (stale)`, "warning");
+    if (was === true && !v.stale) logEvent(`UAV ${label(v)} (${v.name}): telemetry again`);
+    state.wasStale.set(v.node, v.stale);
+    state.vehicles.set(v.node, v);
+  }
+  for (const node of [...state.vehicles.keys()]) {
+    if (!seen.has(node)) {
+      logEvent(`UAV ${label(state.vehicles.get(node))} left the picture`, "warning");
+      state.vehicles.delete(node);
+      state.wasStale.delete(node);
+      markers.get(node)?.remove();
+      markers.delete(node);
+    }
+  }
+  state.airspace = new Map(picture.airspace.map((a) => [a.node, a]));
+  state.origin = picture.origin;
+  if (!gridDrawn) {
+    const first = state.origin || [...state.vehicles.values()][0];
+    if (first) {
+      drawGrid(first.latitude, first.longitude);
+      gridDrawn = true;
+    }
+  }
+  if (!centred && state.vehicles.size > 0) {
+    fitFleet();
+    centred = true;
+  }
+  drawVehicles();
+  drawPredictions();
+  drawList();
+  drawSelected();
+}
+
+function drawVehicles() {
+  for (const [node, v] of state.vehicles) {
+    const selected = v.uavNumber === state.selected;
+    const className = `drone uav-${label(v)}${selected ? " selected" : ""}${v.stale ? " stale" : ""}`;
+    const icon = L.divIcon({ className, html: `<div title="${v.name}">${label(v)}</div>`, iconSize: [26, 26] });
+    let m = markers.get(node);
+    if (!m) {
+      m = L.marker([v.latitude, v.longitude], { icon }).addTo(map);
+      m.on("click", () => select(state.vehicles.get(node)?.uavNumber));
+      markers.set(node, m);
+    } else {
+      m.setLatLng([v.latitude, v.longitude]);
+      if (m.options.icon.options.className !== className) m.setIcon(icon);
+    }
+  }
+}
+
+// Every drone's predicted path and separation ring; a warning when two predictions come closer than the separation.
+function drawPredictions() {
+  layers.paths.clearLayers();
+  layers.rings.clearLayers();
+  const tracks = [];
+  for (const [node, a] of state.airspace) {
+    const v = state.vehicles.get(node);
+    if (!v || a.points.length === 0) continue;
+    const points = a.points.map((p) => [p[0], p[1]]);
+    L.polyline([[v.latitude, v.longitude], ...points], { color: "#1565c0", weight: 2, opacity: 0.7, interactive: false })
+      .addTo(layers.paths);
+    tracks.push({ v, a });
+  }
+  for (const v of state.vehicles.values()) {
+    if (v.altitude < 0.3) continue;
+    L.circle([v.latitude, v.longitude], { radius: SEPARATION_M / 2, color: "#1565c0", weight: 1, fillOpacity: 0.05, interactive: false })
+      .addTo(layers.rings);
+  }
+  const now = new Set();
+  let worst = null;
+  for (let i = 0; i < tracks.length; i++) {
+    for (let j = i + 1; j < tracks.length; j++) {
+      const [p, q] = [tracks[i], tracks[j]];
+      const n = Math.min(p.a.points.length, q.a.points.length);
+      for (let k = 0; k < n; k++) {
+        const [a, b] = [p.a.points[k], q.a.points[k]];
+        const d = horizontalMetres(a, b);
+        if (d < SEPARATION_M && Math.abs(a[2] - b[2]) < VERTICAL_SEPARATION_M) {
+          const key = `${label(p.v)}~${label(q.v)}`;
+          now.add(key);
+          const inSeconds = ((k + 1) * p.a.stepMs) / 1000;
+          if (!worst || inSeconds < worst.inSeconds) worst = { key, d, inSeconds };
+          if (!state.conflicts.has(key)) {
+            logEvent(`UAV ${label(p.v)} and UAV ${label(q.v)} predicted ${d.toFixed(1)} m apart in ${inSeconds.toFixed(1)} s`, "warning");
+          }
+          break;
+        }
+      }
+    }
+  }
+  state.conflicts = now;
+  const banner = document.getElementById("warning");
+  banner.hidden = !worst;
+  if (worst) banner.textContent = `separation: UAV ${worst.key.replace("~", " & UAV ")} in ${worst.inSeconds.toFixed(1)} s`;
+}
+
+// The list keeps one row per drone and updates it in place (a row stays the same element while the drone exists).
+const rows = new Map();   // node → tr
+function drawList() {
+  const sorted = [...state.vehicles.values()].sort((a, b) => {
+    const [x, y] = [a[state.sortKey], b[state.sortKey]];
+    const c = x < y ? -1 : x > y ? 1 : 0;
+    return state.sortUp ? c : -c;
+  });
+  const body = document.querySelector("#vehicles tbody");
+  for (const [node, tr] of rows) {
+    if (!state.vehicles.has(node)) { tr.remove(); rows.delete(node); }
+  }
+  for (const v of sorted) {
+    let tr = rows.get(v.node);
+    if (!tr) {
+      tr = document.createElement("tr");
+      for (const cls of ["uav", "name", "activity", "alt", "speed", "battery"]) {
+        const td = document.createElement("td");
+        td.className = cls;
+        tr.append(td);
+      }
+      const node = v.node;
+      tr.addEventListener("click", () => select(state.vehicles.get(node)?.uavNumber));
+      rows.set(v.node, tr);
+    }
+    tr.dataset.uav = label(v);
+    tr.classList.toggle("selected", v.uavNumber === state.selected);
+    tr.classList.toggle("stale", v.stale);
+    const texts = [label(v), v.name, v.activity, v.altitude.toFixed(1), v.speed.toFixed(1), v.batteryPercent + " %"];
+    tr.querySelectorAll("td").forEach((td, i) => { if (td.textContent !== texts[i]) td.textContent = texts[i]; });
+    body.append(tr);   // moves it into sorted place
+  }
+  document.getElementById("count").textContent = `(${sorted.length})`;
+}
+
+function selectedVehicle() {
+  return [...state.vehicles.values()].find((v) => v.uavNumber === state.selected);
+}
+
+function drawSelected() {
+  const v = selectedVehicle();
+  document.getElementById("selected").hidden = !v;
+  if (!v) return;
+  document.getElementById("sel-uav").textContent = label(v);
+  document.getElementById("sel-name").textContent = v.name;
+  const a = state.airspace.get(v.node);
+  document.getElementById("sel-facts").textContent =
+    `${v.activity}${v.armed ? ", armed" : ""} · ${v.altitude.toFixed(1)} m · ${v.speed.toFixed(1)} m/s · heading ${v.heading.toFixed(0)}°\n` +
+    `battery ${v.batteryPercent} % · telemetry ${v.ageMs} ms old${v.stale ? " (stale)" : ""}` +
+    (v.linkQuality != null ? ` · autopilot link ${v.linkQuality} %` : "") +
+    (a ? ` · prediction ${a.ageMs} ms old` : "");
+}
+
+function select(uav) {
+  if (uav == null) return;
+  state.selected = uav;
+  drawVehicles();
+  drawList();
+  drawSelected();
+}
+
+async function command(uav, args) {
+  const body = { args, timeoutMs: 60000, takeover: document.getElementById("takeover").checked };
+  const text = args.join(" ");
+  logEvent(`UAV ${uav} ${text}: sent`);
+  try {
+    const r = await fetch(`/api/v1/uavs/${uav}/commands`, {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+    });
+    const answer = await r.json();
+    if (!r.ok) { logEvent(`UAV ${uav} ${text}: ${answer.error}`, "rejected"); return; }
+    const parts = answer.answers.map((a) => `${a.answer}${a.reason ? " (" + a.reason + ")" : ""} ${a.afterMs} ms`);
+    if (answer.timedOut) parts.push("no final answer (timed out)");
+    const last = answer.answers[answer.answers.length - 1];
+    logEvent(`UAV ${uav} ${answer.command}: ${parts.join(", ")}`, last ? last.answer : "failed");
+  } catch (e) {
+    logEvent(`UAV ${uav} ${text}: the station did not answer (${e})`, "failed");
+  }
+}
+
+document.querySelectorAll("[data-cmd]").forEach((b) => b.addEventListener("click", () => {
+  if (state.selected == null) return;
+  const args = b.dataset.cmd.split(" ");
+  if (args[0] === "takeoff") args.push(document.getElementById("takeoff-alt").value);
+  command(state.selected, args);
+}));
+
+map.on("click", (e) => {
+  const v = selectedVehicle();
+  if (!v) return;
+  const alt = Math.max(v.altitude, 5).toFixed(1);
+  command(v.uavNumber, ["goto", e.latlng.lat.toFixed(7), e.latlng.lng.toFixed(7), alt]);
+});
+
+document.querySelectorAll("th[data-sort]").forEach((th) => th.addEventListener("click", () => {
+  const key = th.dataset.sort;
+  state.sortUp = state.sortKey === key ? !state.sortUp : true;
+  state.sortKey = key;
+  drawList();
+}));
+
+function connect(delay) {
+  const badge = document.getElementById("link");
+  const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/api/v1/live");
+  ws.onopen = () => { badge.textContent = "live"; badge.className = "badge ok"; delay = 500; };
+  ws.onmessage = (m) => {
+    const picture = JSON.parse(m.data);
+    if (picture.type === "picture") render(picture);
+  };
+  ws.onclose = () => {
+    badge.textContent = "reconnecting…";
+    badge.className = "badge bad";
+    setTimeout(() => connect(Math.min(delay * 2, 5000)), delay);
+  };
+}
+
+fetch("/api/v1/status").then((r) => r.json()).then((s) => {
+  if (s.node) document.getElementById("station").textContent = s.node.name;
+}).catch(() => {});
+connect(500);

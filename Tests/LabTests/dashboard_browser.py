@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Drives the station dashboard in headless Chromium (Selenium): the page loads with nothing from beyond the station,
+the drone appears on the map and in the list, a click on 'Take off' makes its altitude rise on the page, and the map
+and the event log show it. Prints one JSON line of findings; exits 1 with the reason on the first failure.
+
+usage: dashboard_browser.py URL UAV SCREENSHOT_DIR
+"""
+import json
+import os
+import sys
+import tempfile
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+url, uav, shots = sys.argv[1].rstrip("/"), sys.argv[2], sys.argv[3]
+os.makedirs(shots, exist_ok=True)
+findings = {}
+
+
+def fail(reason):
+    try:
+        driver.save_screenshot(os.path.join(shots, "failure.png"))
+        findings["events"] = driver.find_element(By.ID, "events").text.splitlines()[:20]
+    except Exception:
+        pass
+    findings["failure"] = reason
+    print(json.dumps(findings))
+    sys.exit(1)
+
+
+def wait_for(what, timeout, check):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            value = check()
+            if value:
+                return value
+        except Exception:
+            pass
+        time.sleep(0.1)
+    fail(f"timed out after {timeout} s waiting for {what}")
+
+
+options = webdriver.ChromeOptions()
+options.binary_location = "/usr/bin/chromium"
+for arg in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,800",
+            f"--user-data-dir={tempfile.mkdtemp(prefix='fleetmesh-chromium-')}"]:
+    options.add_argument(arg)
+options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
+driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+try:
+    started = time.monotonic()
+    driver.get(url + "/")
+    wait_for(f"UAV {uav} in the vehicle list", 15,
+             lambda: driver.find_elements(By.CSS_SELECTOR, f'#vehicles tr[data-uav="{uav}"]'))
+    wait_for(f"UAV {uav} on the map", 5, lambda: driver.find_elements(By.CSS_SELECTOR, f".drone.uav-{uav}"))
+    findings["firstPictureMs"] = round((time.monotonic() - started) * 1000)
+    findings["live"] = driver.find_element(By.ID, "link").text
+    driver.save_screenshot(os.path.join(shots, "1-fleet.png"))
+
+    driver.find_element(By.CSS_SELECTOR, f'#vehicles tr[data-uav="{uav}"]').click()
+    wait_for("the selected drone's panel", 5, lambda: driver.find_element(By.ID, "selected").is_displayed())
+    alt_input = driver.find_element(By.ID, "takeoff-alt")
+    alt_input.clear()
+    alt_input.send_keys("6")
+    driver.find_element(By.CSS_SELECTOR, 'button[data-cmd="takeoff"]').click()
+
+    def altitude():
+        return float(driver.find_element(By.CSS_SELECTOR, f'#vehicles tr[data-uav="{uav}"] td.alt').text)
+
+    findings["altitudeRisenTo"] = wait_for("the altitude on the page to rise above 3 m", 30,
+                                           lambda: altitude() if altitude() > 3 else None)
+    wait_for("the takeoff's answer in the event log", 30,
+             lambda: "completed" in driver.find_element(By.ID, "events").text)
+    findings["events"] = driver.find_element(By.ID, "events").text.splitlines()[:8]
+    driver.save_screenshot(os.path.join(shots, "2-takeoff.png"))
+
+    # Everything the page loaded came from the station: no CDN, fonts or tiles from elsewhere.
+    host = url.split("://", 1)[1]
+    requests = set()
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message.get("method") == "Network.requestWillBeSent":
+            requests.add(message["params"]["request"]["url"])
+        elif message.get("method") == "Network.webSocketCreated":
+            requests.add(message["params"]["url"])
+    # The browser's own pages (chrome://, the blank tab before the page) are not the page's requests.
+    network = [r for r in requests if r.split("://", 1)[0] in ("http", "https", "ws", "wss")]
+    foreign = sorted(r for r in network if r.split("://", 1)[1].split("/", 1)[0] != host)
+    findings["requests"] = len(network)
+    if foreign:
+        fail(f"the page loaded from beyond the station: {foreign}")
+    errors = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    if errors:
+        fail(f"the browser console reports errors: {errors}")
+    print(json.dumps(findings))
+finally:
+    driver.quit()

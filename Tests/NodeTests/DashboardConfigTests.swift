@@ -1,0 +1,48 @@
+import Dashboard
+import Testing
+
+@testable import Node
+
+private func parse(_ text: String) throws(ConfigError) -> NodeConfiguration {
+    try NodeConfiguration.parse(text, file: "/etc/fm/node.toml", baseDirectory: "/etc/fm")
+}
+
+private func node(_ role: String) -> String {
+    "[node]\nname = \"n\"\nrole = \"\(role)\"\nkey_file = \"k\"\n"
+}
+
+/// `[dashboard]`: on for stations at 127.0.0.1:8080 unless turned off, off for drones unless turned on, and never on
+/// an address other machines reach while it has no login.
+@Suite struct DashboardConfigTests {
+    @Test func stationsServeTheDashboardOnLoopbackByDefaultAndDronesDoNot() throws {
+        #expect(try parse(node("station")).dashboard == DashboardConfiguration(host: "127.0.0.1", port: 8080))
+        #expect(try parse(node("drone")).dashboard == nil)
+        #expect(try parse(node("station") + "[dashboard]\nenabled = false").dashboard == nil)
+        let drone = try parse(node("drone") + "[dashboard]\nenabled = true\nlisten = \"127.0.0.1:9090\"")
+        #expect(drone.dashboard == DashboardConfiguration(host: "127.0.0.1", port: 9090))
+        let v6 = try parse(node("station") + "[dashboard]\nlisten = \"[::1]:8081\"\nlive_rate_hz = 10")
+        #expect(v6.dashboard == DashboardConfiguration(host: "::1", port: 8081, liveRateHz: 10))
+    }
+
+    @Test(arguments: [
+        ("listen = \"0.0.0.0:8080\"", "[dashboard] listen: 0.0.0.0:8080 is reachable from other machines"),
+        ("listen = \"10.0.0.5:8080\"", "it has no login yet, so it listens on loopback only"),
+        ("listen = \"localhost\"", "[dashboard] listen: expected \"address:port\""),
+        ("listen = \"127.0.0.1:70000\"", "[dashboard] listen: expected \"address:port\""),
+        ("live_rate_hz = 50", "[dashboard] live_rate_hz: must be 1–20, found 50.0"),
+        ("enabled = \"yes\"", "[dashboard] enabled: expected true or false, found string"),
+        ("port = 8080", "[dashboard] port: unknown field (known: enabled, listen, live_rate_hz)"),
+    ])
+    func badDashboardSettingsNameTheField(line: String, expected: String) {
+        #expect {
+            try parse(node("station") + "[dashboard]\n" + line)
+        } throws: { error in
+            "\(error)".contains(expected)
+        }
+    }
+
+    @Test func theShippedStationConfigServesTheDashboardOnLoopback() throws {
+        let c = try NodeConfiguration.load(path: repositoryRoot + "/Config/station.toml")
+        #expect(c.dashboard?.isLoopback == true && c.dashboard?.port == 8080 && c.dashboard?.liveRateHz == 5)
+    }
+}
