@@ -217,13 +217,18 @@ struct ReliableChannelTests {
         // The backoff has reached its 1 s cap; the initial RTO is 200 ms.
         let grown = try #require(c.nextDeadline) - t
         #expect(grown == .seconds(1))
-        let now = t + .milliseconds(500)
-        _ = try c.send(type: 1, payload: [3], now: now)
         func resent(_ actions: [ReliableChannel.Action]) -> [[UInt8]] {
             actions.compactMap {
                 if case .transmit(.reliable(_, _, let payload)) = $0 { payload } else { nil }
             }
         }
+        // Heard again 50 ms after the last retransmission: nothing goes at once, but the next try is one RTO after
+        // that retransmission instead of the 1 s backoff.
+        var early = c
+        #expect(resent(early.resume(now: t + .milliseconds(50))).isEmpty)
+        #expect(early.nextDeadline == t + .milliseconds(200))
+        let now = t + .milliseconds(500)
+        _ = try c.send(type: 1, payload: [3], now: now)
         var plain = c
         #expect(resent(plain.resume(now: now)) == [[1], [2]])
         #expect(try #require(plain.nextDeadline) - now <= .milliseconds(200))

@@ -150,8 +150,9 @@ public struct ReliableChannel: Sendable {
 
     /// The peer is known to hear us again (it answered a heartbeat, or came back after an outage): every message in
     /// flight that has not been sent within the current RTO goes again now, its timeout back to the RTO, instead of
-    /// waiting out a backoff that grew while nothing could arrive. Messages sent recently are left alone, so calling
-    /// it on every heartbeat reply costs nothing on a healthy link. With `all`, every message in flight goes again.
+    /// waiting out a backoff that grew while nothing could arrive; one sent within the RTO goes again one RTO after
+    /// that send. On a healthy link no timeout has grown, so calling it on every heartbeat reply costs nothing. With
+    /// `all`, every message in flight goes again.
     public mutating func resume(now: MeshInstant, all: Bool = false) -> [Action] {
         guard inFlight > 0 else { return [] }
         let rto = rtt.timeoutDuration
@@ -159,13 +160,20 @@ public struct ReliableChannel: Sendable {
         var sequence = lowestUnacked
         while sequence < nextSequence {
             let i = slot(sequence)
-            if var o = outstanding[i], all || now - o.lastSentAt >= rto {
+            sequence += 1
+            guard var o = outstanding[i] else { continue }
+            if all || now - o.lastSentAt >= rto {
                 o.timeout = rto
                 retransmit(&o, now: now, into: &out)
-                outstanding[i] = o
-                retransmitCheckAt = min(retransmitCheckAt ?? o.deadline, o.deadline)
+            } else if o.timeout > rto {
+                // Sent just now, into the outage: it goes again one RTO after that send, not after the grown backoff.
+                o.timeout = rto
+                o.deadline = o.lastSentAt + rto
+            } else {
+                continue
             }
-            sequence += 1
+            outstanding[i] = o
+            retransmitCheckAt = min(retransmitCheckAt ?? o.deadline, o.deadline)
         }
         return out
     }
