@@ -6,6 +6,7 @@ extension ControlRequest: Codable {
         "send": ["uav", "args", "timeoutMs", "takeover"],
         "target": ["latitude", "longitude", "altitude", "uav", "all", "follow", "timeoutMs"],
         "manual": ["uavs", "uav", "rateHz", "durationMs", "axes", "takeover"],
+        "events": ["after", "limit"],
     ]
 
     public init(from decoder: any Decoder) throws {
@@ -46,6 +47,7 @@ extension ControlRequest: Codable {
         case "sources": self = .sources
         case "send": self = .send(try Send(fields))
         case "target": self = .target(try TargetLocation(fields))
+        case "events": self = .events(try Events(fields))
         default: self = .manual(try Manual(fields))
         }
     }
@@ -78,7 +80,20 @@ extension ControlRequest: Codable {
             try c.encode(m.durationMs, forKey: "durationMs")
             try c.encode(m.axes, forKey: "axes")
             if m.takeover { try c.encode(true, forKey: "takeover") }
+        case .events(let e):
+            try c.encode(e.after, forKey: "after")
+            try c.encode(e.limit, forKey: "limit")
         }
+    }
+}
+
+extension ControlRequest.Events {
+    init(_ f: Fields) throws(ControlRequestError) {
+        let after = try f.value("after", Int.self, "an event number (0: from the oldest kept)") ?? 0
+        guard after >= 0 else { throw f.error(#""after" must be 0 or more, found \#(after)"#) }
+        let limit = try f.value("limit", Int.self, "an integer 1–1000") ?? 200
+        guard (1...1000).contains(limit) else { throw f.error(#""limit" must be 1–1000, found \#(limit)"#) }
+        self.init(after: after, limit: limit)
     }
 }
 

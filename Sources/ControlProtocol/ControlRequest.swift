@@ -27,6 +27,20 @@ public enum ControlRequest: Sendable, Equatable {
     case target(TargetLocation)
     /// A manual-control stream to some drones.
     case manual(Manual)
+    /// The node's recent events (peers joining and lost, UAV numbers, leases, failsafes, map origin, commands), oldest
+    /// first.
+    case events(Events)
+
+    /// `events`: those numbered above `after` (0: from the oldest kept), at most `limit` (1–1000) of them.
+    public struct Events: Sendable, Equatable {
+        public var after: Int
+        public var limit: Int
+
+        public init(after: Int = 0, limit: Int = 200) {
+            self.after = after
+            self.limit = limit
+        }
+    }
 
     /// `send`: the drone holding UAV number `uav` is told `args` (the command in words, e.g. ["takeoff", "10"]).
     public struct Send: Sendable, Equatable {
@@ -108,12 +122,13 @@ public enum ControlRequest: Sendable, Equatable {
         case .send: "send"
         case .target: "target"
         case .manual: "manual"
+        case .events: "events"
         }
     }
 
     /// Every command, as the node lists them in its error for an unknown one.
     public static let commands = [
-        "status", "peers", "vehicles", "airspace", "send", "target", "origin", "sources", "manual",
+        "status", "peers", "vehicles", "airspace", "send", "target", "origin", "sources", "manual", "events",
     ]
 }
 

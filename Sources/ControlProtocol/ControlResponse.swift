@@ -1,5 +1,5 @@
 /// The answer: exactly one of its fields, by command (`status`, `vehicles`, `airspace`, `command`, `target`,
-/// `origin`, `sources`), or `error`.
+/// `origin`, `sources`, `manual`, `events`), or `error`.
 public struct ControlResponse: Codable, Sendable {
     public var status: NodeStatus?
     public var error: String?
@@ -10,11 +10,13 @@ public struct ControlResponse: Codable, Sendable {
     public var origin: OriginReport?
     public var sources: TargetSourcesReport?
     public var manual: ManualStreamReport?
+    public var events: EventsReport?
 
     public init(
         status: NodeStatus? = nil, error: String? = nil, vehicles: [VehicleReport]? = nil,
         airspace: [AirspaceReport]? = nil, command: CommandReport? = nil, target: TargetReport? = nil,
-        origin: OriginReport? = nil, sources: TargetSourcesReport? = nil, manual: ManualStreamReport? = nil
+        origin: OriginReport? = nil, sources: TargetSourcesReport? = nil, manual: ManualStreamReport? = nil,
+        events: EventsReport? = nil
     ) {
         self.status = status
         self.error = error
@@ -25,5 +27,6 @@ public struct ControlResponse: Codable, Sendable {
         self.origin = origin
         self.sources = sources
         self.manual = manual
+        self.events = events
     }
 }

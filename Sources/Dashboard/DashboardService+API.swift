@@ -20,6 +20,21 @@ extension DashboardService {
         ] {
             api.get(RouterPath(path)) { _, _ in Self.answer(await backend.answer(request), notFoundWhenError: true) }
         }
+        api.get("events") { request, _ -> Response in
+            var fields: [String: Any] = ["command": "events"]
+            for (key, value) in request.uri.queryParameters {
+                guard key == "after" || key == "limit" else {
+                    return Self.problem(
+                        "events: unknown query parameter \"\(key)\" (events takes after, limit)", status: .badRequest)
+                }
+                guard let n = Int(value) else {
+                    return Self.problem(
+                        "events: \"\(key)\" must be an integer, found \"\(value)\"", status: .badRequest)
+                }
+                fields[String(key)] = n
+            }
+            return await Self.ask(fields, backend: backend)
+        }
         api.post("uavs/:uav/commands") { request, context -> Response in
             guard let text = context.parameters.get("uav"), let uav = Int(text) else {
                 return Self.problem("uav: expected a UAV number 1–250 in the path", status: .badRequest)
@@ -56,9 +71,14 @@ extension DashboardService {
         var whole = object
         whole["command"] = command
         for (key, value) in fields { whole[key] = value }
+        return await ask(whole, backend: backend)
+    }
+
+    /// Decodes `fields` as a control request (its checks name any field that is wrong) and asks the node.
+    static func ask(_ fields: [String: Any], backend: DashboardBackend) async -> Response {
         let controlRequest: ControlRequest
         do {
-            let data = try JSONSerialization.data(withJSONObject: whole)
+            let data = try JSONSerialization.data(withJSONObject: fields)
             controlRequest = try JSONDecoder().decode(ControlRequest.self, from: data)
         } catch let error as ControlRequestError {
             return problem(error.description, status: .badRequest)
@@ -84,6 +104,7 @@ extension DashboardService {
         if let v = response.origin { return json(v) }
         if let v = response.sources { return json(v) }
         if let v = response.manual { return json(v) }
+        if let v = response.events { return json(v) }
         return problem("the node gave no answer", status: .internalServerError)
     }
 

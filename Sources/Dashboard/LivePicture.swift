@@ -14,6 +14,8 @@ actor LivePicture: Service {
         var vehicles: [VehicleReport]
         var airspace: [AirspaceReport]
         var origin: OriginReport?
+        /// The node's events since the previous picture (the page asks `/api/v1/events` for older ones).
+        var events: [EventReport]
     }
 
     private let backend: DashboardBackend
@@ -21,6 +23,8 @@ actor LivePicture: Service {
     private var clients: [Int: AsyncStream<String>.Continuation] = [:]
     private var nextClient = 0
     private var latest: String?
+    /// The newest event already in a picture (nil until the first picture).
+    private var eventsSeen: Int?
 
     init(backend: DashboardBackend, interval: Duration) {
         self.backend = backend
@@ -72,9 +76,13 @@ actor LivePicture: Service {
         async let vehicles = backend.answer(.vehicles).vehicles
         async let airspace = backend.answer(.airspace).airspace
         async let origin = backend.answer(.origin).origin
+        // The first picture only learns where the events are; each later one carries those since the one before.
+        let page = await backend.answer(.events(.init(after: eventsSeen ?? 0, limit: eventsSeen == nil ? 1 : 1000)))
+        let events = eventsSeen == nil ? [] : page.events?.events ?? []
+        if let latest = page.events?.latest { eventsSeen = latest }
         return Frame(
             time: Int64(Date().timeIntervalSince1970 * 1000), vehicles: await vehicles ?? [],
-            airspace: await airspace ?? [], origin: await origin)
+            airspace: await airspace ?? [], origin: await origin, events: events)
     }
 
     private func publish(_ text: String) {

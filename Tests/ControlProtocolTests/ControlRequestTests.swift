@@ -39,6 +39,8 @@ struct ControlRequestTests {
             try decode(#"{"command":"manual","uavs":[2,5],"rateHz":100,"durationMs":2000,"axes":[500,0,0,0]}"#)
                 == .manual(.init(uavs: [2, 5], rateHz: 100, durationMs: 2000, axes: [500, 0, 0, 0])))
         #expect(try decode(#"{"command":"manual","uav":4}"#) == .manual(.init(uavs: [4])))
+        #expect(try decode(#"{"command":"events"}"#) == .events(.init(after: 0, limit: 200)))
+        #expect(try decode(#"{"command":"events","after":41,"limit":10}"#) == .events(.init(after: 41, limit: 10)))
         // A field given as null counts as absent.
         #expect(
             try decode(#"{"command":"send","uav":2,"args":["land"],"timeoutMs":null}"#)
@@ -52,6 +54,7 @@ struct ControlRequestTests {
             .init(latitude: -33.5, longitude: 151.25, altitude: -3, to: .uav(1), follow: false, timeoutMs: 600_000)),
         .target(.init(latitude: 0, longitude: 0, altitude: 0, to: .all, follow: true)),
         .manual(.init(uavs: [1, 250], rateHz: 1000, durationMs: 600_000, axes: [-1000, 1000, 0, 5], takeover: true)),
+        .events(.init()), .events(.init(after: 1_000_000, limit: 1)),
     ])
     func everyRequestSurvivesTheWire(_ request: ControlRequest) throws {
         let bytes = try JSONEncoder().encode(request)
@@ -66,15 +69,21 @@ struct ControlRequestTests {
             ("[1,2]", #"malformed control request: expected one JSON object like {"command":"status"}"#),
             (
                 #"{"uav":2}"#,
-                #"malformed control request: "command" is required (one of status, peers, vehicles, airspace, send, target, origin, sources, manual)"#
+                #"malformed control request: "command" is required (one of status, peers, vehicles, airspace, send, target, origin, sources, manual, events)"#
             ),
             (
                 #"{"command":5}"#,
-                #"malformed control request: "command" must be a string: one of status, peers, vehicles, airspace, send, target, origin, sources, manual, found 5.0"#
+                #"malformed control request: "command" must be a string: one of status, peers, vehicles, airspace, send, target, origin, sources, manual, events, found 5.0"#
             ),
             (
                 #"{"command":"jump"}"#,
-                "unknown command 'jump' (known: status, peers, vehicles, airspace, send, target, origin, sources, manual)"
+                "unknown command 'jump' (known: status, peers, vehicles, airspace, send, target, origin, sources, manual, events)"
+            ),
+            (#"{"command":"events","limit":0}"#, #"events: "limit" must be 1–1000, found 0"#),
+            (#"{"command":"events","after":-1}"#, #"events: "after" must be 0 or more, found -1"#),
+            (
+                #"{"command":"events","since":3}"#,
+                #"events: unknown field "since" (events takes after, limit)"#
             ),
             (#"{"command":"status","v":2}"#, #"status: "v": this node speaks control protocol version 1, found 2"#),
             (#"{"command":"status","verbose":true}"#, #"status: unknown field "verbose" (status takes no fields)"#),

@@ -52,6 +52,12 @@ import Testing
             #expect(list.contains { $0["uavNumber"] as? Int == uav && $0["name"] as? String == "drone-2" })
             #expect(try http(lab, "GET", "/api/v1/status").status == 200)
             #expect(try http(lab, "GET", "/api/v1/airspace").status == 200)
+            // The station's events: the drone came into session and announced its number.
+            let events = try http(lab, "GET", "/api/v1/events?after=0&limit=1000")
+            let page = try #require(events.json as? [String: Any], "\(events.body)")
+            let texts = (page["events"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
+            #expect(texts.contains { $0.hasPrefix("peer ") && $0.hasSuffix("→ established") }, "\(texts)")
+            #expect(texts.contains { $0.contains("announces UAV number \(uav)") }, "\(texts)")
             let origin = try http(lab, "GET", "/api/v1/origin")
             #expect(origin.status == 404 && origin.error?.contains("no map origin known yet") == true, "\(origin.body)")
 
@@ -78,6 +84,9 @@ import Testing
                 ("POST", "/api/v1/uavs/abc/commands", #"{"args":["land"]}"#, 400, "uav: expected a UAV number"),
                 ("POST", "/api/v1/targets", #"{"latitude":95,"longitude":14,"altitude":10,"all":true}"#, 400, "-90…90"),
                 ("GET", "/api/v1/nothing", nil, 404, "no such resource: GET /api/v1/nothing"),
+                ("GET", "/api/v1/events?limit=5000", nil, 400, #"events: "limit" must be 1–1000, found 5000"#),
+                ("GET", "/api/v1/events?after=x", nil, 400, #"events: "after" must be an integer, found "x""#),
+                ("GET", "/api/v1/events?since=3", nil, 400, #"unknown query parameter "since""#),
             ]
             for (method, path, body, status, fragment) in cases {
                 let r = try http(lab, method, path, body: body)
@@ -87,7 +96,15 @@ import Testing
             }
             // Still answering after all that.
             #expect(try http(lab, "GET", "/api/v1/vehicles").status == 200)
-            #expect(try http(lab, "GET", "/api/openapi.yaml").body.hasPrefix("openapi: 3"))
+            // The served OpenAPI document is valid OpenAPI 3 (openapi-spec-validator from PyPI).
+            let document = lab.directory.appendingPathComponent("openapi.yaml").path
+            try http(lab, "GET", "/api/openapi.yaml").body.write(toFile: document, atomically: true, encoding: .utf8)
+            let check = try shell([
+                "python3", "-c",
+                "import sys, yaml; from openapi_spec_validator import validate; validate(yaml.safe_load(open(sys.argv[1])))",
+                document,
+            ])
+            #expect(check.status == 0, "\(check.output)")
 
             // The page and its libraries come from the station itself.
             #expect(try http(lab, "GET", "/").body.contains("/vendor/leaflet/leaflet.js"))
@@ -106,7 +123,11 @@ import Testing
             let script = repositoryRoot.appendingPathComponent("Tests/LabTests/dashboard_browser.py").path
             let browser = try lab.start(
                 host: 1, tag: "browser", ["python3", "-u", script, "http://127.0.0.1:8080", String(uav), shots])
-            try await waitUntil("the browser script ends", timeout: .seconds(90)) { !browser.process.isRunning }
+            try await waitUntil("the browser has seen the takeoff", timeout: .seconds(60)) {
+                browser.output.contains("READY: cut the link") || !browser.process.isRunning
+            }
+            if browser.process.isRunning { try lab.lab("cut", "2") }
+            try await waitUntil("the browser script ends", timeout: .seconds(40)) { !browser.process.isRunning }
             let status = browser.process.wait()
             let findings = browser.output.split(separator: "\n").last { $0.hasPrefix("{") }.map(String.init) ?? ""
             #expect(status == 0, "\(findings.isEmpty ? browser.output.suffix(3000) : Substring(findings))")

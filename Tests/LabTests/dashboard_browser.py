@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Drives the station dashboard in headless Chromium (Selenium): the page loads with nothing from beyond the station,
-the drone appears on the map and in the list, a click on 'Take off' makes its altitude rise on the page, and the map
-and the event log show it. Prints one JSON line of findings; exits 1 with the reason on the first failure.
+the drone appears on the map and in the list, a click on 'Take off' makes its altitude rise on the page, and when the
+test cuts the drone's link (after this prints READY) the station's event log on the page says the drone was lost. Prints one JSON line of findings; exits 1 with the reason on the first failure.
 
 usage: dashboard_browser.py URL UAV SCREENSHOT_DIR
 """
@@ -75,8 +75,15 @@ try:
                                            lambda: altitude() if altitude() > 3 else None)
     wait_for("the takeoff's answer in the event log", 30,
              lambda: "completed" in driver.find_element(By.ID, "events").text)
-    findings["events"] = driver.find_element(By.ID, "events").text.splitlines()[:8]
     driver.save_screenshot(os.path.join(shots, "2-takeoff.png"))
+
+    # The test cuts the drone's link now; the station's event log on the page must say it lost the drone.
+    print("READY: cut the link", flush=True)
+    wait_for("the station's 'lost' event in the page's log", 20,
+             lambda: f"UAV {uav}: peer" in driver.find_element(By.ID, "events").text
+             and "→ lost" in driver.find_element(By.ID, "events").text)
+    findings["events"] = driver.find_element(By.ID, "events").text.splitlines()[:10]
+    driver.save_screenshot(os.path.join(shots, "3-link-cut.png"))
 
     # Everything the page loaded came from the station: no CDN, fonts or tiles from elsewhere.
     host = url.split("://", 1)[1]

@@ -67,10 +67,10 @@ function drawGrid(lat, lon) {
   }
 }
 
-function logEvent(text, kind) {
+function logEvent(text, kind, time) {
   const li = document.createElement("li");
   li.className = kind || "";
-  li.textContent = new Date().toLocaleTimeString() + "  " + text;
+  li.textContent = (time ? new Date(time) : new Date()).toLocaleTimeString() + "  " + text;
   const list = document.getElementById("events");
   list.prepend(li);
   while (list.children.length > 200) list.lastChild.remove();
@@ -78,7 +78,17 @@ function logEvent(text, kind) {
 
 function label(v) { return v.uavNumber != null ? String(v.uavNumber) : v.name; }
 
+// The station's own events (peers joining and lost, UAV numbers, leases, failsafes, commands), each shown once.
+let lastEventSeq = 0;
+function nodeEvent(e) {
+  if (e.seq <= lastEventSeq) return;
+  lastEventSeq = e.seq;
+  const text = e.text.replace(/ \([0-9a-f]{8,32}\)/g, "");   // node ids beside names: the names say it
+  logEvent((e.uavNumber != null ? `UAV ${e.uavNumber}: ` : "") + text, e.level, e.timeMs);
+}
+
 function render(picture) {
+  for (const e of picture.events || []) nodeEvent(e);
   const seen = new Set();
   for (const v of picture.vehicles) {
     if (v.role !== "drone") continue;
@@ -300,4 +310,7 @@ function connect(delay) {
 fetch("/api/v1/status").then((r) => r.json()).then((s) => {
   if (s.node) document.getElementById("station").textContent = s.node.name;
 }).catch(() => {});
-connect(500);
+// The last 100 events first, then the live picture (which carries the newer ones).
+fetch("/api/v1/events?after=0&limit=1000").then((r) => r.json()).then((page) => {
+  for (const e of page.events.slice(-100)) nodeEvent(e);
+}).catch(() => {}).finally(() => connect(500));

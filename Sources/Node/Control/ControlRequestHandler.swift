@@ -60,6 +60,8 @@ enum ControlRequestHandler {
                 duration: .milliseconds(m.durationMs),
                 takeover: m.takeover)
             return ControlResponse(manual: report)
+        case .events(let e):
+            return ControlResponse(events: await coordinator.events(after: e.after, limit: e.limit))
         }
     }
 }

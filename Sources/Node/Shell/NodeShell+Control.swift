@@ -200,6 +200,21 @@ extension NodeShell {
         return s
     }
 
+    /// The node's recent events numbered above `after`, at most `limit`.
+    public func events(after: Int, limit: Int) -> EventsReport {
+        eventLog.page(after: after, limit: limit)
+    }
+
+    /// Logs `text` and keeps it as an event (`fleetmesh events`, the dashboard), with the UAV number of the node it is
+    /// about when that is known.
+    func event(_ level: Logger.Level, _ kind: String, _ text: String, about node: NodeID? = nil) {
+        logger.log(level: level, "\(text)")
+        let uav = node.flatMap { core.advertisement(of: $0)?.uavNumber }.map(Int.init)
+        eventLog.record(
+            kind: kind, level: level.rawValue, text: text, node: node?.hex, uavNumber: uav,
+            timeMs: Int64(Date().timeIntervalSince1970 * 1000))
+    }
+
     func displayName(_ node: NodeID) -> String {
         if node == core.nodeID { return name }
         if let n = core.advertisement(of: node)?.name, !n.isEmpty { return n }

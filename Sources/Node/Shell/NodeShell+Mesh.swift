@@ -129,7 +129,7 @@ extension NodeShell {
             case .peerState(let peer, let name, let from, let to):
                 let label = name ?? peer.short
                 let line = "peer \(label) (\(peer)) \(from?.rawValue ?? "new") → \(to.rawValue)"
-                if to == .lost || to == .left { logger.notice("\(line)") } else { logger.info("\(line)") }
+                event(to == .lost || to == .left ? .notice : .info, "peer", line, about: peer)
             case .rejected(let address, let reason, let log):
                 guard log else { continue }
                 if case .unknownReceiverIndex = reason {

@@ -55,6 +55,8 @@ public actor NodeShell {
     /// still probing makes it collide with its own earlier probe and take another name.
     var recordPublished = false
     var malformedLoggedAt: [NodeID: MeshInstant] = [:]
+    /// What happened lately, for `fleetmesh events` and the dashboard.
+    var eventLog = NodeEventLog()
     /// Target updates received from target sources and flooded.
     var targetsFromSources = 0
     /// Drones: the manual-control samples obeyed.
@@ -210,18 +212,18 @@ public actor NodeShell {
                 logger.log(level: Logger.Level(rawValue: level.rawValue) ?? .info, "\(line)")
             case .verdict(let id, let verdict, let label):
                 switch verdict {
-                case .accepted: logger.info("command \(id) \(label) accepted")
-                case .rejected(let reason): logger.notice("command \(id) \(label) rejected: \(reason)")
+                case .accepted: event(.info, "command", "command \(id) \(label) accepted")
+                case .rejected(let reason): event(.notice, "command", "command \(id) \(label) rejected: \(reason)")
                 }
                 coordinate(now: t) { $0.onVehicleVerdict(id, verdict, now: t) }
             case .flyingChanged(let flying):
                 logger.info("vehicle \(flying ? "airborne" : "on the ground")")
                 coordinate(now: t) { $0.onFlyingChanged(flying, now: t) }
             case .completed(let id):
-                logger.info("command \(id) completed")
+                event(.info, "command", "command \(id) completed")
                 coordinate(now: t) { $0.onVehicleCompletion(id, .completed, now: t) }
             case .failed(let id, let reason):
-                logger.notice("command \(id) failed: \(reason)")
+                event(.notice, "command", "command \(id) failed: \(reason)")
                 coordinate(now: t) { $0.onVehicleCompletion(id, .failed(reason), now: t) }
             }
         }
@@ -243,23 +245,27 @@ public actor NodeShell {
             case .persistUAVNumber(let n):
                 persist(n)
             case .uavNumberChanged(let from, let to, let reason):
-                logger.notice(
+                event(
+                    .notice, "number",
                     "UAV number \(from.map(String.init) ?? "none") → \(to.map(String.init) ?? "none") (\(Self.describe(reason)))"
                 )
                 if recordPublished { refreshTXT() }
                 withPilot(now: t) { $0.setUAVNumber(to) }
             case .numberAnnounced(let node, let number, let previous):
-                logger.info(
-                    "\(core.advertisement(of: node)?.name ?? node.short) (\(node)) announces UAV number \(number.map(String.init) ?? "none") (was \(previous.map(String.init) ?? "none"))"
-                )
+                event(
+                    .info, "number",
+                    "\(core.advertisement(of: node)?.name ?? node.short) (\(node)) announces UAV number \(number.map(String.init) ?? "none") (was \(previous.map(String.init) ?? "none"))",
+                    about: node)
             case .numberConflict(let conflict):
                 switch conflict {
                 case .pinnedClash(let number, let nodes):
-                    logger.error(
+                    event(
+                        .error, "number",
                         "UAV number conflict: \(nodes.count) reachable drones are pinned to \(number) (\(nodes.map(\.short).joined(separator: ", "))); commands to it are refused until the configuration is fixed"
                     )
                 case .exhausted:
-                    logger.error(
+                    event(
+                        .error, "number",
                         "UAV number conflict: all 250 numbers are taken among reachable drones; this drone stays unnumbered"
                     )
                 }
@@ -279,7 +285,7 @@ public actor NodeShell {
                 manualStats.record(sentAtMicros: sample.sentAtMicros, wallSeconds: Date().timeIntervalSince1970)
                 withPilot(now: t) { $0.applyManualControl(sample, now: t) }
             case .commandAnswer(let id, let answer):
-                logger.info("command \(id): \(Self.describe(answer))")
+                event(.info, "command", "command \(id): \(Self.describe(answer))")
                 forwardToGroundControl(id, answer)
                 if answers[id] != nil {
                     let after = commandSentAt[id].map { Int((t - $0).wholeNanoseconds / 1_000_000) } ?? 0
@@ -287,22 +293,26 @@ public actor NodeShell {
                     if Self.isFinal(answer) { endWait(id) }
                 }
             case .leaseChanged(let holder, let holderName):
-                logger.info("control lease \(holder == nil ? "free" : "held by \(holderName ?? holder!.short)")")
+                event(
+                    .info, "lease", "control lease \(holder == nil ? "free" : "held by \(holderName ?? holder!.short)")"
+                )
             case .controlLost(let number, let to):
-                logger.notice("lost control of UAV \(number)\(to.isEmpty ? " (lease lapsed)" : " to \(to)")")
+                event(.notice, "lease", "lost control of UAV \(number)\(to.isEmpty ? " (lease lapsed)" : " to \(to)")")
             case .failsafe(let action):
-                logger.warning("failsafe: no station heard; \(action)")
+                event(.warning, "failsafe", "failsafe: no station heard; \(action)")
                 withPilot(now: t) { $0.failsafe(action, now: t) }
             case .failsafeReported(let report, let from):
                 let steps = report.steps.map { "\($0.action) after \($0.afterSilenceMilliseconds) ms" }.joined(
                     separator: ", ")
-                logger.notice(
+                event(
+                    .notice, "failsafe",
                     "UAV \(report.uavNumber) (\(from)) was without a station for \(report.silenceMilliseconds) ms: \(steps.isEmpty ? "no action" : steps)"
                 )
             case .mapOriginChanged(let origin, let by):
                 switch Self.mapOrigin(origin) {
                 case .success(let map):
-                    logger.info("map origin \(Self.describe(origin, zone: map.zone)) from \(displayName(by))")
+                    event(
+                        .info, "origin", "map origin \(Self.describe(origin, zone: map.zone)) from \(displayName(by))")
                 case .failure(let error):
                     logger.warning(
                         "map origin \(Self.describe(origin, zone: nil)) from \(displayName(by)) cannot be placed on the UTM map: \(error)"
