@@ -176,13 +176,6 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
                 // A completed handshake is an authenticated exchange: it brings a silent peer back like any datagram.
                 out.append(.note(.debug, "session with \(id) rekeyed"))
                 apply(membership.onHeard(id: id, address: endpoint.peerInfo(id)?.address, now: t), now: t, into: &out)
-                // The peer may have started it because it no longer held the session this node kept (one-way outage,
-                // or it forgot this node): what went out over the old one goes again over the new one now.
-                if var channel = channels[id], channel.inFlight > 0 {
-                    let actions = channel.resume(now: t, all: true)
-                    channels[id] = channel
-                    perform(actions, peer: id, now: t, into: &out)
-                }
             case .rejected(let address, let reason):
                 rejections[reason.category, default: 0] += 1
                 // One log line per address per 5 s: a flood of junk must not flood the log.
