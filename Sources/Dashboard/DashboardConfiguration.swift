@@ -2,7 +2,7 @@
 public struct DashboardConfiguration: Sendable, Equatable {
     /// The address to listen on. Default `127.0.0.1`: only this machine; another address needs authentication.
     public var host: String
-    /// TCP port. Default 8080; 0 picks a free one (logged, and shown by `status`).
+    /// TCP port. Default 8080.
     public var port: Int
     /// Live pictures per second on the WebSocket (1–20). Default 5.
     public var liveRateHz: Double

@@ -64,7 +64,7 @@ extension DashboardService {
             return problem(
                 "malformed JSON: expected one object (\(command) takes \(takes(command)))", status: .badRequest)
         }
-        for key in ["command", "v"] + fields.keys.sorted() where object[key] != nil {
+        if let key = (["command", "v"] + fields.keys.sorted()).first(where: { object[$0] != nil }) {
             return problem(
                 "\(command): unknown field \"\(key)\" (\(command) takes \(takes(command)))", status: .badRequest)
         }

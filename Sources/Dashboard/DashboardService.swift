@@ -13,18 +13,17 @@ import Synchronization
 public struct DashboardService: Service, CustomStringConvertible {
     let configuration: DashboardConfiguration
     let backend: DashboardBackend
+    let clock: ContinuousClock
     let logger: Logger
-    let onListening: @Sendable (Int) async -> Void
 
-    /// A dashboard for `backend`; `onListening` gets the bound port once the server listens.
+    /// A dashboard for `backend`, taking its live pictures on the node's `clock`.
     public init(
-        configuration: DashboardConfiguration, backend: DashboardBackend, logger: Logger,
-        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+        configuration: DashboardConfiguration, backend: DashboardBackend, clock: ContinuousClock, logger: Logger
     ) {
         self.configuration = configuration
         self.backend = backend
+        self.clock = clock
         self.logger = logger
-        self.onListening = onListening
     }
 
     public var description: String { "DashboardService(\(configuration.host):\(configuration.port))" }
@@ -35,7 +34,7 @@ public struct DashboardService: Service, CustomStringConvertible {
     static let vendorRoot = "/usr/share/javascript"
 
     public func run() async throws {
-        let live = LivePicture(backend: backend, interval: .seconds(1.0 / configuration.liveRateHz))
+        let live = LivePicture(backend: backend, interval: .seconds(1.0 / configuration.liveRateHz), clock: clock)
         let state = DashboardState()
         let router = Router(context: BasicWebSocketRequestContext.self)
         router.add(middleware: JSONErrorMiddleware())
@@ -58,16 +57,15 @@ public struct DashboardService: Service, CustomStringConvertible {
             }
             await live.unsubscribe(id)
         }
-        let (logger, onListening) = (self.logger, self.onListening)
+        let logger = self.logger
         let app = Application(
             router: router, server: .http1WebSocketUpgrade(webSocketRouter: router),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "fleetmesh"),
             services: [live],
             onServerRunning: { channel in
-                let port = channel.localAddress?.port ?? 0
-                logger.info("dashboard at http://\(channel.localAddress?.ipAddress ?? "?"):\(port)/")
-                await onListening(port)
+                logger.info(
+                    "dashboard at http://\(channel.localAddress?.ipAddress ?? "?"):\(channel.localAddress?.port ?? 0)/")
             },
             logger: logger)
         do {

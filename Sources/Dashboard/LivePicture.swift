@@ -20,15 +20,17 @@ actor LivePicture: Service {
 
     private let backend: DashboardBackend
     private let interval: Duration
+    private let clock: ContinuousClock
     private var clients: [Int: AsyncStream<String>.Continuation] = [:]
     private var nextClient = 0
     private var latest: String?
     /// The newest event already in a picture (nil until the first picture).
     private var eventsSeen: Int?
 
-    init(backend: DashboardBackend, interval: Duration) {
+    init(backend: DashboardBackend, interval: Duration, clock: ContinuousClock) {
         self.backend = backend
         self.interval = interval
+        self.clock = clock
     }
 
     /// A new client's stream: the latest picture at once (if there is one), then each new one.
@@ -51,7 +53,7 @@ actor LivePicture: Service {
 
     /// Builds a picture every interval while anyone watches; on graceful shutdown every client's stream ends.
     func run() async throws {
-        let clock = ContinuousClock()
+        let clock = self.clock
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         await cancelWhenGracefulShutdown {

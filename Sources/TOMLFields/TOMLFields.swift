@@ -64,9 +64,6 @@ public struct TOMLFields<Failure: Error> {
     /// Whether the table has `key`.
     public func has(_ key: String) -> Bool { table[key] != nil }
 
-    /// The keys present, sorted.
-    public var keys: [String] { table.keys.sorted() }
-
     // MARK: Scalars
 
     /// A string, or nil when absent.

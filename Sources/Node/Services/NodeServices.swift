@@ -27,7 +27,8 @@ public struct NodeServices: CustomStringConvertible {
     /// The process's one Avahi client (nil when the node neither advertises nor browses anything): the mesh
     /// record, `_mavlink._udp`, and the browsers for peers and target sources all go through it.
     public let discovery: AvahiDiscovery?
-    /// The one clock the node runs on: its actor's time, the timers, the ground-control streams, target sources.
+    /// The one clock the node runs on: its actor's time, the timers, the ground-control streams, target sources and
+    /// the dashboard's live pictures.
     public let clock: ContinuousClock
     private let logger: Logger
 
@@ -143,7 +144,8 @@ public struct NodeServices: CustomStringConvertible {
             let backend = DashboardBackend {
                 await ControlRequestHandler.handle($0, shell: shell, targetSources: targetSources)
             }
-            services.append(helper(DashboardService(configuration: dashboard, backend: backend, logger: logger)))
+            services.append(
+                helper(DashboardService(configuration: dashboard, backend: backend, clock: clock, logger: logger)))
         }
         return services
     }
