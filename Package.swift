@@ -16,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
     ],
     targets: [
         // C shim over libavahi-client (apt: libavahi-client-dev).
@@ -94,6 +95,8 @@ let package = Package(
                 "ControlProtocol",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -120,7 +123,7 @@ let package = Package(
         .executableTarget(
             name: "fleetmesh",
             dependencies: [
-                "ControlProtocol", "Node", "Geodesy", "Flight", "Scenarios", "Avoidance",
+                "ControlProtocol", "Dashboard", "Node", "Geodesy", "Flight", "Scenarios", "Avoidance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "fleetmesh-demo", dependencies: ["ControlProtocol", "LabKit"]),
@@ -172,7 +175,10 @@ let package = Package(
         .testTarget(
             name: "AutopilotEmulationTests", dependencies: ["AutopilotEmulation", "MAVLink", "Flight", "Geodesy"]),
         .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol"]),
-        .testTarget(name: "LabTests", dependencies: ["ControlProtocol", "Node", "LabKit"], exclude: ["udp_tool.py"]),
+        .testTarget(name: "DashboardTests", dependencies: ["Dashboard"]),
+        .testTarget(
+            name: "LabTests", dependencies: ["ControlProtocol", "Dashboard", "Node", "LabKit"], exclude: ["udp_tool.py"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -6,12 +6,16 @@ public struct DashboardConfiguration: Sendable, Equatable {
     public var port: Int
     /// Live pictures per second on the WebSocket (1–20). Default 5.
     public var liveRateHz: Double
+    /// `[[dashboard.accounts]]`: with none, no login (and loopback only); with any, every API request needs one.
+    public var accounts: [DashboardAccount]
 
     /// A configuration; every parameter defaults to the documented value.
-    public init(host: String = "127.0.0.1", port: Int = 8080, liveRateHz: Double = 5) {
+    public init(host: String = "127.0.0.1", port: Int = 8080, liveRateHz: Double = 5, accounts: [DashboardAccount] = [])
+    {
         self.host = host
         self.port = port
         self.liveRateHz = liveRateHz
+        self.accounts = accounts
     }
 
     /// Whether `host` is a loopback address (the only kind served without authentication).

@@ -11,7 +11,7 @@ extension DashboardService {
     /// Largest request body accepted (a trajectory upload fits many times over).
     static let maximumBody = 256 * 1024
 
-    func addAPI(to router: Router<BasicWebSocketRequestContext>) {
+    func addAPI(to router: Router<DashboardRequestContext>) {
         let backend = self.backend
         let api = router.group("/api/v1")
         for (path, request) in [

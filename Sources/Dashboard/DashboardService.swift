@@ -36,11 +36,14 @@ public struct DashboardService: Service, CustomStringConvertible {
     public func run() async throws {
         let live = LivePicture(backend: backend, interval: .seconds(1.0 / configuration.liveRateHz), clock: clock)
         let state = DashboardState()
-        let router = Router(context: BasicWebSocketRequestContext.self)
+        let access = AccessGuard(accounts: configuration.accounts, clock: clock)
+        let router = Router(context: DashboardRequestContext.self)
         router.add(middleware: JSONErrorMiddleware())
+        router.add(middleware: AccessMiddleware(access: access))
         router.add(middleware: FileMiddleware(Self.vendorRoot, urlBasePath: "/vendor", logger: logger))
         router.add(middleware: FileMiddleware(Self.webRoot, searchForIndexHtml: true, logger: logger))
         addHealth(to: router, state: state)
+        addLogin(to: router, access: access)
         addAPI(to: router)
         router.ws("/api/v1/live") { inbound, outbound, _ in
             let (id, frames) = await live.subscribe()
@@ -82,7 +85,7 @@ public struct DashboardService: Service, CustomStringConvertible {
         }
     }
 
-    private func addHealth(to router: Router<BasicWebSocketRequestContext>, state: DashboardState) {
+    private func addHealth(to router: Router<DashboardRequestContext>, state: DashboardState) {
         router.get("/healthz") { _, _ in Self.json(["alive": true]) }
         router.get("/readyz") { [backend] _, _ -> Response in
             var problems: [String] = []

@@ -10,6 +10,6 @@ struct FleetMesh: AsyncParsableCommand {
         subcommands: [
             RunCommand.self, KeygenCommand.self, StatusCommand.self, PeersCommand.self, VehiclesCommand.self,
             AirspaceCommand.self, SendCommand.self, TargetCommand.self, OriginCommand.self, SourcesCommand.self,
-            ManualCommand.self, EventsCommand.self, GeoCommand.self, SimulateCommand.self,
+            ManualCommand.self, EventsCommand.self, GeoCommand.self, SimulateCommand.self, HashPasswordCommand.self,
         ])
 }

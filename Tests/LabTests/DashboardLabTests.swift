@@ -1,4 +1,5 @@
 import ControlProtocol
+import Dashboard
 import Foundation
 import LabKit
 import Testing
@@ -6,25 +7,51 @@ import Testing
 /// The station dashboard against real nodes in the lab: its HTTP API over real sockets (answers and refusals), and the
 /// page in real headless Chromium (Selenium), which must load nothing from beyond the station.
 @Suite(.serialized) struct DashboardLabTests {
-    /// One HTTP exchange with the station's dashboard, made with curl on the station's lab host.
+    /// One HTTP exchange with the station's dashboard, made with curl on a lab host.
     struct Exchange {
         var status: Int
+        var headers: String
         var body: String
         var json: Any? { try? JSONSerialization.jsonObject(with: Data(body.utf8)) }
         var error: String? { (json as? [String: Any])?["error"] as? String }
+        /// The value of the response header `name` (first one; case-insensitive name).
+        func header(_ name: String) -> String? {
+            for line in headers.split(separator: "\r\n") {
+                let parts = line.split(separator: ":", maxSplits: 1)
+                if parts.count == 2, parts[0].lowercased() == name.lowercased() {
+                    return parts[1].trimmingCharacters(in: .whitespaces)
+                }
+            }
+            return nil
+        }
     }
 
-    func http(_ lab: Lab, _ method: String, _ path: String, body: String? = nil) throws -> Exchange {
-        var command = ["curl", "-s", "-m", "40", "-X", method, "-w", "\n%{http_code}", "http://127.0.0.1:8080" + path]
-        if let body { command += ["-H", "Content-Type: application/json", "--data-raw", body] }
-        let r = try shell(lab.onHost(1, command))
-        let lines = r.output.split(separator: "\n", omittingEmptySubsequences: false)
-        return Exchange(status: Int(lines.last ?? "") ?? 0, body: lines.dropLast().joined(separator: "\n"))
+    /// `method path` against `base` from lab host `from`: a JSON body (or `contentType`), extra headers, and a curl
+    /// cookie jar that keeps the session between calls.
+    func http(
+        _ lab: Lab, _ method: String, _ path: String, body: String? = nil, from host: Int = 1,
+        base: String = "http://127.0.0.1:8080", headers: [String] = [], jar: String? = nil,
+        contentType: String = "application/json"
+    ) throws -> Exchange {
+        var command = ["curl", "-s", "-i", "-m", "40", "-X", method, "-w", "\n%{http_code}", base + path]
+        if let body { command += ["-H", "Content-Type: \(contentType)", "--data-raw", body] }
+        for h in headers { command += ["-H", h] }
+        if let jar { command += ["-b", jar, "-c", jar] }
+        let r = try shell(lab.onHost(host, command))
+        var lines = r.output.split(separator: "\n", omittingEmptySubsequences: false)
+        let status = Int(lines.popLast() ?? "") ?? 0
+        let text = lines.joined(separator: "\n")
+        guard let split = text.range(of: "\r\n\r\n") else { return Exchange(status: status, headers: text, body: "") }
+        return Exchange(
+            status: status, headers: String(text[..<split.lowerBound]), body: String(text[split.upperBound...]))
     }
 
     /// Starts a station and a drone; returns them with the drone's UAV number once the station sees it.
-    func fleet(_ lab: Lab) async throws -> (station: NodeProcess, drone: NodeProcess, uav: Int) {
-        let station = try lab.startNode(host: 1, name: "station", role: "station", logLevel: "info")
+    func fleet(_ lab: Lab, stationExtra: String = "") async throws -> (
+        station: NodeProcess, drone: NodeProcess, uav: Int
+    ) {
+        let station = try lab.startNode(
+            host: 1, name: "station", role: "station", extra: stationExtra, logLevel: "info")
         let drone = try lab.startNode(host: 2, name: "drone-2", logLevel: "info")
         var uav = 0
         try await waitUntil("the station sees the drone with a number", timeout: .seconds(10)) {
@@ -116,13 +143,173 @@ import Testing
         }
     }
 
+    /// Off loopback the dashboard needs accounts; then every API request needs a session, every command a CSRF
+    /// token and an operator, logins are limited per address and per account, and passwords never reach the log.
+    @Test func accountsGuardTheDashboardOffLoopback() async throws {
+        try await Lab.with(hosts: 3) { lab in
+            let address = try lab.address(1)
+            let passwords = [
+                "watch": "viewer-secret-4711", "pilot": "operator-secret-0815", "spare": "spare-secret-1234",
+            ]
+            // Cost 4 keeps the test fast; the config takes any bcrypt cost (fleetmesh hash-password uses 12).
+            let accounts = [("watch", "viewer"), ("pilot", "operator"), ("spare", "viewer")].map { name, role in
+                """
+                [[dashboard.accounts]]
+                name = "\(name)"
+                role = "\(role)"
+                password_hash = "\(DashboardPassword.hash(passwords[name]!, cost: 4))"
+                """
+            }
+            let station = try lab.startNode(
+                host: 1, name: "station", role: "station",
+                extra: "[dashboard]\nlisten = \"\(address):8080\"\n"
+                    + accounts.joined(separator: "\n"), logLevel: "info")
+            let drone = try lab.startNode(host: 2, name: "drone-2", logLevel: "info")
+            let base = "http://\(address):8080"
+            var uav = 0
+            try await waitUntil("the station sees the drone with a number", timeout: .seconds(10)) {
+                let r = try ControlClient.request(
+                    ControlRequest.vehicles, socket: station.socketPath, timeout: .seconds(2))
+                uav = r.vehicles?.first(where: { !$0.stale && $0.uavNumber != nil })?.uavNumber ?? 0
+                return uav != 0
+            }
+            // From another machine (host 3): health and the page are public, the API is not.
+            try await waitUntil("the dashboard answers on \(address)", timeout: .seconds(5)) {
+                try http(lab, "GET", "/healthz", from: 3, base: base).status == 200
+            }
+            #expect(try http(lab, "GET", "/", from: 3, base: base).status == 200)
+            let anonymous = try http(lab, "GET", "/api/v1/vehicles", from: 3, base: base)
+            #expect(anonymous.status == 401 && anonymous.error?.contains("not logged in") == true, "\(anonymous.body)")
+
+            // Five wrong guesses at "spare" from host 3 are answered 401; the sixth, even with the right password, 429.
+            func login(_ name: String, _ password: String, from host: Int, jar: String? = nil) throws -> Exchange {
+                try http(
+                    lab, "POST", "/api/v1/login", body: #"{"name":"\#(name)","password":"\#(password)"}"#, from: host,
+                    base: base, jar: jar)
+            }
+            for i in 1...5 {
+                let r = try login("spare", "guess-\(i)", from: 3)
+                #expect(r.status == 401 && r.error == "wrong name or password", "guess \(i): \(r.status) \(r.body)")
+            }
+            let limited = try login("spare", passwords["spare"]!, from: 3)
+            #expect(
+                limited.status == 429 && limited.error?.contains("too many failed logins") == true, "\(limited.body)")
+            #expect(Int(limited.header("Retry-After") ?? "") ?? 0 > 0, "\(limited.headers)")
+            // The limit holds for that account from any address, and for that address with any account.
+            #expect(try login("spare", passwords["spare"]!, from: 2).status == 429)
+            #expect(try login("watch", passwords["watch"]!, from: 3).status == 429)
+            // Unknown names count as failures too, and answer exactly as a wrong password does.
+            let unknown = try login("nobody", "whatever", from: 2)
+            #expect(unknown.status == 401 && unknown.error == "wrong name or password", "\(unknown.body)")
+
+            // The viewer, from host 2: a session cookie (HttpOnly, SameSite=Strict) and a CSRF token.
+            let viewerJar = lab.directory.appendingPathComponent("viewer.cookies").path
+            let viewer = try login("watch", passwords["watch"]!, from: 2, jar: viewerJar)
+            #expect(viewer.status == 200, "\(viewer.body)")
+            let cookie = viewer.header("Set-Cookie") ?? ""
+            #expect(
+                cookie.hasPrefix("fleetmesh_session=") && cookie.contains("HttpOnly")
+                    && cookie.contains("SameSite=Strict"), "\(cookie)")
+            let viewerSession = try #require(viewer.json as? [String: Any])
+            #expect(viewerSession["role"] as? String == "viewer")
+            let viewerToken = try #require(viewerSession["csrfToken"] as? String)
+            #expect(viewerToken.count == 64)
+            #expect(try http(lab, "GET", "/api/v1/vehicles", from: 2, base: base, jar: viewerJar).status == 200)
+            let viewerCommand = try http(
+                lab, "POST", "/api/v1/uavs/\(uav)/commands", body: #"{"args":["hover"]}"#, from: 2, base: base,
+                headers: ["X-CSRF-Token: \(viewerToken)"], jar: viewerJar)
+            #expect(viewerCommand.status == 403 && viewerCommand.error?.contains("is a viewer") == true)
+
+            // The operator, from the station's own host (its address, not loopback): commands need the CSRF token.
+            let pilotJar = lab.directory.appendingPathComponent("pilot.cookies").path
+            #expect(try login("pilot", passwords["pilot"]!, from: 1, jar: pilotJar).status == 200)
+            let token = try #require(
+                (try http(lab, "GET", "/api/v1/session", from: 1, base: base, jar: pilotJar).json as? [String: Any])?[
+                    "csrfToken"] as? String)
+            let path = "/api/v1/uavs/\(uav)/commands"
+            let hover = #"{"args":["hover"],"timeoutMs":20000}"#
+            let refusals: [(Exchange, Int, String)] = [
+                (try http(lab, "POST", path, body: hover, base: base, jar: pilotJar), 403, "X-CSRF-Token"),
+                (
+                    try http(
+                        lab, "POST", path, body: hover, base: base, headers: ["X-CSRF-Token: \(viewerToken)"],
+                        jar: pilotJar),
+                    403, "X-CSRF-Token"
+                ),
+                (
+                    try http(
+                        lab, "POST", path, body: hover, base: base,
+                        headers: ["X-CSRF-Token: \(token)", "Origin: http://evil.example"], jar: pilotJar), 403,
+                    "Origin http://evil.example is not this dashboard"
+                ),
+                (
+                    try http(
+                        lab, "POST", path, body: hover, base: base, headers: ["X-CSRF-Token: \(token)"], jar: pilotJar,
+                        contentType: "text/plain"), 415, "application/json"
+                ),
+                (
+                    try http(lab, "POST", path, body: hover, base: base, headers: ["X-CSRF-Token: \(token)"]), 401,
+                    "not logged in"
+                ),
+            ]
+            for (r, status, fragment) in refusals {
+                #expect(r.status == status && r.error?.contains(fragment) == true, "\(r.status) \(r.body)")
+            }
+            let command = try http(
+                lab, "POST", path, body: hover, base: base, headers: ["X-CSRF-Token: \(token)", "Origin: \(base)"],
+                jar: pilotJar)
+            #expect(command.status == 200 && command.body.contains("\"answers\""), "\(command.status) \(command.body)")
+
+            // Logged out, the session is gone on the station: its cookie, sent again, opens nothing.
+            let jarLine = try String(contentsOfFile: pilotJar, encoding: .utf8).split(separator: "\n").first {
+                $0.contains("fleetmesh_session")
+            }
+            let sessionCookie = try #require(jarLine?.split(separator: "\t").last.map(String.init))
+            #expect(
+                try http(
+                    lab, "POST", "/api/v1/logout", body: "{}", base: base, headers: ["X-CSRF-Token: \(token)"],
+                    jar: pilotJar
+                )
+                .status == 200)
+            let old = try http(
+                lab, "GET", "/api/v1/vehicles", base: base, headers: ["Cookie: fleetmesh_session=\(sessionCookie)"])
+            #expect(old.status == 401, "\(old.body)")
+            // The viewer's session is untouched.
+            #expect(try http(lab, "GET", "/api/v1/vehicles", from: 2, base: base, jar: viewerJar).status == 200)
+
+            #expect(try await station.stop() == 0)
+            #expect(try await drone.stop() == 0)
+            // The failed logins are in the log (the refused one as a warning), the passwords nowhere.
+            for secret in passwords.values + ["guess-1", "whatever"] {
+                #expect(!station.log.contains(secret), "\(secret) logged")
+            }
+            #expect(station.log.contains("failed login as \"spare\" from"))
+            expectQuietLogs([drone])
+        }
+    }
+
+    /// The station serves on its lab address with an operator account: the page asks for the login first.
     @Test func aBrowserSeesTheDroneAndATakeoffClickedOnThePageFliesIt() async throws {
         try await Lab.with(hosts: 2) { lab in
-            let (station, _, uav) = try await fleet(lab)
+            let address = try lab.address(1)
+            let (station, _, uav) = try await fleet(
+                lab,
+                stationExtra: """
+                    [dashboard]
+                    listen = "\(address):8080"
+                    [[dashboard.accounts]]
+                    name = "pilot"
+                    role = "operator"
+                    password_hash = "\(DashboardPassword.hash("operator-secret-0815", cost: 4))"
+                    """)
             let shots = repositoryRoot.appendingPathComponent(".build/test-artifacts/dashboard").path
             let script = repositoryRoot.appendingPathComponent("Tests/LabTests/dashboard_browser.py").path
             let browser = try lab.start(
-                host: 1, tag: "browser", ["python3", "-u", script, "http://127.0.0.1:8080", String(uav), shots])
+                host: 1, tag: "browser",
+                [
+                    "python3", "-u", script, "http://\(address):8080", String(uav), shots, "pilot",
+                    "operator-secret-0815",
+                ])
             try await waitUntil("the browser has seen the takeoff", timeout: .seconds(60)) {
                 browser.output.contains("READY: cut the link") || !browser.process.isRunning
             }
@@ -136,6 +323,7 @@ import Testing
             #expect(
                 (parsed?["events"] as? [String])?.contains { $0.contains("takeoff 6: accepted") } == true, "\(findings)"
             )
+            #expect(parsed?["account"] as? String == "pilot (operator)", "\(findings)")
             #expect(FileManager.default.fileExists(atPath: shots + "/2-takeoff.png"))
             print("dashboard in Chromium: \(findings)")
             // The station stops cleanly with a browser's live stream still open.

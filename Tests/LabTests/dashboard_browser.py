@@ -3,7 +3,9 @@
 the drone appears on the map and in the list, a click on 'Take off' makes its altitude rise on the page, and when the
 test cuts the drone's link (after this prints READY) the station's event log on the page says the drone was lost. Prints one JSON line of findings; exits 1 with the reason on the first failure.
 
-usage: dashboard_browser.py URL UAV SCREENSHOT_DIR
+With NAME and PASSWORD, the page must first ask for a login (the station has accounts), which the script fills in.
+
+usage: dashboard_browser.py URL UAV SCREENSHOT_DIR [NAME PASSWORD]
 """
 import json
 import os
@@ -16,6 +18,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
 url, uav, shots = sys.argv[1].rstrip("/"), sys.argv[2], sys.argv[3]
+account = sys.argv[4:6] if len(sys.argv) >= 6 else None
 os.makedirs(shots, exist_ok=True)
 findings = {}
 
@@ -54,6 +57,19 @@ driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opti
 try:
     started = time.monotonic()
     driver.get(url + "/")
+    if account:
+        wait_for("the login dialog", 10, lambda: driver.find_element(By.ID, "login").is_displayed())
+        driver.find_element(By.ID, "login-name").send_keys(account[0])
+        driver.find_element(By.ID, "login-password").send_keys("wrong password")
+        driver.find_element(By.ID, "login-submit").click()
+        wait_for("the refusal in the dialog", 10,
+                 lambda: "wrong name or password" in driver.find_element(By.ID, "login-error").text)
+        driver.find_element(By.ID, "login-password").clear()
+        driver.find_element(By.ID, "login-password").send_keys(account[1])
+        driver.save_screenshot(os.path.join(shots, "0-login.png"))
+        driver.find_element(By.ID, "login-submit").click()
+        wait_for("the account in the header", 10, lambda: account[0] in driver.find_element(By.ID, "account").text)
+        findings["account"] = driver.find_element(By.ID, "account-name").text
     wait_for(f"UAV {uav} in the vehicle list", 15,
              lambda: driver.find_elements(By.CSS_SELECTOR, f'#vehicles tr[data-uav="{uav}"]'))
     wait_for(f"UAV {uav} on the map", 5, lambda: driver.find_elements(By.CSS_SELECTOR, f".drone.uav-{uav}"))
@@ -100,7 +116,11 @@ try:
     findings["requests"] = len(network)
     if foreign:
         fail(f"the page loaded from beyond the station: {foreign}")
-    errors = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    # The 401s of the login (asked before logging in, and the wrong password on purpose) are expected.
+    expected = ("/api/v1/session - Failed to load resource: the server responded with a status of 401",
+                "/api/v1/login - Failed to load resource: the server responded with a status of 401")
+    errors = [e["message"] for e in driver.get_log("browser")
+              if e["level"] == "SEVERE" and not (account and any(x in e["message"] for x in expected))]
     if errors:
         fail(f"the browser console reports errors: {errors}")
     print(json.dumps(findings))

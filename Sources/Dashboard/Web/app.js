@@ -257,9 +257,7 @@ async function command(uav, args) {
   const text = args.join(" ");
   logEvent(`UAV ${uav} ${text}: sent`);
   try {
-    const r = await fetch(`/api/v1/uavs/${uav}/commands`, {
-      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
-    });
+    const r = await post(`/api/v1/uavs/${uav}/commands`, body);
     const answer = await r.json();
     if (!r.ok) { logEvent(`UAV ${uav} ${text}: ${answer.error}`, "rejected"); return; }
     const parts = answer.answers.map((a) => `${a.answer}${a.reason ? " (" + a.reason + ")" : ""} ${a.afterMs} ms`);
@@ -280,7 +278,7 @@ document.querySelectorAll("[data-cmd]").forEach((b) => b.addEventListener("click
 
 map.on("click", (e) => {
   const v = selectedVehicle();
-  if (!v) return;
+  if (!v || session.role !== "operator") return;
   const alt = Math.max(v.altitude, 5).toFixed(1);
   command(v.uavNumber, ["goto", e.latlng.lat.toFixed(7), e.latlng.lng.toFixed(7), alt]);
 });
@@ -307,10 +305,68 @@ function connect(delay) {
   };
 }
 
-fetch("/api/v1/status").then((r) => r.json()).then((s) => {
-  if (s.node) document.getElementById("station").textContent = s.node.name;
-}).catch(() => {});
-// The last 100 events first, then the live picture (which carries the newer ones).
-fetch("/api/v1/events?after=0&limit=1000").then((r) => r.json()).then((page) => {
-  for (const e of page.events.slice(-100)) nodeEvent(e);
-}).catch(() => {}).finally(() => connect(500));
+// Who this browser is: with accounts on the station, a login first (the session cookie is HttpOnly; the CSRF token the
+// login answers goes with every state-changing request).
+const session = { role: "operator", csrfToken: null };
+
+async function post(path, body) {
+  const headers = { "Content-Type": "application/json" };
+  if (session.csrfToken) headers["X-CSRF-Token"] = session.csrfToken;
+  const r = await fetch(path, { method: "POST", headers, body: JSON.stringify(body) });
+  if (r.status === 401) showLogin("The session ended: log in again.");
+  return r;
+}
+
+function useSession(s) {
+  session.role = s.role;
+  session.csrfToken = s.csrfToken || null;
+  document.body.classList.toggle("viewer", s.role !== "operator");
+  document.getElementById("account").hidden = !s.loginRequired;
+  document.getElementById("account-name").textContent = s.loginRequired ? `${s.name} (${s.role})` : "";
+}
+
+function showLogin(message) {
+  document.getElementById("login-error").textContent = message || "";
+  const dialog = document.getElementById("login");
+  if (!dialog.open) dialog.showModal();
+  document.getElementById("login-name").focus();
+}
+
+document.getElementById("login-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const name = document.getElementById("login-name").value;
+  const password = document.getElementById("login-password").value;
+  const r = await fetch("/api/v1/login", {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ name, password }),
+  });
+  const answer = await r.json().catch(() => ({ error: `the station answered ${r.status}` }));
+  if (!r.ok) { showLogin(answer.error); return; }
+  document.getElementById("login-password").value = "";
+  document.getElementById("login").close();
+  useSession(answer);
+  start();
+});
+
+document.getElementById("logout").addEventListener("click", async () => {
+  await post("/api/v1/logout", {});
+  location.reload();
+});
+
+let started = false;
+function start() {
+  if (started) return;
+  started = true;
+  fetch("/api/v1/status").then((r) => r.json()).then((s) => {
+    if (s.node) document.getElementById("station").textContent = s.node.name;
+  }).catch(() => {});
+  // The last 100 events first, then the live picture (which carries the newer ones).
+  fetch("/api/v1/events?after=0&limit=1000").then((r) => r.json()).then((page) => {
+    for (const e of page.events.slice(-100)) nodeEvent(e);
+  }).catch(() => {}).finally(() => connect(500));
+}
+
+fetch("/api/v1/session").then(async (r) => {
+  if (r.status === 401) { showLogin(""); return; }
+  useSession(await r.json());
+  start();
+}).catch(() => start());

@@ -147,21 +147,46 @@ extension NodeConfiguration {
         }
     }
 
-    /// `[dashboard]`: where the dashboard listens; only loopback until the dashboard has authentication.
+    /// `[dashboard]`: where the dashboard listens, and its accounts; an address other machines reach needs accounts.
     static func readDashboard(_ t: ConfigFields, role: NodeRole) throws(ConfigError) -> DashboardConfiguration? {
-        try t.rejectUnknownKeys(["enabled", "listen", "live_rate_hz"])
+        try t.rejectUnknownKeys(["accounts", "enabled", "listen", "live_rate_hz"])
         guard try t.bool("enabled", default: role == .station) else { return nil }
         var c = DashboardConfiguration()
+        for a in try t.tables("accounts") {
+            try a.rejectUnknownKeys(["name", "password_hash", "role"])
+            guard let name = try a.string("name") else { throw a.error("name", "missing (a string is required)") }
+            guard !name.isEmpty, name.count <= 64, !name.contains(where: { $0.isWhitespace || $0.isNewline }) else {
+                throw a.error("name", "must be 1–64 characters without spaces, found \"\(name)\"")
+            }
+            if let other = c.accounts.firstIndex(where: { $0.name == name }) {
+                throw a.error("name", "\"\(name)\" is taken by accounts[\(other)]")
+            }
+            let roleName = try a.string("role") ?? "viewer"
+            guard let accountRole = DashboardRole(rawValue: roleName) else {
+                throw a.error("role", "must be viewer or operator, found \"\(roleName)\"")
+            }
+            guard let hash = try a.string("password_hash") else {
+                throw a.error("password_hash", "missing (a bcrypt hash: run `fleetmesh hash-password`)")
+            }
+            guard DashboardAccount.isBcryptHash(hash) else {
+                // Never echo the value: it may be a password typed where its hash belongs.
+                throw a.error(
+                    "password_hash",
+                    "is not a bcrypt hash ($2b$…, 60 characters; run `fleetmesh hash-password` and paste what it prints)"
+                )
+            }
+            c.accounts.append(DashboardAccount(name: name, role: accountRole, passwordHash: hash))
+        }
         if let listen = try t.string("listen") {
             guard let endpoint = PeerEndpoint(parsing: listen), endpoint.scope == nil else {
                 throw t.error("listen", "expected \"address:port\" such as \"127.0.0.1:8080\", found \"\(listen)\"")
             }
             c.host = endpoint.host
             c.port = endpoint.port
-            guard c.isLoopback else {
+            guard c.isLoopback || !c.accounts.isEmpty else {
                 throw t.error(
                     "listen",
-                    "\(listen) is reachable from other machines, and the dashboard commands aircraft: it has no login yet, so it listens on loopback only (127.0.0.1 or [::1]; reach it from elsewhere through an SSH tunnel)"
+                    "\(listen) is reachable from other machines, and the dashboard commands aircraft: add [[dashboard.accounts]] (name, role, password_hash from `fleetmesh hash-password`) or listen on loopback (127.0.0.1 or [::1])"
                 )
             }
         }
