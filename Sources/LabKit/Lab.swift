@@ -180,10 +180,12 @@ public final class Lab: @unchecked Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
+    /// Prints every node's and program's log; of each node's, the last 6,000 characters (`LAB_LOG_TAIL=n`: n).
     public func dumpLogs() {
         for node in nodes {
             let log = (try? String(contentsOfFile: node.logPath, encoding: .utf8)) ?? "(no log)"
-            print("---- log of \(node.name) (host \(node.host)) ----\n\(log.suffix(6000))")
+            let tail = ProcessInfo.processInfo.environment["LAB_LOG_TAIL"].flatMap(Int.init) ?? 6000
+            print("---- log of \(node.name) (host \(node.host)) ----\n\(log.suffix(tail))")
         }
         for program in programs {
             print("---- output of \(program.tag) (host \(program.host)) ----\n\(program.output.suffix(4000))")

@@ -166,6 +166,9 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
                     out += sendReliable(
                         NodeMessageType.hello, HelloMessage(name: name, uavNumber: uavNumber).encode(),
                         to: info.id, now: t)
+                } else {
+                    // A new session after the old one expired: what went out on the old one may never arrive.
+                    resumeChannel(with: info.id, .heard, now: t, into: &out)
                 }
             case .deliver(let plaintext, let from):
                 apply(membership.onHeard(id: from, now: t), now: t, into: &out)
@@ -176,6 +179,11 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
                 // A completed handshake is an authenticated exchange: it brings a silent peer back like any datagram.
                 out.append(.note(.debug, "session with \(id) rekeyed"))
                 apply(membership.onHeard(id: id, address: endpoint.peerInfo(id)?.address, now: t), now: t, into: &out)
+                // The peer may have started this session because it lost ours (it forgot us, or its copy expired
+                // while it could not hear us): what went out on the old one may never arrive. It hears us now, so
+                // what waited goes again at once and the rest within an RTO (at most once per RTO: a burst of
+                // rekeys cannot turn into a burst of resends).
+                resumeChannel(with: id, .heard, now: t, into: &out)
             case .rejected(let address, let reason):
                 rejections[reason.category, default: 0] += 1
                 // One log line per address per 5 s: a flood of junk must not flood the log.
@@ -214,12 +222,10 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
                 )
             case .stateChanged(let peer, let from, let to):
                 out.append(.peerState(peer: peer, name: membership.peers[peer]?.name, from: from, to: to))
-                if to == .established, from != .established, var channel = channels[peer], channel.inFlight > 0 {
+                if to == .established, from != .established {
                     // Back after an outage (suspect, lost, or forgotten: `from` nil): everything waiting in the reliable
                     // window goes now, also what was sent just before, over a session the peer may no longer hold.
-                    let actions = channel.resume(now: t, all: true)
-                    channels[peer] = channel
-                    perform(actions, peer: peer, now: t, into: &out)
+                    resumeChannel(with: peer, .returned, now: t, into: &out)
                 }
             case .closeSession(let peer):
                 endpoint.forget(peer)
@@ -247,11 +253,7 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
                 let rtt = Duration.microseconds(Int64(t.nanoseconds / 1000) - Int64(sent))
                 if rtt >= .zero { membership.onHeartbeatReply(id: peer, rtt: rtt, now: t) }
                 // The peer hears us: whatever waited in the reliable window through a one-way outage goes now.
-                if var channel = channels[peer], channel.inFlight > 0 {
-                    let actions = channel.resume(now: t)
-                    channels[peer] = channel
-                    perform(actions, peer: peer, now: t, into: &out)
-                }
+                resumeChannel(with: peer, .heard, now: t, into: &out)
             case .goodbye:
                 apply(membership.onGoodbye(id: peer, now: t), now: t, into: &out)
             case .reliable, .ack:
@@ -264,6 +266,16 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
             }
         }
         if !replies.isEmpty { sendFrames(replies, to: peer, now: t, into: &out) }
+    }
+
+    /// Resends what waits in `peer`'s reliable window (`ReliableChannel.Resumption` says what goes).
+    private mutating func resumeChannel(
+        with peer: NodeID, _ why: ReliableChannel.Resumption, now t: MeshInstant, into out: inout [Directive]
+    ) {
+        guard var channel = channels[peer], channel.inFlight > 0 else { return }
+        let actions = channel.resume(now: t, why)
+        channels[peer] = channel
+        perform(actions, peer: peer, now: t, into: &out)
     }
 
     private mutating func perform(

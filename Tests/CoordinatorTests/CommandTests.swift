@@ -61,6 +61,45 @@ struct CommandTests {
         #expect(p.executions(1) == [id])
     }
 
+    @Test("a command whose retransmission found no route goes the moment the drone is back, not a retransmit later")
+    func sentWhenTheRouteReturns() {
+        var p = Self.world()
+        // The link fails silently first: the command is sent and lost; then the loss is detected.
+        p.links.remove([0, 1])
+        let id = p.command(0, .hover, to: 9)
+        p.unlink(0, 1)
+        // The retransmission at 400 ms finds no route: nothing leaves.
+        p.advance(.milliseconds(500), step: .milliseconds(50))
+        #expect(p.executions(1).isEmpty)
+        #expect(p.cores[0].outstandingCommands == [id])
+        // Back 100 ms before the next retransmission: the command goes with the neighbour's return.
+        p.link(0, 1)
+        #expect(p.executions(1) == [id])
+        p.call(1) { $0.onVehicleVerdict(id, .accepted, now: $1) }
+        #expect(p.answers(0, id) == [.accepted])
+        // Its retransmission timer restarted from that send, and the drone executes it once.
+        p.advance(.seconds(1))
+        #expect(p.executions(1) == [id])
+    }
+
+    @Test("a command sent through a relay goes again at once when the drone becomes a neighbour")
+    func sentAgainOnANewRoute() {
+        // GS (0) — relay drone 7 (2) — drone 9 (1); the relay's link to drone 9 fails silently.
+        var p = Pump([(.station, "GS", nil, nil), (.drone, "D", nil, 9), (.drone, "R", nil, 7)])
+        p.link(0, 2)
+        p.link(2, 1)
+        p.advance(.milliseconds(300))
+        p.links.remove([1, 2])
+        let id = p.command(0, .hover, to: 9)
+        #expect(p.executions(1).isEmpty)
+        // Drone 9 comes into direct range 50 ms later: the command goes on the new route with the neighbour's return.
+        p.now = p.now + .milliseconds(50)
+        p.link(0, 1)
+        #expect(p.executions(1) == [id])
+        p.call(1) { $0.onVehicleVerdict(id, .accepted, now: $1) }
+        #expect(p.answers(0, id) == [.accepted])
+    }
+
     @Test("another station gets 'controlled by', takeover revokes, lease ends when the holder is lost")
     func leases() {
         var p = Self.world()

@@ -10,7 +10,6 @@ struct Pump {
     var links: Set<[Int]> = []
     var inbox: [(to: Int, from: Int, message: CoordinatorMessage)] = []
     var directives: [[Directive]]
-    var dropUnicastCommandsTo: Int?
 
     init(
         _ specs: [(NodeRole, String, pinned: UInt8?, persisted: UInt8?)],

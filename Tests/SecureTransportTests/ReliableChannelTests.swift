@@ -201,9 +201,10 @@ struct ReliableChannelTests {
     }
 
     /// A peer back after an outage: `resume` resends what has waited at least an RTO (its backoff started over) and
-    /// leaves what was sent just now; `resume(all:)` resends everything in flight, as when a peer is in session again
-    /// and may not hold what went out over the session before.
-    @Test func resumeResendsWhatWaitedAndAllResendsEverything() throws {
+    /// leaves what was sent just now; `resume(.returned)` resends everything in flight, as when a peer is in session
+    /// again and may not hold what went out over the session before. Called again and again (a burst of rekeys), `resume` resends each message at most
+    /// once per RTO.
+    @Test func resumeResendsWhatThePeerMayHaveMissed() throws {
         var c = ReliableChannel()
         let t0 = MeshInstant.after(.seconds(1))
         _ = try c.send(type: 1, payload: [1], now: t0)
@@ -232,7 +233,11 @@ struct ReliableChannelTests {
         var plain = c
         #expect(resent(plain.resume(now: now)) == [[1], [2]])
         #expect(try #require(plain.nextDeadline) - now <= .milliseconds(200))
-        #expect(resent(c.resume(now: now, all: true)) == [[1], [2], [3]])
+        // Called again 1 ms and 100 ms later (a burst of rekeys): nothing goes twice within the RTO; 200 ms later, all.
+        #expect(resent(plain.resume(now: now + .milliseconds(1))).isEmpty)
+        #expect(resent(plain.resume(now: now + .milliseconds(100))).isEmpty)
+        #expect(resent(plain.resume(now: now + .milliseconds(200))) == [[1], [2], [3]])
+        #expect(resent(c.resume(now: now, .returned)) == [[1], [2], [3]])
         #expect(c.inFlight == 3)
     }
 }

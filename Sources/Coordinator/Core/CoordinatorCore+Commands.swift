@@ -23,7 +23,8 @@ extension CoordinatorCore {
             takeover: takeover, command: command)
         outstanding[commandCounter] = OutstandingCommand(
             request: request, target: target, firstSent: now, acceptedAt: nil,
-            nextRetransmit: now + configuration.commandRetransmitInterval)
+            nextRetransmit: now + configuration.commandRetransmitInterval,
+            sentVia: nextHop(to: target))
         return (id, sendRouted(.command(request), to: .node(target), now: now))
     }
 
@@ -161,11 +162,30 @@ extension CoordinatorCore {
                 out.append(.commandAnswer(id, .failed("no completion report from UAV \(o.request.uavNumber)")))
                 continue
             }
-            o.nextRetransmit =
-                now
-                + (o.acceptedAt == nil
-                    ? configuration.commandRetransmitInterval
-                    : configuration.commandRetransmitIntervalAfterAccept)
+            o.nextRetransmit = now + retransmitInterval(o)
+            o.sentVia = nextHop(to: o.target)
+            outstanding[counter] = o
+            out += sendRouted(.command(o.request), to: .node(o.target), now: now)
+        }
+        return out
+    }
+
+    /// The time to the next retransmission of `o`: short until the drone accepted it, long after.
+    func retransmitInterval(_ o: OutstandingCommand) -> Duration {
+        o.acceptedAt == nil
+            ? configuration.commandRetransmitInterval : configuration.commandRetransmitIntervalAfterAccept
+    }
+
+    /// Sends at once every outstanding command whose route to its drone changed since it was last sent (the drone
+    /// is back as a neighbour, or reachable again): the copy on the old route may be lost, and the retransmit interval
+    /// is long. A command to this node itself never goes through here.
+    mutating func sendCommandsOnNewRoutes(now: MeshInstant) -> [Directive] {
+        var out: [Directive] = []
+        for counter in outstanding.keys.sorted() {
+            guard var o = outstanding[counter], o.target != nodeID, let hop = nextHop(to: o.target), hop != o.sentVia
+            else { continue }
+            o.sentVia = hop
+            o.nextRetransmit = now + retransmitInterval(o)
             outstanding[counter] = o
             out += sendRouted(.command(o.request), to: .node(o.target), now: now)
         }

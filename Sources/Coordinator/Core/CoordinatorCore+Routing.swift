@@ -14,6 +14,7 @@ extension CoordinatorCore {
             out.append(.send(.linkState(database[id]!), to: peer, reliability: .reliable))
         }
         out += announceMapOrigin(now: now)
+        out += sendCommandsOnNewRoutes(now: now)
         return out
     }
 
@@ -42,6 +43,13 @@ extension CoordinatorCore {
             hopLimit: configuration.hopLimit)
         stationReachable = routesStore.keys.contains { database[$0]?.role == .station }
         routesDirty = false
+    }
+
+    /// The neighbour a message to `node` leaves through now (nil: no route, or `node` is this node).
+    mutating func nextHop(to node: NodeID) -> NodeID? {
+        guard node != nodeID else { return nil }
+        refreshRoutes()
+        return routesStore[node]?.nextHop
     }
 
     mutating func topologyChanged() {

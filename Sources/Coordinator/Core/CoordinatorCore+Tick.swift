@@ -2,8 +2,8 @@ import MeshTypes
 
 extension CoordinatorCore {
     /// The periodic heartbeat of the core (call every 50–100 ms): ages the database, recomputes routes, settles
-    /// numbers, checks lease and failsafe, floods this node's advertisement when due, publishes telemetry and
-    /// retransmits commands.
+    /// numbers, checks lease and failsafe, floods this node's advertisement when due, publishes telemetry, sends
+    /// commands again whose route changed and retransmits commands.
     public mutating func onTick(now: MeshInstant) -> [Directive] {
         ageDatabase(now: now)
         refreshRoutes()
@@ -13,6 +13,7 @@ extension CoordinatorCore {
         out += originateAdvertisementIfDue(now: now)
         out += publishDue(now: now)
         out += mapOriginDue(now: now)
+        out += sendCommandsOnNewRoutes(now: now)
         out += retransmitCommands(now: now)
         out += renewLeases(now: now)
         forgetOldCommands(now: now)

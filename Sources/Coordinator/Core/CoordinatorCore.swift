@@ -180,6 +180,10 @@ struct OutstandingCommand: Sendable {
     var firstSent: MeshInstant
     var acceptedAt: MeshInstant?
     var nextRetransmit: MeshInstant
+    /// The neighbour it was last sent through (nil: no route then, nothing left this node). When the route to the
+    /// target changes — the drone is back as a neighbour after an outage, or reachable again at all — it goes at once
+    /// on the new route instead of waiting out the retransmit interval: the copy on the old one may be lost.
+    var sentVia: NodeID?
 }
 
 /// What a drone answered to a command so far; replayed to retransmissions.

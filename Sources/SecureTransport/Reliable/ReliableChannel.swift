@@ -148,21 +148,35 @@ public struct ReliableChannel: Sendable {
         return out
     }
 
-    /// The peer is known to hear us again (it answered a heartbeat, or came back after an outage): every message in
-    /// flight that has not been sent within the current RTO goes again now, its timeout back to the RTO, instead of
-    /// waiting out a backoff that grew while nothing could arrive; one sent within the RTO goes again one RTO after
-    /// that send. On a healthy link no timeout has grown, so calling it on every heartbeat reply costs nothing. With
-    /// `all`, every message in flight goes again.
-    public mutating func resume(now: MeshInstant, all: Bool = false) -> [Action] {
+    /// Why `resume` is called: what goes again depends on what the peer may have missed.
+    public enum Resumption: Sendable {
+        /// The peer answered a heartbeat or completed a new session with us: it hears us. What waited at least an RTO
+        /// goes again now, its timeout back to the RTO; what was sent within the RTO goes again one RTO after that
+        /// send, not after a grown backoff. So each message goes at most once per RTO however often this is called.
+        case heard
+        /// The peer is in session again after an outage: everything in flight goes again, also what was sent just
+        /// before, over a session the peer may no longer hold.
+        case returned
+    }
+
+    /// The peer is known to hear us again (see `Resumption`): messages in flight go again now instead of waiting out a
+    /// backoff that grew while nothing could arrive. On a healthy link no timeout has grown, so calling it on every
+    /// heartbeat reply costs nothing.
+    public mutating func resume(now: MeshInstant, _ why: Resumption = .heard) -> [Action] {
         guard inFlight > 0 else { return [] }
         let rto = rtt.timeoutDuration
+        let spared: Duration? =
+            switch why {
+            case .heard: rto
+            case .returned: nil
+            }
         var out: [Action] = []
         var sequence = lowestUnacked
         while sequence < nextSequence {
             let i = slot(sequence)
             sequence += 1
             guard var o = outstanding[i] else { continue }
-            if all || now - o.lastSentAt >= rto {
+            if spared.map({ now - o.lastSentAt >= $0 }) ?? true {
                 o.timeout = rto
                 retransmit(&o, now: now, into: &out)
             } else if o.timeout > rto {
