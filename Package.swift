@@ -175,7 +175,7 @@ let package = Package(
         .testTarget(
             name: "AutopilotEmulationTests", dependencies: ["AutopilotEmulation", "MAVLink", "Flight", "Geodesy"]),
         .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol"]),
-        .testTarget(name: "DashboardTests", dependencies: ["Dashboard"]),
+        .testTarget(name: "DashboardTests", dependencies: ["ControlProtocol", "Dashboard"]),
         .testTarget(
             name: "LabTests", dependencies: ["ControlProtocol", "Dashboard", "Node", "LabKit"], exclude: ["udp_tool.py"]
         ),

@@ -15,6 +15,8 @@ public struct NodeStatus: Codable, Sendable {
         public var avahi: String
         /// Datagrams refused since start, by reason (wrongMeshKey, replayedCounter, malformed, …).
         public var rejections: [String: Int]
+        /// A station's ground-control endpoint (`[ground_control]`): "listening on UDP 14550", or why not; nil without.
+        public var groundControl: String?
 
         public init(
             id: String,
@@ -27,7 +29,8 @@ public struct NodeStatus: Codable, Sendable {
             fingerprint: String,
             uptimeMs: Int,
             avahi: String,
-            rejections: [String: Int]
+            rejections: [String: Int],
+            groundControl: String? = nil
         ) {
             self.id = id
             self.name = name
@@ -40,6 +43,7 @@ public struct NodeStatus: Codable, Sendable {
             self.uptimeMs = uptimeMs
             self.avahi = avahi
             self.rejections = rejections
+            self.groundControl = groundControl
         }
     }
 

@@ -90,13 +90,27 @@ public struct DashboardService: Service, CustomStringConvertible {
         router.get("/readyz") { [backend] _, _ -> Response in
             var problems: [String] = []
             if state.isShuttingDown { problems.append("shutting down") }
-            if problems.isEmpty, await backend.answer(.status).status == nil {
-                problems.append("the node does not answer")
-            }
+            if problems.isEmpty { problems = Self.readinessProblems(await backend.answer(.status).status) }
             return Self.json(
                 ReadyReport(ready: problems.isEmpty, problems: problems),
                 status: problems.isEmpty ? .ok : .serviceUnavailable)
         }
+    }
+}
+
+extension DashboardService {
+    /// Why the node is not ready (empty: ready): it must answer, run its Avahi client with its record published, and
+    /// have its ground-control endpoint (if configured) bound.
+    static func readinessProblems(_ status: NodeStatus?) -> [String] {
+        guard let node = status?.node else { return ["the node does not answer"] }
+        var problems: [String] = []
+        if node.avahi != "running" {
+            problems.append("Avahi: \(node.avahi)")
+        } else if node.publishedName == nil {
+            problems.append("Avahi: the node's DNS-SD record is not published yet")
+        }
+        if let gc = node.groundControl, !gc.hasPrefix("listening") { problems.append("ground control: \(gc)") }
+        return problems
     }
 }
 

@@ -37,6 +37,7 @@ struct StatusCommand: ParsableCommand {
         )
         print("id        \(n.id)  incarnation \(n.incarnation)")
         print("listening UDP \(n.port)   mesh \(n.fingerprint)   avahi: \(n.avahi)   up \(formatMs(n.uptimeMs))")
+        if let gc = n.groundControl { print("ground control: \(gc)") }
         if let a = status.autopilot {
             let who = a.systemID.map { "\(a.autopilot ?? "autopilot") system \($0)" } ?? "no autopilot heard yet"
             let state = a.silent ? "SILENT" : a.connected ? "connected" : "waiting"

@@ -71,7 +71,11 @@ import Testing
             try await waitUntil("the dashboard listens", timeout: .seconds(5)) {
                 try http(lab, "GET", "/healthz").status == 200
             }
-            #expect(try http(lab, "GET", "/readyz").status == 200)
+            var ready = Exchange(status: 0, headers: "", body: "")
+            try await waitUntil("/readyz passes", timeout: .seconds(10)) {
+                ready = try http(lab, "GET", "/readyz")
+                return ready.status == 200
+            }
 
             let vehicles = try http(lab, "GET", "/api/v1/vehicles")
             #expect(vehicles.status == 200)
@@ -140,6 +144,33 @@ import Testing
             #expect(try await station.stop() == 0)
             #expect(try await drone.stop() == 0)
             expectQuietLogs([station, drone])
+        }
+    }
+
+    /// `/readyz` fails while the station's ground-control port is held by another program and passes once the station
+    /// could bind it (it retries every 5 s); `fleetmesh status` says which.
+    @Test func readinessWaitsForTheGroundControlPort() async throws {
+        try await Lab.with(hosts: 1) { lab in
+            // Another program (QGroundControl, say) holds UDP 14550 on the station's machine.
+            let holder = try lab.start(host: 1, tag: "holder", ["socat", "-u", "UDP-RECV:14550", "/dev/null"])
+            let station = try lab.startNode(
+                host: 1, name: "station", role: "station", extra: "[ground_control]\nport = 14550", logLevel: "info")
+            var report = Exchange(status: 0, headers: "", body: "")
+            try await waitUntil("/readyz names the ground-control port", timeout: .seconds(10)) {
+                report = try http(lab, "GET", "/readyz")
+                return report.body.contains("ground control: cannot bind UDP 14550")
+            }
+            #expect(report.status == 503, "\(report.body)")
+            #expect(try station.status().node.groundControl?.hasPrefix("cannot bind UDP 14550") == true)
+            holder.process.signal(SIGKILL)
+            _ = holder.process.wait()
+            try await waitUntil("/readyz passes once the port is free", timeout: .seconds(10)) {
+                report = try http(lab, "GET", "/readyz")
+                return report.status == 200
+            }
+            #expect(report.body.contains(#""ready":true"#), "\(report.body)")
+            #expect(try station.status().node.groundControl == "listening on UDP 14550")
+            #expect(try await station.stop() == 0)
         }
     }
 

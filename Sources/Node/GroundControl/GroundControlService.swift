@@ -45,6 +45,8 @@ public final class GroundControlService: Service, CustomStringConvertible {
                 transport = try await UDPTransport.bind(
                     port: configuration.port, group: MultiThreadedEventLoopGroup.singleton, logger: logger)
             } catch {
+                await coordinator.noteGroundControl(
+                    "cannot bind UDP \(configuration.port): \(error); retrying every 5 s")
                 if !complained {
                     logger.error(
                         "ground control: cannot bind UDP port \(configuration.port) (\(error)); is QGroundControl or another program using it on this machine? Set [ground_control] port. Retrying every 5 s"
@@ -56,6 +58,7 @@ public final class GroundControlService: Service, CustomStringConvertible {
             }
         }
         guard let transport else { return }
+        await coordinator.noteGroundControl("listening on UDP \(transport.port)")
         let targets = configuration.targets.compactMap { try? PeerEndpoint(parsing: $0)?.socketAddress() }
         let endpoint = GroundControlEndpoint(
             transport: transport, coordinator: coordinator, fixedDestinations: targets, clock: clock, logger: logger)

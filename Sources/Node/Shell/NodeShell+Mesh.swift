@@ -159,6 +159,9 @@ extension NodeShell {
 
     // MARK: - Status
 
+    /// The ground-control endpoint's state, for `status` and the dashboard's `/readyz`.
+    func noteGroundControl(_ state: String) { groundControlState = state }
+
     /// This node and every peer, for `fleetmesh status`: sessions from the mesh layer, UAV numbers, hops, relayed
     /// nodes and the map origin from the coordinator.
     public func status() -> NodeStatus {
@@ -168,7 +171,7 @@ extension NodeShell {
             id: nodeID.hex, name: configuration.name, publishedName: publishedName, role: configuration.role.rawValue,
             uavNumber: mesh.uavNumber, incarnation: String(incarnation, radix: 16), port: transport?.port ?? 0,
             fingerprint: fingerprint, uptimeMs: Int((t.nanoseconds) / 1_000_000), avahi: avahiState,
-            rejections: mesh.rejections)
+            rejections: mesh.rejections, groundControl: groundControlState)
         let all = mesh.membership.peers.values.sorted { $0.id < $1.id }
         let peers = all.filter(\.isAuthenticated).map { p in
             NodeStatus.Peer(

@@ -37,6 +37,8 @@ public actor NodeShell {
     /// The process's Avahi client, for the TXT record (nil without one).
     var discovery: AvahiDiscovery?
     var avahiState = "starting"
+    /// The ground-control endpoint's state, as its service reports it ("starting" until it runs; nil: none configured).
+    var groundControlState: String?
     var publishedName: String?
     var discoveryKeys: [ServiceKey: (id: NodeID, address: SocketAddress)] = [:]
     /// A drone's vehicle (the simulator or an autopilot) with collision avoidance above it.
@@ -80,6 +82,7 @@ public actor NodeShell {
         var rng = SystemRandomNumberGenerator()
         let incarnation = incarnation ?? rng.next()
         self.configuration = configuration
+        groundControlState = configuration.groundControl == nil ? nil : "starting"
         self.nodeID = nodeID
         self.incarnation = incarnation
         self.fingerprint = key.fingerprint
