@@ -51,7 +51,7 @@ extension VehiclePilot {
 
     /// The other drones' fresh predictions as avoidance tracks in the vehicle's local `frame`, on its clock (seconds
     /// of `now`'s clock). A drone without a UAV number ranks last (251).
-    static func tracks(_ airspace: [AirspaceEntry], excluding own: NodeID, in frame: MapOrigin, now: MeshInstant)
+    public static func tracks(_ airspace: [AirspaceEntry], excluding own: NodeID, in frame: MapOrigin, now: MeshInstant)
         -> [AirspaceTrack]
     {
         airspace.compactMap { e in

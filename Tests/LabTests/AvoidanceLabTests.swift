@@ -178,6 +178,58 @@ import Testing
 
     /// Two drones on real autopilot links (the pymavlink emulator: ArduPilot over UDP, PX4 over UDP) and one drone on
     /// the simulator, head-on at one altitude through the mesh: every kind avoids through the same vehicle protocol.
+    /// Two drones with avoidance off fly head-on at one altitude: the station's event log warns of the loss of
+    /// separation ahead, naming both, seconds before they meet, and says when they are separated again.
+    @Test func theStationWarnsOfALossOfSeparationAheadBetweenDronesThatDoNotAvoid() async throws {
+        try await Lab.with(hosts: 3) { lab in
+            let station = try lab.startNode(host: 1, name: "station", role: "station", logLevel: "info")
+            for (h, east) in [(2, -25.0), (3, 25.0)] {
+                let home = point(east: east, north: 0)
+                try lab.startNode(
+                    host: h, name: "d\(h)",
+                    extra: "[drone]\nhome = [\(home.lat), \(home.lon)]\n[avoidance]\nenabled = false", logLevel: "info")
+            }
+            var numbers: [String: Int] = [:]
+            try await waitUntil("2 drones numbered and live at the station", timeout: .seconds(20)) {
+                numbers = [:]
+                for v in try vehicles(station) where !v.stale { numbers[v.name] = v.uavNumber }
+                return numbers.count == 2 && Set(numbers.values).count == 2
+            }
+            for n in numbers.values {
+                _ = try ControlClient.request(
+                    ControlRequest.send(.init(uav: n, args: ["takeoff", "10"], timeoutMs: 100)),
+                    socket: station.socketPath, timeout: .seconds(5))
+            }
+            try await waitUntil("both airborne near 10 m", timeout: .seconds(30), poll: .milliseconds(200)) {
+                try vehicles(station).filter { !$0.stale && $0.altitude > 9 }.count == 2
+            }
+            func events() throws -> [String] {
+                try ControlClient.request(
+                    ControlRequest.events(.init(after: 0, limit: 1000)), socket: station.socketPath,
+                    timeout: .seconds(2)
+                ).events?.events.map(\.text) ?? []
+            }
+            #expect(try !events().contains { $0.contains("separation") })
+            try goto(station, numbers["d2"]!, point(east: 25, north: 0), alt: 10)
+            try goto(station, numbers["d3"]!, point(east: -25, north: 0), alt: 10)
+            var warning = ""
+            try await waitUntil("the station warns of the loss of separation ahead", timeout: .seconds(15)) {
+                warning = try events().first { $0.contains("predicted closer than the separation") } ?? ""
+                return !warning.isEmpty
+            }
+            // Both named, and the warning came while they were still apart (their predictions look 8 s ahead).
+            #expect(
+                warning.contains("UAV \(numbers["d2"]!) (d2)") && warning.contains("UAV \(numbers["d3"]!) (d3)"),
+                "\(warning)")
+            let placed = try vehicles(station).filter { !$0.stale }.map(place)
+            #expect(placed.count == 2 && abs(placed[0].e - placed[1].e) > 10, "\(placed)")
+            try await waitUntil("the station says they are separated again", timeout: .seconds(30)) {
+                try events().contains { $0.contains("separated again") }
+            }
+            print("separation warning: \(warning)")
+        }
+    }
+
     @Test func autopilotAndSimulatedDronesFlyHeadOnWithoutLosingSeparation() async throws {
         try await Lab.with(hosts: 4) { lab in
             let emulator = MAVLinkLabTests.emulator

@@ -153,12 +153,27 @@ import Testing
             try await waitUntil("the station sees link quality 0 for UAV \(number)", timeout: .seconds(2)) {
                 try vehicles(station).first { $0.uavNumber == number }?.linkQuality == 0
             }
+            func stationEvents() throws -> [String] {
+                try ControlClient.request(
+                    ControlRequest.events(.init(after: 0, limit: 1000)), socket: station.socketPath,
+                    timeout: .seconds(2)
+                ).events?.events.map(\.text) ?? []
+            }
+            try await waitUntil("the station's events say the flight controller is silent", timeout: .seconds(2)) {
+                try stationEvents().contains {
+                    $0.hasPrefix("UAV \(number) ") && $0.contains("flight controller is silent")
+                }
+            }
             autopilot.process.signal(SIGCONT)
             try await waitUntil("the autopilot is heard again", timeout: .seconds(5), poll: .milliseconds(50)) {
                 drone.log.components(separatedBy: "autopilot connected:").count == 3
             }
             let again = try send(station, [String(number), "takeoff", "5"])
             #expect(again.status == 0 && again.output.contains("takeoff 5: completed"), "\(again.output)")
+            #expect(
+                try stationEvents().contains {
+                    $0.hasPrefix("UAV \(number) ") && $0.contains("flight controller heard again")
+                })
         }
     }
 

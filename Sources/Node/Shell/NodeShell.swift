@@ -37,6 +37,9 @@ public actor NodeShell {
     /// The process's Avahi client, for the TXT record (nil without one).
     var discovery: AvahiDiscovery?
     var avahiState = "starting"
+    /// Stations: autopilots falling silent and predicted losses of separation, as events (`watchFleet`).
+    var fleetWatch = FleetWatch()
+    var nextFleetWatchAt = MeshInstant(nanoseconds: 0)
     /// The ground-control endpoint's state, as its service reports it ("starting" until it runs; nil: none configured).
     var groundControlState: String?
     var publishedName: String?
@@ -204,6 +207,7 @@ public actor NodeShell {
             }
         }
         apply(node.onCoordinatorTick(now: t), now: t)
+        watchFleet()
     }
 
     func vehicleEvents(_ events: [VehicleEvent], now t: MeshInstant) {
