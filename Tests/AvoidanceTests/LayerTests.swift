@@ -80,4 +80,35 @@ struct LayerTests {
         #expect(abs(via.z - 16) < 0.5, "passes beside at \(via.z) m")
         #expect(d.safe)
     }
+
+    @Test(
+        "a crowd crossing the way at one place in the drone's layer is a roundabout: even the highest-ranked drone passes its centre on the right"
+    )
+    func roundaboutPassedOnTheRight() {
+        // UAV 1 flies east through (0, 0) at 20 m; three lower-ranked drones reach the same point at the same time from
+        // the north, north-east and south-east. Their plans are theirs to change, so without the roundabout UAV 1
+        // would fly straight through.
+        let own = ownship(1, at: Vector3(-30, 0, 20), velocity: Vector3(4, 0, 0), goal: Vector3(30, 0, 20))
+        let r = 30 / 2.0.squareRoot()
+        func crowd(at z: Double) -> [AirspaceTrack] {
+            [
+                track(2, from: Vector3(0, 30, z), velocity: Vector3(0, -4, 0)),
+                track(3, from: Vector3(r, r, z), velocity: Vector3(-4, -4, 0) / 2.0.squareRoot()),
+                track(4, from: Vector3(r, -r, z), velocity: Vector3(-4, 4, 0) / 2.0.squareRoot()),
+            ]
+        }
+        var core = AvoidanceCore()
+        let d = core.decide(own: own, airspace: crowd(at: 20), now: 0)
+        guard case .veer(let via, _) = d.maneuver else {
+            Issue.record("expected passing the crossing on the right, got \(d.maneuver)")
+            return
+        }
+        // Heading east, the right is south: 10 m south of the crossing, at the drone's own altitude.
+        #expect(abs(via.x) < 0.5 && abs(via.y + 10) < 0.5 && abs(via.z - 20) < 0.1, "via \(via)")
+        #expect(d.safe)
+        #expect(d.yieldingTo.isEmpty)
+        // The same crowd in another layer (4 m up) is no roundabout of this drone's: the mission's plan.
+        var other = AvoidanceCore()
+        #expect(other.decide(own: own, airspace: crowd(at: 24), now: 0).maneuver == .nominal)
+    }
 }

@@ -80,7 +80,7 @@ public struct AvoidanceCore: Sendable {
         } else {
             progress = (destination, gap, now)
         }
-        let nominal = travel(x, altitude: destination.z, speed: x.speed)
+        let nominal = missionPlan(x, picture: picture)
         rollout(own: own, nominal.plan)
         var nominalSafe = insideFence()
         var threats: [Int] = []
