@@ -173,6 +173,11 @@ import Testing
             #expect(onTarget.count <= 1)
             // The drones logged their decisions.
             #expect(drones.contains { $0.log.contains("avoidance: ") })
+            // What the station's separation watch said while every drone avoided (for the record).
+            let warnings = station.log.split(separator: "\n").filter {
+                $0.contains("predicted closer than the separation")
+            }
+            print("station separation warnings while all avoided: \(warnings.count) \(warnings.prefix(5))")
         }
     }
 

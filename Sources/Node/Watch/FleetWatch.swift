@@ -3,8 +3,9 @@ import MeshTypes
 
 /// A station's watch over the fleet picture, turned into node events (`fleetmesh events`, the dashboard): a drone's
 /// link to its flight controller falling silent and coming back, and two drones' published predictions coming closer
-/// than the separation minima (a loss of separation ahead that avoidance has not resolved — a drone that does not
-/// avoid, or a stale picture). Pure: the shell hands it what it sees, with the time.
+/// than the separation minima for `raiseAfter` on end (a loss of separation ahead that avoidance has not resolved — a
+/// drone that does not avoid, or a stale picture; avoiding drones publish a conflicting plan for a moment before the
+/// one that gives way replans). Pure: the shell hands it what it sees, with the time.
 struct FleetWatch {
     /// One drone as the watch sees it.
     struct Vehicle {
@@ -36,11 +37,15 @@ struct FleetWatch {
         var about: NodeID?
     }
 
-    /// A conflict is reported again only after it has been clear this long (predictions flicker as drones replan).
+    /// A conflict is reported once it has been seen without a break this long…
+    var raiseAfter: Duration = .seconds(1)
+    /// …and reported again only after it has been clear this long (predictions flicker as drones replan).
     var clearAfter: Duration = .seconds(2)
 
     private var silent: Set<NodeID> = []
-    /// Open conflicts by pair, with when each was last seen.
+    /// Conflicts seen in every check since this time, not reported yet.
+    private var pending: [Pair: MeshInstant] = [:]
+    /// Reported conflicts by pair, with when each was last seen.
     private var open: [Pair: MeshInstant] = [:]
 
     struct Pair: Hashable {
@@ -66,9 +71,19 @@ struct FleetWatch {
                         about: v.node))
             }
         }
+        let seen = Set(conflicts.map { Pair($0.first, $0.second) })
+        pending = pending.filter { seen.contains($0.key) }
         for c in conflicts {
             let pair = Pair(c.first, c.second)
-            if open.updateValue(now, forKey: pair) == nil {
+            if open[pair] != nil {
+                open[pair] = now
+                continue
+            }
+            let since = pending[pair] ?? now
+            pending[pair] = since
+            if now - since >= raiseAfter {
+                pending[pair] = nil
+                open[pair] = now
                 out.append(
                     Event(
                         level: .warning, kind: "separation",

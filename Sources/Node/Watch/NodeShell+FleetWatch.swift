@@ -25,7 +25,8 @@ extension NodeShell {
         uav.map { "UAV \($0) (\(displayName(node)))" } ?? displayName(node)
     }
 
-    /// Pairs of drones whose fresh published predictions come closer than `[avoidance]`'s separation minima.
+    /// Pairs of drones whose fresh published predictions come closer than `[avoidance]`'s separation minima
+    /// (horizontally closer than the minimum while vertically within the minimum plus growth).
     func predictedConflicts(now t: MeshInstant) -> [FleetWatch.Conflict] {
         let airspace = core.airspace(now: t)
         guard airspace.count > 1 else { return [] }
@@ -45,7 +46,9 @@ extension NodeShell {
         let byRank = Dictionary(
             airspace.map { (AirspaceKey(uav: $0.uavNumber.map(Int.init) ?? 251, tiebreak: $0.node.low), $0) },
             uniquingKeysWith: { a, _ in a })
-        return snapshot.conflicts().compactMap { c in
+        // The snapshot grows the volumes of drones that do not avoid (taking off, landing) or are stale, as a planner
+        // must; a warning to an operator is about the predicted paths themselves coming within the minimum.
+        return snapshot.conflicts().filter { $0.closestHorizontal < snapshot.horizontalSeparation }.compactMap { c in
             let a = snapshot.tracks[c.first], b = snapshot.tracks[c.second]
             guard let ea = byRank[AirspaceKey(uav: a.uavNumber, tiebreak: a.tiebreak)],
                 let eb = byRank[AirspaceKey(uav: b.uavNumber, tiebreak: b.tiebreak)]
