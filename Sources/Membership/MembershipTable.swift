@@ -227,7 +227,10 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
                     out += remember(peer, now: now)
                     continue
                 }
-                if peer.lastConnectAttempt.map({ now - $0 >= configuration.reconnectInterval }) ?? true,
+                let interval =
+                    peer.state == .lost
+                    ? Self.probeStep(configuration.reconnectInterval, peer) : configuration.reconnectInterval
+                if peer.lastConnectAttempt.map({ now - $0 >= interval }) ?? true,
                     let address = peer.nextCandidate()
                 {
                     if peer.state == .lost {
@@ -248,7 +251,8 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
         }
         for id in forgotten.keys.sorted() {
             guard var gone = forgotten[id],
-                gone.lastConnectAttempt.map({ now - $0 >= configuration.reconnectInterval }) ?? true,
+                gone.lastConnectAttempt.map({ now - $0 >= Self.probeStep(configuration.reconnectInterval, gone) })
+                    ?? true,
                 let address = gone.nextCandidate()
             else { continue }
             gone.lastConnectAttempt = now
@@ -261,6 +265,15 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
             out.append(.connect(expecting: nil, address: address))
         }
         return out
+    }
+
+    /// The time between two probes of a lost or forgotten peer: its addresses are probed in turn, each once per
+    /// `interval`. After a link comes back one address family may answer before the other (IPv6 link-local routes
+    /// return with the carrier); one probe per interval taken in turn left the working address unprobed for a whole
+    /// interval. All at once would not do either: two initiations stamped the same moment can arrive out of order, and
+    /// the later-stamped one makes the other a replay.
+    static func probeStep(_ interval: Duration, _ peer: PeerRecord<Address>) -> Duration {
+        interval / max(1, peer.probeAddresses.count)
     }
 
     /// Keeps a forgotten peer's addresses for probing, within `forgottenLimit` (the longest gone goes first; its

@@ -14,6 +14,7 @@ let all: [(String, (BenchOutput) async throws -> Void)] = [
     ("avoidance", AvoidanceBenchmarks.run),
     ("mavlink", MAVLinkBenchmarks.run),
     ("gcs", GroundControlBenchmarks.run),
+    ("dashboard", DashboardBenchmarks.run),
 ]
 let wanted = Set(CommandLine.arguments.dropFirst())
 for (name, run) in all where wanted.isEmpty || wanted.contains(name) {

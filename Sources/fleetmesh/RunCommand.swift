@@ -22,11 +22,7 @@ struct RunCommand: AsyncParsableCommand {
             throw failure("error: \(error)", code: 78)
         }
         let level = Logger.Level(rawValue: logLevel ?? configuration.logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        LoggingSystem.bootstrap { label in NodeLogHandler(label: label, level: level) }
         let logger = Logger(label: "fleetmesh.\(configuration.name)")
         let node: NodeServices
         do {

@@ -355,6 +355,8 @@ import Testing
                 (parsed?["events"] as? [String])?.contains { $0.contains("takeoff 6: accepted") } == true, "\(findings)"
             )
             #expect(parsed?["account"] as? String == "pilot (operator)", "\(findings)")
+            #expect((parsed?["plotSamples"] as? Int ?? 0) >= 5, "\(findings)")
+            #expect(parsed?["targetMarker"] as? Int == 1, "\(findings)")
             #expect(FileManager.default.fileExists(atPath: shots + "/2-takeoff.png"))
             print("dashboard in Chromium: \(findings)")
             // The station stops cleanly with a browser's live stream still open.

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Drives the station dashboard in headless Chromium (Selenium): the page loads with nothing from beyond the station,
-the drone appears on the map and in the list, a click on 'Take off' makes its altitude rise on the page, and when the
+the drone appears on the map and in the list, a click on 'Take off' makes its altitude rise on the page and in the
+plot, a target placed on the map makes it fly there, and when the
 test cuts the drone's link (after this prints READY) the station's event log on the page says the drone was lost. Prints one JSON line of findings; exits 1 with the reason on the first failure.
 
 With NAME and PASSWORD, the page must first ask for a login (the station has accounts), which the script fills in.
@@ -15,6 +16,7 @@ import time
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 
 url, uav, shots = sys.argv[1].rstrip("/"), sys.argv[2], sys.argv[3]
@@ -93,12 +95,29 @@ try:
              lambda: "completed" in driver.find_element(By.ID, "events").text)
     driver.save_screenshot(os.path.join(shots, "2-takeoff.png"))
 
+    # The plot (Chart.js from Debian's libjs-chart.js) holds the drone's samples of the last minutes.
+    findings["plotSamples"] = wait_for("samples in the plot", 10,
+                                       lambda: int(driver.find_element(By.ID, "plot").get_attribute("data-samples") or 0)
+                                       if int(driver.find_element(By.ID, "plot").get_attribute("data-samples") or 0) >= 5
+                                       else None)
+
+    # A target placed on the map, 60 px east of the map's centre: the drone flies to it.
+    driver.find_element(By.ID, "place-target").click()
+    map_element = driver.find_element(By.ID, "map")
+    ActionChains(driver).move_to_element_with_offset(map_element, 60, 0).click().perform()
+    wait_for("the target's answer in the event log", 10,
+             lambda: "sent to the mesh" in driver.find_element(By.ID, "events").text)
+    wait_for("the drone flying to the target", 15,
+             lambda: "flyingToTarget" in driver.find_element(By.CSS_SELECTOR, f'#vehicles tr[data-uav="{uav}"]').text)
+    findings["targetMarker"] = len(driver.find_elements(By.CSS_SELECTOR, ".target-marker"))
+    driver.save_screenshot(os.path.join(shots, "2b-target.png"))
+
     # The test cuts the drone's link now; the station's event log on the page must say it lost the drone.
     print("READY: cut the link", flush=True)
     wait_for("the station's 'lost' event in the page's log", 20,
              lambda: f"UAV {uav}: peer" in driver.find_element(By.ID, "events").text
              and "→ lost" in driver.find_element(By.ID, "events").text)
-    findings["events"] = driver.find_element(By.ID, "events").text.splitlines()[:10]
+    findings["events"] = driver.find_element(By.ID, "events").text.splitlines()[:25]
     driver.save_screenshot(os.path.join(shots, "3-link-cut.png"))
 
     # Everything the page loaded came from the station: no CDN, fonts or tiles from elsewhere.

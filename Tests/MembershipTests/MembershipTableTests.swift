@@ -189,6 +189,23 @@ private func established(at t: Int = 0) -> Table {
         #expect(tried == ["v4", "v6", "v4", "v6"])
     }
 
+    /// A lost peer's addresses are probed in turn, each once per 500 ms: two addresses, a probe every 250 ms (one
+    /// probe per 500 ms in turn left a working address unprobed for a whole interval after a link came back).
+    @Test func aLostPeersAddressesAreEachProbedEveryInterval() {
+        var table = established()
+        _ = table.onDiscovered(
+            id: peerA, incarnation: 7, name: "a", role: .drone, uavNumber: nil, address: "B", now: ms(1))
+        var probes: [(Int, String)] = []
+        for t in stride(from: 10, through: 2300, by: 10) {
+            for case .probe(_, let address) in table.onTick(now: ms(t)) { probes.append((t, address)) }
+        }
+        #expect(probes.count >= 6, "\(probes)")
+        for (i, p) in probes.enumerated() {
+            #expect(p.1 == (i % 2 == 0 ? "A" : "B"), "\(probes)")
+            if i > 0 { #expect(p.0 - probes[i - 1].0 == 250, "\(probes)") }
+        }
+    }
+
     @Test func hearingASuspectRestoresIt() {
         var table = established()
         _ = table.onTick(now: ms(300))

@@ -14,7 +14,10 @@ const state = {
   sortUp: true,
   wasStale: new Map(),
   conflicts: new Set(),
+  history: new Map(),    // node → [{t, altitude, speed, battery}] of the last PLOT_SECONDS
+  placingTarget: false,
 };
+const PLOT_SECONDS = 300;
 
 const map = L.map("map", { zoomSnap: 0.25, attributionControl: false }).setView([0, 0], 3);
 const layers = { grid: L.layerGroup().addTo(map), paths: L.layerGroup().addTo(map), rings: L.layerGroup().addTo(map) };
@@ -93,6 +96,7 @@ function render(picture) {
   for (const v of picture.vehicles) {
     if (v.role !== "drone") continue;
     seen.add(v.node);
+    remember(v, picture.time);
     if (!state.vehicles.has(v.node)) logEvent(`UAV ${label(v)} (${v.name}) joined the picture`);
     const was = state.wasStale.get(v.node);
     if (was === false && v.stale) logEvent(`UAV ${label(v)} (${v.name}): no telemetry (stale)`, "warning");
@@ -126,6 +130,9 @@ function render(picture) {
   drawPredictions();
   drawList();
   drawSelected();
+  drawPlot(false);
+  // When the first picture with vehicles was on the page (ms since navigation start), for tests and benchmarks.
+  if (window.firstPictureAt === undefined && state.vehicles.size > 0) window.firstPictureAt = performance.now();
 }
 
 function drawVehicles() {
@@ -226,6 +233,57 @@ function drawList() {
   document.getElementById("count").textContent = `(${sorted.length})`;
 }
 
+// One sample per picture and vehicle (its arrival at the station), the last PLOT_SECONDS kept.
+function remember(v, pictureTime) {
+  const t = (pictureTime - v.ageMs) / 1000;
+  let h = state.history.get(v.node);
+  if (!h) state.history.set(v.node, (h = []));
+  if (h.length && h[h.length - 1].t >= t - 0.001) return;
+  h.push({ t, altitude: v.altitude, speed: v.speed, battery: v.batteryPercent });
+  while (h.length && h[0].t < t - PLOT_SECONDS) h.shift();
+}
+
+// The selected drone's altitude, speed and battery over the last minutes (Chart.js), redrawn at most once a second.
+let plot = null, plotDrawnAt = 0, plotNode = null;
+function drawPlot(force) {
+  const v = selectedVehicle();
+  if (!v || typeof Chart === "undefined") return;
+  const now = Date.now();
+  if (!force && v.node === plotNode && now - plotDrawnAt < 1000) return;
+  plotDrawnAt = now;
+  plotNode = v.node;
+  const h = state.history.get(v.node) || [];
+  const last = h.length ? h[h.length - 1].t : 0;
+  const series = (key) => h.map((p) => ({ x: p.t - last, y: p[key] }));
+  if (!plot) {
+    plot = new Chart(document.getElementById("plot"), {
+      type: "line",
+      data: { datasets: [
+        { label: "altitude m", data: [], borderColor: "#1565c0", yAxisID: "y", pointRadius: 0, borderWidth: 1.5 },
+        { label: "speed m/s", data: [], borderColor: "#2e7d32", yAxisID: "y", pointRadius: 0, borderWidth: 1.5 },
+        { label: "battery %", data: [], borderColor: "#e65100", yAxisID: "battery", pointRadius: 0, borderWidth: 1.5 },
+      ] },
+      options: {
+        animation: false, maintainAspectRatio: false, parsing: false, normalized: true,
+        scales: {
+          x: { type: "linear", min: -PLOT_SECONDS, max: 0, title: { display: true, text: "seconds ago" } },
+          y: { type: "linear", position: "left", beginAtZero: true },
+          battery: { type: "linear", position: "right", min: 0, max: 100, grid: { drawOnChartArea: false } },
+        },
+        plugins: { legend: { labels: { boxWidth: 12 } } },
+      },
+    });
+  }
+  plot.data.datasets[0].data = series("altitude");
+  plot.data.datasets[1].data = series("speed");
+  plot.data.datasets[2].data = series("battery");
+  // The last minute at least, growing in 30 s steps to PLOT_SECONDS as the history fills.
+  const span = h.length ? last - h[0].t : 0;
+  plot.options.scales.x.min = -Math.min(PLOT_SECONDS, Math.max(60, Math.ceil(span / 30) * 30));
+  plot.update("none");
+  document.getElementById("plot").dataset.samples = String(h.length);
+}
+
 function selectedVehicle() {
   return [...state.vehicles.values()].find((v) => v.uavNumber === state.selected);
 }
@@ -250,6 +308,7 @@ function select(uav) {
   drawVehicles();
   drawList();
   drawSelected();
+  drawPlot(true);
 }
 
 async function command(uav, args) {
@@ -276,9 +335,45 @@ document.querySelectorAll("[data-cmd]").forEach((b) => b.addEventListener("click
   command(state.selected, args);
 }));
 
+// A target for the selected drone (loc-broadcaster's picture: the drone flies to it, or follows it): placed by a click
+// in target mode, moved by dragging its marker.
+let targetMarker = null;
+async function sendTarget(uav, latlng) {
+  const v = selectedVehicle();
+  const altitude = Math.max(v ? v.altitude : 0, Number(document.getElementById("takeoff-alt").value) || 10);
+  const follow = document.getElementById("target-follow").checked;
+  const where = `${latlng.lat.toFixed(6)}, ${latlng.lng.toFixed(6)}, ${altitude.toFixed(1)} m`;
+  logEvent(`UAV ${uav} target ${where}: sent`);
+  const r = await post("/api/v1/targets", {
+    latitude: Number(latlng.lat.toFixed(7)), longitude: Number(latlng.lng.toFixed(7)), altitude, uav, follow,
+  });
+  const answer = await r.json().catch(() => ({}));
+  logEvent(`UAV ${uav} target ${where}: ${r.ok ? "sent to the mesh" : answer.error}`, r.ok ? "completed" : "rejected");
+}
+
+function placeTarget(latlng) {
+  const uav = state.selected;
+  if (!targetMarker) {
+    const icon = L.divIcon({ className: "target-marker", html: "<div></div>", iconSize: [24, 24], iconAnchor: [12, 12] });
+    targetMarker = L.marker(latlng, { icon, draggable: true, title: "target" }).addTo(map);
+    targetMarker.on("dragend", () => { if (state.selected != null) sendTarget(state.selected, targetMarker.getLatLng()); });
+  } else {
+    targetMarker.setLatLng(latlng);
+  }
+  sendTarget(uav, latlng);
+}
+
+document.getElementById("place-target").addEventListener("click", () => {
+  state.placingTarget = !state.placingTarget;
+  document.getElementById("place-target").setAttribute("aria-pressed", String(state.placingTarget));
+  document.getElementById("map-hint").textContent = state.placingTarget
+    ? "Click the map to place the target (drag it to move it)." : "Click the map to send the drone there.";
+});
+
 map.on("click", (e) => {
   const v = selectedVehicle();
   if (!v || session.role !== "operator") return;
+  if (state.placingTarget) { placeTarget(e.latlng); return; }
   const alt = Math.max(v.altitude, 5).toFixed(1);
   command(v.uavNumber, ["goto", e.latlng.lat.toFixed(7), e.latlng.lng.toFixed(7), alt]);
 });

@@ -1,0 +1,98 @@
+import ControlProtocol
+import Foundation
+import LabKit
+
+/// `fleetmesh-bench dashboard`: a station with 50 emulated drones (10 Hz telemetry each) and its dashboard, in the
+/// lab. Measured: the delay of a telemetry sample from its arrival at the station to its arrival in a WebSocket
+/// client, with 1 and with 10 clients (`Tools/dashboard-bench.py clients`); the station's CPU and memory with 0 and
+/// with 10 clients (the same station, the same drones: the difference is what the clients cost); and the page's load
+/// to its first full picture in headless Chromium. At the default live rate (5 Hz) and the highest (20 Hz).
+enum DashboardBenchmarks {
+    static let drones = 50
+
+    static func run(_ out: BenchOutput) async throws {
+        out.heading("Dashboard: \(drones) emulated drones at 10 Hz, live pictures to WebSocket clients")
+        let bench = CommandLine.arguments[0]
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Tools/dashboard-bench.py").path
+        for rate in [5, 20] {
+            try await Lab.with(hosts: 2) { lab in
+                let station = try lab.startNode(
+                    host: 1, name: "station", role: "station",
+                    extra: "[dashboard]\nlive_rate_hz = \(rate)", logLevel: "warning")
+                let address = try lab.address(1)
+                _ = try lab.start(
+                    host: 2, tag: "emulator",
+                    [
+                        bench, "emulate-drones", String(drones), "\(address):47800", lab.keyPath,
+                        lab.directory.path + "/emu", "120",
+                    ])
+                try await waitUntil(
+                    "the station hears \(drones) live drones", timeout: .seconds(40), poll: .milliseconds(250)
+                ) {
+                    try FleetLabBenchmarks.vehicles(station).filter { !$0.stale && $0.uavNumber != nil }.count
+                        == drones
+                }
+                let pid = try FleetLabBenchmarks.descendant(of: station.process.pid, named: "fleetmesh")
+                // The station alone with its drones: the baseline.
+                let (idleCPU, idleRSS) = try await usage(pid: pid, over: .seconds(8))
+                for n in [1, 10] {
+                    let clients = try lab.start(
+                        host: 1, tag: "clients-\(n)",
+                        ["python3", "-u", script, "clients", String(n), "http://127.0.0.1:8080", "10"])
+                    try await Task.sleep(for: .seconds(1))
+                    let (cpu, rss) = try await usage(pid: pid, over: .seconds(8))
+                    try await waitUntil("the clients finish", timeout: .seconds(20)) { !clients.process.isRunning }
+                    guard
+                        let line = clients.output.split(separator: "\n").last(where: { $0.hasPrefix("{") }),
+                        let report = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                        let delays = report["delaysMs"] as? [Double], let pictures = report["pictures"] as? [Int],
+                        let bytes = report["bytes"] as? [Int]
+                    else { throw LabError("the clients reported nothing: \(clients.output.suffix(2000))") }
+                    var s = Samples()
+                    for d in delays { s.add(d / 1000) }
+                    out.latency("\(rate) Hz, \(n) client\(n == 1 ? "" : "s"): station → client", s)
+                    let perClient = Double(pictures.reduce(0, +)) / Double(n) / 10
+                    let kB = Double(bytes.reduce(0, +)) / Double(max(1, pictures.reduce(0, +))) / 1000
+                    out.line(
+                        "\(rate) Hz, \(n) client\(n == 1 ? "" : "s"): station CPU, memory",
+                        String(
+                            format:
+                                "%5.1f %% of one core (%+.1f %% over no client), RSS %+.1f MB over no client (%.1f MB per client); %.1f pictures/s per client, %.1f kB each",
+                            cpu * 100, (cpu - idleCPU) * 100, (rss - idleRSS) / 1e6, (rss - idleRSS) / 1e6 / Double(n),
+                            perClient, kB))
+                }
+                out.line("\(rate) Hz: station CPU, no client", String(format: "%5.1f %% of one core", idleCPU * 100))
+                if rate == 5 {
+                    let page = try lab.start(
+                        host: 1, tag: "page",
+                        ["python3", "-u", script, "page", "http://127.0.0.1:8080", String(drones), "5"])
+                    try await waitUntil("the page loads", timeout: .seconds(120)) { !page.process.isRunning }
+                    guard
+                        let line = page.output.split(separator: "\n").last(where: { $0.hasPrefix("{") }),
+                        let report = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                        let times = report["firstPictureMs"] as? [Double]
+                    else { throw LabError("the page reported nothing: \(page.output.suffix(2000))") }
+                    var s = Samples()
+                    for t in times { s.add(t / 1000) }
+                    out.latency("page load → first full picture (\(drones) drones, Chromium, \(times.count) loads)", s)
+                }
+                _ = try await station.stop()
+            }
+        }
+    }
+
+    /// The share of one core `pid` used over `duration`, and its resident memory at the end (bytes).
+    static func usage(pid: Int32, over duration: Duration) async throws -> (cpu: Double, rss: Double) {
+        let clock = ContinuousClock()
+        let t0 = clock.now
+        let c0 = try FleetLabBenchmarks.cpuSeconds(pid: pid)
+        try await Task.sleep(for: duration)
+        let share = (try FleetLabBenchmarks.cpuSeconds(pid: pid) - c0) / (clock.now - t0).seconds
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let kB =
+            status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }?.split(separator: " ").dropFirst()
+            .first.flatMap { Double($0) } ?? 0
+        return (share, kB * 1000)
+    }
+}
