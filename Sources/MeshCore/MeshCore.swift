@@ -64,13 +64,19 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
         apply(endpoint.tick(now: now, wallClockMicros: wallClockMicros), now: now, into: &out)
         if !leaving { apply(membership.onTick(now: now), now: now, into: &out) }
         for id in channels.keys.sorted() {
-            guard var channel = channels[id] else { continue }
+            // A lost or forgotten peer's channel waits: retransmitting its whole window every second into an outage
+            // costs CPU and airtime for nothing (and reaching a peer that cannot answer, made it flap back and forth
+            // at the other side). When it is in session again, everything in the window goes at once (`.returned`).
+            guard var channel = channels[id], Self.inSession(membership.peers[id]?.state) else { continue }
             let actions = channel.tick(now: now)
             channels[id] = channel
             perform(actions, peer: id, now: now, into: &out)
         }
         return out
     }
+
+    /// Whether a peer in this state is in session (its reliable channel runs).
+    static func inSession(_ state: PeerState?) -> Bool { state == .established || state == .suspect }
 
     /// Discovery resolved a peer's record (already checked to belong to this mesh).
     public mutating func onDiscovered(

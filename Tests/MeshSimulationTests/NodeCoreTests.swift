@@ -63,4 +63,55 @@ import Testing
         #expect(
             announcer == .some("station"), "the drone heard the origin before the station's link-state advertisement")
     }
+
+    @Test("a lost peer's reliable channel waits: nothing is retransmitted into an outage, all of it goes on the return")
+    func aLostPeersChannelWaitsAndResumesOnItsReturn() {
+        var nodes = [Self.node(0, role: .station, name: "station"), Self.node(1, role: .drone, name: "d")]
+        let peer = nodes[1].mesh.localID
+        var now = MeshInstant(nanoseconds: 1_000_000)
+        var inFlight: [(to: Int, from: Int, bytes: [UInt8])] = []
+        var linkUp = true
+        var transportsWhileLost = 0
+        var received: [[UInt8]] = []
+        func carry(_ effects: [NodeCore<Int>.Effect], at i: Int) {
+            for e in effects {
+                switch e {
+                case .datagram(let bytes, let to):
+                    if i == 0, bytes.first == 3, nodes[0].mesh.membership.peers[peer]?.state == .lost {
+                        transportsWhileLost += 1
+                    }
+                    if linkUp { inFlight.append((to, i, bytes)) }
+                case .nodeMessage(0xF1, let payload, _) where i == 1: received.append(payload)
+                default: break
+                }
+            }
+        }
+        func run(until end: MeshInstant) {
+            while now < end {
+                now = now + .milliseconds(10)
+                for i in 0..<2 { carry(nodes[i].onMeshTick(now: now, wallClockMicros: now.nanoseconds / 1000), at: i) }
+                while !inFlight.isEmpty {
+                    let d = inFlight.removeFirst()
+                    carry(nodes[d.to].onDatagram(d.bytes, from: d.from, now: now), at: d.to)
+                }
+            }
+        }
+        carry(
+            nodes[0].onDiscovered(
+                id: peer, incarnation: nil, name: "d", role: .drone, uavNumber: nil, address: 1, now: now),
+            at: 0)
+        run(until: now + .milliseconds(200))
+        #expect(nodes[0].mesh.membership.peers[peer]?.state == .established)
+        // The link fails; a message waits in the window through 5 s of outage.
+        linkUp = false
+        carry(nodes[0].sendReliable(0xF1, [1, 2, 3], to: peer, now: now), at: 0)
+        run(until: now + .seconds(6))
+        #expect(nodes[0].mesh.membership.peers[peer]?.state == .lost)
+        #expect(transportsWhileLost == 0, "retransmissions into the outage")
+        // Back: the message arrives.
+        linkUp = true
+        run(until: now + .seconds(2))
+        #expect(nodes[0].mesh.membership.peers[peer]?.state == .established)
+        #expect(received == [[1, 2, 3]])
+    }
 }
