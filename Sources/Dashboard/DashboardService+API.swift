@@ -59,8 +59,7 @@ extension DashboardService {
     static func relay(
         _ request: Request, as command: String, adding fields: [String: Any], to backend: DashboardBackend
     ) async throws -> Response {
-        let body = try await request.body.collect(upTo: maximumBody)
-        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] else {
+        guard let object = try await jsonObject(request, upTo: maximumBody) else {
             return problem(
                 "malformed JSON: expected one object (\(command) takes \(takes(command)))", status: .badRequest)
         }
@@ -72,6 +71,12 @@ extension DashboardService {
         whole["command"] = command
         for (key, value) in fields { whole[key] = value }
         return await ask(whole, backend: backend)
+    }
+
+    /// The request's body as one JSON object (nil if it is not one); a body over `limit` bytes throws (413).
+    static func jsonObject(_ request: Request, upTo limit: Int) async throws -> [String: Any]? {
+        let body = try await request.body.collect(upTo: limit)
+        return try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any]
     }
 
     /// Decodes `fields` as a control request (its checks name any field that is wrong) and asks the node.

@@ -24,14 +24,12 @@ extension DashboardService {
             return Self.json(SessionReport(loginRequired: true, name: s.name, role: s.role, csrfToken: s.csrfToken))
         }
         api.post("login") { [logger] request, context -> Response in
-            guard await access.isRequired else {
+            guard access.isRequired else {
                 return Self.problem(
                     "this dashboard has no accounts ([[dashboard.accounts]]): there is nothing to log in to",
                     status: .notFound)
             }
-            let body = try await request.body.collect(upTo: 4096)
-            let object = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any]
-            guard let object else {
+            guard let object = try await Self.jsonObject(request, upTo: 4096) else {
                 return Self.problem("malformed JSON: expected {\"name\": …, \"password\": …}", status: .badRequest)
             }
             if let key = object.keys.sorted().first(where: { $0 != "name" && $0 != "password" }) {

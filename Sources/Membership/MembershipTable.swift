@@ -273,7 +273,7 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
     /// interval. All at once would not do either: two initiations stamped the same moment can arrive out of order, and
     /// the later-stamped one makes the other a replay.
     static func probeStep(_ interval: Duration, _ peer: PeerRecord<Address>) -> Duration {
-        interval / max(1, peer.probeAddresses.count)
+        interval / max(1, peer.candidateOrder.count)
     }
 
     /// Keeps a forgotten peer's addresses for probing, within `forgottenLimit` (the longest gone goes first; its

@@ -46,10 +46,8 @@ public struct PeerRecord<Address: Hashable & Sendable>: Sendable {
         attempts = (order.firstIndex(of: tried) ?? attempts) + 1
     }
 
-    /// Every address a probe goes to: the last session's first, then the other candidates.
-    var probeAddresses: [Address] { candidateOrder }
-
-    private var candidateOrder: [Address] {
+    /// Every address to try: the last session's first, then the other candidates.
+    var candidateOrder: [Address] {
         (address.map { [$0] } ?? []) + candidates.filter { $0 != address }
     }
 

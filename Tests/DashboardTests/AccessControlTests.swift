@@ -27,6 +27,23 @@ import Testing
         #expect(a.gate(client: "10.0.0.9", name: "ops", now: t0 + .seconds(60)) == .tooMany(retryAfter: .seconds(1)))
     }
 
+    @Test func attemptsCheckedAtTheSameTimeCannotSlipPastTheLimit() {
+        var a = AccessControl(accounts: [ops])
+        // Five attempts begun before any password check ended: the sixth is refused already.
+        for _ in 0..<5 { #expect(a.begin(client: "10.0.0.9", name: "ops", now: t0) == .open) }
+        #expect(a.begin(client: "10.0.0.9", name: "ops", now: t0) == .tooMany(retryAfter: .seconds(60)))
+        // One of them had the right password: it no longer counts, so one more try is open.
+        a.succeeded(client: "10.0.0.9", name: "ops", begunAt: t0)
+        #expect(a.begin(client: "10.0.0.9", name: "ops", now: t0 + .seconds(1)) == .open)
+        // A right password on its own never counts against anyone.
+        var b = AccessControl(accounts: [ops])
+        for i in 0..<10 {
+            let at = t0 + .seconds(i)
+            #expect(b.begin(client: "laptop", name: "ops", now: at) == .open)
+            b.succeeded(client: "laptop", name: "ops", begunAt: at)
+        }
+    }
+
     @Test func aLoginForgetsTheAccountsFailuresButNotTheAddresss() {
         var a = AccessControl(accounts: [ops, eyes])
         for _ in 0..<4 { a.failed(client: "attacker", name: "ops", now: t0) }

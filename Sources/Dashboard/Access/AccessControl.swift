@@ -58,6 +58,22 @@ public struct AccessControl: Sendable {
         return wait > .zero ? .tooMany(retryAfter: wait) : .open
     }
 
+    /// Starts a login attempt by `client` as `name`: refused when too many failed lately; otherwise it counts as a
+    /// failure until `succeeded` says otherwise, so attempts checked at the same time (each waits a quarter of a
+    /// second for bcrypt) cannot slip past the limit together.
+    public mutating func begin(client: String, name: String, now: Instant) -> LoginGate {
+        let gate = gate(client: client, name: name, now: now)
+        if gate == .open { failed(client: client, name: name, now: now) }
+        return gate
+    }
+
+    /// The attempt `begin` counted at `begunAt` had the right password: it is no failure after all.
+    public mutating func succeeded(client: String, name: String, begunAt: Instant) {
+        for key in [Self.clientKey(client), Self.accountKey(name)] {
+            if let i = failures[key]?.lastIndex(of: begunAt) { failures[key]!.remove(at: i) }
+        }
+    }
+
     /// A failed login by `client` as `name`.
     public mutating func failed(client: String, name: String, now: Instant) {
         for key in [Self.clientKey(client), Self.accountKey(name)] {

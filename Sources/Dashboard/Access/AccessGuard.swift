@@ -10,12 +10,14 @@ actor AccessGuard {
 
     init(accounts: [DashboardAccount], clock: ContinuousClock) {
         control = AccessControl(accounts: accounts)
+        isRequired = control.isRequired
         self.clock = clock
     }
 
     nonisolated let cookieName = "fleetmesh_session"
 
-    var isRequired: Bool { control.isRequired }
+    /// Whether any account exists (fixed for the dashboard's life).
+    nonisolated let isRequired: Bool
 
     /// What a login attempt got.
     enum LoginResult {
@@ -25,7 +27,9 @@ actor AccessGuard {
     }
 
     func login(name: String, password: String, client: String) async -> LoginResult {
-        if case .tooMany(let wait) = control.gate(client: client, name: name, now: clock.now) {
+        // Counted as a failure before the password is checked (this actor runs other logins while bcrypt works).
+        let begun = clock.now
+        if case .tooMany(let wait) = control.begin(client: client, name: name, now: begun) {
             return .tooMany(retryAfter: wait)
         }
         let account = control.account(named: name)
@@ -37,10 +41,8 @@ actor AccessGuard {
             hash = decoyHash ?? ""
         }
         let matches = (try? await Self.offload { DashboardPassword.verify(password, hash: hash) }) ?? false
-        guard let account, matches else {
-            control.failed(client: client, name: name, now: clock.now)
-            return .refused
-        }
+        guard let account, matches else { return .refused }
+        control.succeeded(client: client, name: name, begunAt: begun)
         let token = Self.randomToken()
         let session = control.open(account, token: token, csrfToken: Self.randomToken(), now: clock.now)
         return .opened(token: token, session: session)

@@ -26,7 +26,7 @@ struct AccessMiddleware: RouterMiddleware {
             return DashboardService.problem(
                 "Content-Type: a JSON body (application/json) is required", status: .unsupportedMediaType)
         }
-        guard await access.isRequired, path.hasPrefix("/api/v1/"), path != "/api/v1/login" else {
+        guard access.isRequired, path.hasPrefix("/api/v1/"), path != "/api/v1/login" else {
             return try await next(request, context)
         }
         guard let token = request.cookies[access.cookieName]?.value, let session = await access.session(token: token)
