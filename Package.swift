@@ -177,7 +177,8 @@ let package = Package(
         .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol"]),
         .testTarget(name: "DashboardTests", dependencies: ["ControlProtocol", "Dashboard"]),
         .testTarget(
-            name: "LabTests", dependencies: ["ControlProtocol", "Dashboard", "Node", "LabKit"], exclude: ["udp_tool.py"]
+            name: "LabTests", dependencies: ["ControlProtocol", "Dashboard", "Node", "LabKit"],
+            exclude: ["udp_tool.py", "dashboard_browser.py", "dashboard_live.py"]
         ),
     ],
     swiftLanguageModes: [.v6]

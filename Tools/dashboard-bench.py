@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """The dashboard benchmark's clients, run on the station's lab host by `fleetmesh-bench dashboard`.
 
-  dashboard-bench.py clients N URL SECONDS   N WebSocket clients on URL/api/v1/live for SECONDS; prints one JSON line:
-      the delay of every telemetry sample from its arrival at the station to its arrival in a client (each sample
-      counted once per client, the first picture it is in), pictures and bytes received per client.
+  dashboard-bench.py clients N URL SECONDS [SUBSCRIBE]   N WebSocket clients on URL/api/v1/live for SECONDS, each
+      first sending the JSON subscription SUBSCRIBE if given; prints one JSON line: the delay of every telemetry sample
+      from its arrival at the station to its arrival in a client (each sample counted once per client, the first
+      message it is in; watched vehicles apart), messages and bytes received per client.
   dashboard-bench.py page URL EXPECTED RUNS  headless Chromium loads URL RUNS times (a fresh profile each); prints
       one JSON line: milliseconds from navigation start to EXPECTED vehicles listed on the page, for each run.
 
 The station and the clients share this machine's clock, so a sample's arrival at the station (the picture's `time`
-minus the vehicle's `ageMs`) and its arrival in the client are comparable.
+or update's `time` minus the vehicle's `ageMs`) and its arrival in the client are comparable.
 """
 import json
 import sys
@@ -17,16 +18,20 @@ import threading
 import time
 
 
-def clients(n, url, seconds):
+def clients(n, url, seconds, subscribe=None):
     import websocket  # websocket-client, installed with Selenium
 
     ws_url = url.replace("http://", "ws://").rstrip("/") + "/api/v1/live"
-    delays, pictures, sizes = [], [0] * n, [0] * n
+    watched = set((subscribe or {}).get("watch", []))
+    delays, watched_delays, messages, sizes = [], [], [0] * n, [0] * n
     lock = threading.Lock()
-    deadline = time.time() + seconds
+    start = time.time()
+    deadline = start + seconds
 
     def run(i):
         ws = websocket.create_connection(ws_url, timeout=5)
+        if subscribe:
+            ws.send(json.dumps(subscribe))
         seen = set()
         try:
             while time.time() < deadline:
@@ -35,24 +40,29 @@ def clients(n, url, seconds):
                 except websocket.WebSocketTimeoutException:
                     continue
                 now_ms = time.time() * 1000
-                picture = json.loads(text)
-                if picture.get("type") != "picture":
-                    continue
-                mine = []
-                for v in picture["vehicles"]:
+                message = json.loads(text)
+                if message["type"] == "picture":
+                    samples = [(message["time"], v) for v in message.get("vehicles") or []]
+                elif message["type"] == "vehicles":
+                    samples = [(u["time"], u["vehicle"]) for u in message["updates"]]
+                else:
+                    samples = []
+                mine, mine_watched = [], []
+                for t, v in samples:
                     if v.get("role") != "drone":
                         continue
-                    arrived = picture["time"] - v["ageMs"]
+                    arrived = t - v["ageMs"]
                     key = (v["node"], round(arrived / 5))  # one sample: same node, same arrival (±5 ms)
                     if key in seen:
                         continue
                     seen.add(key)
-                    mine.append(now_ms - arrived)
+                    (mine_watched if v.get("uavNumber") in watched else mine).append(now_ms - arrived)
                 with lock:
-                    pictures[i] += 1
+                    messages[i] += 1
                     sizes[i] += len(text)
-                    if pictures[i] > 2:  # the first pictures carry samples that waited before the client came
+                    if now_ms / 1000 > start + 1:  # the first second carries samples that waited for the client
                         delays.extend(mine)
+                        watched_delays.extend(mine_watched)
         finally:
             ws.close()
 
@@ -61,7 +71,8 @@ def clients(n, url, seconds):
         t.start()
     for t in threads:
         t.join()
-    print(json.dumps({"delaysMs": delays, "pictures": pictures, "bytes": sizes, "seconds": seconds}))
+    print(json.dumps({"delaysMs": delays, "watchedDelaysMs": watched_delays, "messages": messages, "bytes": sizes,
+                      "seconds": seconds}))
 
 
 def page(url, expected, runs):
@@ -96,8 +107,8 @@ def page(url, expected, runs):
 
 
 if sys.argv[1] == "clients":
-    clients(int(sys.argv[2]), sys.argv[3], float(sys.argv[4]))
+    clients(int(sys.argv[2]), sys.argv[3], float(sys.argv[4]), json.loads(sys.argv[5]) if len(sys.argv) > 5 else None)
 elif sys.argv[1] == "page":
     page(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
 else:
-    sys.exit(f"usage: {sys.argv[0]} clients N URL SECONDS | page URL EXPECTED RUNS")
+    sys.exit(f"usage: {sys.argv[0]} clients N URL SECONDS [SUBSCRIBE] | page URL EXPECTED RUNS")

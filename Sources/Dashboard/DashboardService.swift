@@ -45,21 +45,7 @@ public struct DashboardService: Service, CustomStringConvertible {
         addHealth(to: router, state: state)
         addLogin(to: router, access: access)
         addAPI(to: router)
-        router.ws("/api/v1/live") { inbound, outbound, _ in
-            let (id, frames) = await live.subscribe()
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    for await frame in frames {
-                        do { try await outbound.write(.text(frame)) } catch { return }
-                    }
-                }
-                // The client's messages are not used yet; reading them notices when it goes away.
-                group.addTask { _ = try? await inbound.reduce(0) { count, _ in count + 1 } }
-                await group.next()
-                group.cancelAll()
-            }
-            await live.unsubscribe(id)
-        }
+        addLive(to: router, live: live)
         let logger = self.logger
         let app = Application(
             router: router, server: .http1WebSocketUpgrade(webSocketRouter: router),

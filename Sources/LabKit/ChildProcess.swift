@@ -124,3 +124,22 @@ public func shell(_ arguments: [String], environment: [String: String]? = nil) t
     close(fds[0])
     return (child.wait(), String(decoding: output, as: UTF8.self))
 }
+
+extension ChildProcess {
+    /// The first process below `root` (itself included) whose command name is `name` (a program started through
+    /// `ip netns exec` runs below it).
+    public static func descendant(of root: Int32, named name: String) throws -> Int32 {
+        var queue = [root]
+        while let p = queue.first {
+            queue.removeFirst()
+            if let comm = try? String(contentsOfFile: "/proc/\(p)/comm", encoding: .utf8),
+                comm.trimmingCharacters(in: .whitespacesAndNewlines) == String(name.prefix(15))
+            {
+                return p
+            }
+            let children = (try? String(contentsOfFile: "/proc/\(p)/task/\(p)/children", encoding: .utf8)) ?? ""
+            queue += children.split(separator: " ").compactMap { Int32($0) }
+        }
+        throw LabError("no process named \(name) below \(root)")
+    }
+}

@@ -251,6 +251,9 @@ public final class NodeProcess: @unchecked Sendable {
     }
 
     /// Sends SIGTERM and waits (deadline) for a clean exit; returns the exit status.
+    /// The node's own process id (below the namespace wrapper `process` is).
+    public func nodePID() throws -> Int32 { try ChildProcess.descendant(of: process.pid, named: "fleetmesh") }
+
     public func stop(timeout: Duration = .seconds(5)) async throws -> Int32 {
         process.signal(SIGTERM)
         try await waitUntil("\(name) exits after SIGTERM", timeout: timeout) { !process.isRunning }

@@ -6,7 +6,8 @@ import LabKit
 /// lab. Measured: the delay of a telemetry sample from its arrival at the station to its arrival in a WebSocket
 /// client, with 1 and with 10 clients (`Tools/dashboard-bench.py clients`); the station's CPU and memory with 0 and
 /// with 10 clients (the same station, the same drones: the difference is what the clients cost); and the page's load
-/// to its first full picture in headless Chromium. At the default live rate (5 Hz) and the highest (20 Hz).
+/// to its first full picture in headless Chromium. Two paces: the default (every vehicle at the live rate, 5 Hz), and
+/// an operator's (one watched drone at 20 Hz, the rest at 2 Hz).
 enum DashboardBenchmarks {
     static let drones = 50
 
@@ -15,7 +16,15 @@ enum DashboardBenchmarks {
         let bench = CommandLine.arguments[0]
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Tools/dashboard-bench.py").path
-        for rate in [5, 20] {
+        let paces: [(name: String, subscribe: String?)] = [
+            ("default pace (5 Hz each)", nil),
+            (
+                "watching UAV 1 at 20 Hz, the rest at 2 Hz",
+                #"{"type":"subscribe","watch":[1],"watchHz":20,"othersHz":2}"#
+            ),
+        ]
+        for (pace, subscribe) in paces {
+            let rate = 5
             try await Lab.with(hosts: 2) { lab in
                 let station = try lab.startNode(
                     host: 1, name: "station", role: "station",
@@ -33,37 +42,44 @@ enum DashboardBenchmarks {
                     try FleetLabBenchmarks.vehicles(station).filter { !$0.stale && $0.uavNumber != nil }.count
                         == drones
                 }
-                let pid = try FleetLabBenchmarks.descendant(of: station.process.pid, named: "fleetmesh")
+                let pid = try station.nodePID()
                 // The station alone with its drones: the baseline.
                 let (idleCPU, idleRSS) = try await usage(pid: pid, over: .seconds(8))
                 for n in [1, 10] {
                     let clients = try lab.start(
                         host: 1, tag: "clients-\(n)",
-                        ["python3", "-u", script, "clients", String(n), "http://127.0.0.1:8080", "10"])
+                        ["python3", "-u", script, "clients", String(n), "http://127.0.0.1:8080", "10"]
+                            + (subscribe.map { [$0] } ?? []))
                     try await Task.sleep(for: .seconds(1))
                     let (cpu, rss) = try await usage(pid: pid, over: .seconds(8))
                     try await waitUntil("the clients finish", timeout: .seconds(20)) { !clients.process.isRunning }
                     guard
                         let line = clients.output.split(separator: "\n").last(where: { $0.hasPrefix("{") }),
                         let report = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                        let delays = report["delaysMs"] as? [Double], let pictures = report["pictures"] as? [Int],
-                        let bytes = report["bytes"] as? [Int]
+                        let delays = report["delaysMs"] as? [Double], let messages = report["messages"] as? [Int],
+                        let watched = report["watchedDelaysMs"] as? [Double], let bytes = report["bytes"] as? [Int]
                     else { throw LabError("the clients reported nothing: \(clients.output.suffix(2000))") }
+                    let who = "\(pace), \(n) client\(n == 1 ? "" : "s")"
                     var s = Samples()
                     for d in delays { s.add(d / 1000) }
-                    out.latency("\(rate) Hz, \(n) client\(n == 1 ? "" : "s"): station → client", s)
-                    let perClient = Double(pictures.reduce(0, +)) / Double(n) / 10
-                    let kB = Double(bytes.reduce(0, +)) / Double(max(1, pictures.reduce(0, +))) / 1000
+                    out.latency("\(who): station → client\(watched.isEmpty ? "" : ", unwatched")", s)
+                    if !watched.isEmpty {
+                        var w = Samples()
+                        for d in watched { w.add(d / 1000) }
+                        out.latency("\(who): station → client, watched", w)
+                    }
+                    let perClient = Double(messages.reduce(0, +)) / Double(n) / 10
+                    let kBs = Double(bytes.reduce(0, +)) / Double(n) / 10 / 1000
                     out.line(
-                        "\(rate) Hz, \(n) client\(n == 1 ? "" : "s"): station CPU, memory",
+                        "\(who): station CPU, memory",
                         String(
                             format:
-                                "%5.1f %% of one core (%+.1f %% over no client), RSS %+.1f MB over no client (%.1f MB per client); %.1f pictures/s per client, %.1f kB each",
+                                "%5.1f %% of one core (%+.1f %% over no client), RSS %+.1f MB over no client (%.1f MB per client); %.1f messages/s and %.1f kB/s per client",
                             cpu * 100, (cpu - idleCPU) * 100, (rss - idleRSS) / 1e6, (rss - idleRSS) / 1e6 / Double(n),
-                            perClient, kB))
+                            perClient, kBs))
                 }
-                out.line("\(rate) Hz: station CPU, no client", String(format: "%5.1f %% of one core", idleCPU * 100))
-                if rate == 5 {
+                out.line("\(pace): station CPU, no client", String(format: "%5.1f %% of one core", idleCPU * 100))
+                if subscribe == nil {
                     let page = try lab.start(
                         host: 1, tag: "page",
                         ["python3", "-u", script, "page", "http://127.0.0.1:8080", String(drones), "5"])

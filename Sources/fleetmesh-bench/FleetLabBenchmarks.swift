@@ -171,11 +171,11 @@ enum FleetLabBenchmarks {
                 } else {
                     try await Task.sleep(for: .seconds(2))
                 }
-                let pid = try descendant(of: station.process.pid, named: "fleetmesh")
+                let pid = try ChildProcess.descendant(of: station.process.pid, named: "fleetmesh")
                 let t0 = clock.now
                 let cpu0 = try cpuSeconds(pid: pid)
                 let emu0 = try emulator.map {
-                    try cpuSeconds(pid: try descendant(of: $0.process.pid, named: "fleetmesh-bench"))
+                    try cpuSeconds(pid: try ChildProcess.descendant(of: $0.process.pid, named: "fleetmesh-bench"))
                 }
                 try await Task.sleep(for: .seconds(10))
                 let wall = (clock.now - t0).seconds
@@ -186,29 +186,14 @@ enum FleetLabBenchmarks {
                     + (flying ? ", \(live.filter { $0.altitude > 4 }.count) airborne" : "")
                 if let emu0, let e = emulator {
                     let emuShare =
-                        (try cpuSeconds(pid: try descendant(of: e.process.pid, named: "fleetmesh-bench")) - emu0) / wall
+                        (try cpuSeconds(pid: try ChildProcess.descendant(of: e.process.pid, named: "fleetmesh-bench"))
+                            - emu0) / wall
                     note += String(format: "; emulator process %.0f %% of a core", emuShare * 100)
                 }
                 let label = "station CPU, \(n) drones " + (flying ? "flying" : "on the ground")
                 out.line(label, String(format: "%5.1f %% of one core  (%@)", share * 100, note))
             }
         }
-    }
-
-    /// The first process below `root` (itself included) whose command name is `name`.
-    static func descendant(of root: Int32, named name: String) throws -> Int32 {
-        var queue = [root]
-        while let p = queue.first {
-            queue.removeFirst()
-            if let comm = try? String(contentsOfFile: "/proc/\(p)/comm", encoding: .utf8),
-                comm.trimmingCharacters(in: .whitespacesAndNewlines) == String(name.prefix(15))
-            {
-                return p
-            }
-            let children = (try? String(contentsOfFile: "/proc/\(p)/task/\(p)/children", encoding: .utf8)) ?? ""
-            queue += children.split(separator: " ").compactMap { Int32($0) }
-        }
-        throw LabError("no process named \(name) below \(root)")
     }
 
     /// utime + stime of `pid`, in seconds.

@@ -41,6 +41,28 @@ struct TelemetryTests {
         #expect(p.cores[0].fleetPicture(now: p.now + .milliseconds(1500))[0].isStale)
     }
 
+    @Test("a station reports each newer telemetry sample only while asked to")
+    func telemetryArrivals() {
+        var p = Self.world()
+        let state = VehicleState(position: Self.here, batteryPercent: 77, activity: .hovering, armed: true)
+        p.call(2) { $0.onLocalVehicleState(state, now: $1) }
+        func arrivals(_ p: Pump) -> Int {
+            p.directives[0].filter { if case .telemetryArrived(let from) = $0 { from == p.id(2) } else { false } }.count
+        }
+        p.advance(.milliseconds(500))
+        #expect(arrivals(p) == 0)
+        p.cores[0].reportsTelemetryArrivals = true
+        p.advance(.milliseconds(1000))
+        // 10 Hz telemetry: one report per sample (give or take the tick that straddles the switch).
+        #expect((9...11).contains(arrivals(p)), "\(arrivals(p))")
+        let before = arrivals(p)
+        p.cores[0].reportsTelemetryArrivals = false
+        p.advance(.milliseconds(500))
+        #expect(arrivals(p) == before)
+        #expect(p.cores[0].fleetVehicle(p.id(2), now: p.now)?.state == state)
+        #expect(p.cores[0].fleetVehicle(p.id(1), now: p.now) == nil)
+    }
+
     @Test("predictions are shared and dropped after one second")
     func airspace() {
         var p = Self.world()

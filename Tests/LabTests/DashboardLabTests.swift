@@ -147,6 +147,43 @@ import Testing
         }
     }
 
+    /// The live WebSocket: a full picture first; the drone's telemetry pushed at the default pace, then at every
+    /// sample once watched; refused messages answered naming the field; a client that never reads changes neither
+    /// another client's pace nor the station's memory, and the station stops cleanly with it still connected.
+    @Test func theLiveStreamPacesEachClientAndSurvivesOneThatNeverReads() async throws {
+        try await Lab.with(hosts: 2) { lab in
+            let (station, drone, uav) = try await fleet(lab)
+            let pid = try station.nodePID()
+            let script = repositoryRoot.appendingPathComponent("Tests/LabTests/dashboard_live.py").path
+            let client = try lab.start(
+                host: 1, tag: "live", ["python3", "-u", script, "http://127.0.0.1:8080", String(uav), String(pid)])
+            try await waitUntil("the live client reports", timeout: .seconds(60)) {
+                client.output.contains("HOLDING") || !client.process.isRunning
+            }
+            let findings = client.output.split(separator: "\n").last { $0.hasPrefix("{") }.map(String.init) ?? ""
+            let parsed = (try? JSONSerialization.jsonObject(with: Data(findings.utf8))) as? [String: Any]
+            #expect(
+                parsed != nil && parsed?["failure"] == nil,
+                "\(findings.isEmpty ? client.output.suffix(3000) : Substring(findings))")
+            let unwatched = parsed?["unwatchedPerSecond"] as? Double ?? 0
+            let watched = parsed?["watchedPerSecond"] as? Double ?? 0
+            // 10 Hz telemetry: thinned to the 5 Hz default while unwatched, every sample while watched at 20 Hz.
+            #expect(unwatched >= 2 && unwatched <= 6.5, "\(findings)")
+            #expect(watched >= 8 && watched >= unwatched * 1.5, "\(findings)")
+            #expect((parsed?["watchedPerSecondBesideASilentClient"] as? Double ?? 0) >= 8, "\(findings)")
+            #expect((parsed?["stationRssGrowthMb"] as? Double ?? 99) < 20, "\(findings)")
+            // It did back up: the station holds undelivered bytes for it (and no more than its socket takes).
+            #expect((parsed?["silentClientSendQueueBytes"] as? Int ?? 0) > 0, "\(findings)")
+            print("live stream: \(findings)")
+            // The silent client is still connected: the station stops cleanly all the same.
+            #expect(client.process.isRunning)
+            #expect(try await station.stop() == 0)
+            client.process.signal(SIGKILL)
+            #expect(try await drone.stop() == 0)
+            expectQuietLogs([drone])
+        }
+    }
+
     /// `/readyz` fails while the station's ground-control port is held by another program and passes once the station
     /// could bind it (it retries every 5 s); `fleetmesh status` says which.
     @Test func readinessWaitsForTheGroundControlPort() async throws {
@@ -250,6 +287,45 @@ import Testing
                 lab, "POST", "/api/v1/uavs/\(uav)/commands", body: #"{"args":["hover"]}"#, from: 2, base: base,
                 headers: ["X-CSRF-Token: \(viewerToken)"], jar: viewerJar)
             #expect(viewerCommand.status == 403 && viewerCommand.error?.contains("is a viewer") == true)
+            // On the live WebSocket the viewer watches but cannot drive: a manual sample is refused, naming the role.
+            let viewerCookie = String(cookie.prefix { $0 != ";" })
+            let viewerLive = try shell(
+                lab.onHost(
+                    2,
+                    [
+                        "python3", "-c",
+                        """
+                        import json, sys, websocket
+                        ws = websocket.create_connection(sys.argv[1], header=["Cookie: " + sys.argv[2]], timeout=5)
+                        ws.send(json.dumps({"type": "manual", "uav": int(sys.argv[3]), "axes": [1000, 0, 0, 0]}))
+                        while True:
+                            m = json.loads(ws.recv())
+                            if m["type"] == "error":
+                                print(m["error"])
+                                break
+                        """,
+                        base.replacingOccurrences(of: "http://", with: "ws://") + "/api/v1/live", viewerCookie,
+                        String(uav),
+                    ]))
+            #expect(viewerLive.output.contains("account \"watch\" is a viewer"), "\(viewerLive.output)")
+            // Without a session there is no live stream at all (hummingbird-websocket answers every refused upgrade
+            // with a bare 400).
+            let anonymousLive = try shell(
+                lab.onHost(
+                    3,
+                    [
+                        "python3", "-c",
+                        """
+                        import sys, websocket
+                        try:
+                            websocket.create_connection(sys.argv[1], timeout=5)
+                            print("connected")
+                        except websocket.WebSocketBadStatusException as e:
+                            print(e.status_code, e.resp_body)
+                        """,
+                        base.replacingOccurrences(of: "http://", with: "ws://") + "/api/v1/live",
+                    ]))
+            #expect(anonymousLive.output.hasPrefix("400"), "\(anonymousLive.output)")
 
             // The operator, from the station's own host (its address, not loopback): commands need the CSRF token.
             let pilotJar = lab.directory.appendingPathComponent("pilot.cookies").path
@@ -357,6 +433,9 @@ import Testing
             #expect(parsed?["account"] as? String == "pilot (operator)", "\(findings)")
             #expect((parsed?["plotSamples"] as? Int ?? 0) >= 5, "\(findings)")
             #expect(parsed?["targetMarker"] as? Int == 1, "\(findings)")
+            // The simulated gamepad drove it north, over a hundred samples a second.
+            #expect((parsed?["drivenNorthM"] as? Double ?? 0) >= 4, "\(findings)")
+            #expect((parsed?["manualSamples"] as? Int ?? 0) >= 100, "\(findings)")
             #expect(FileManager.default.fileExists(atPath: shots + "/2-takeoff.png"))
             print("dashboard in Chromium: \(findings)")
             // The station stops cleanly with a browser's live stream still open.

@@ -112,6 +112,35 @@ try:
     findings["targetMarker"] = len(driver.find_elements(By.CSS_SELECTOR, ".target-marker"))
     driver.save_screenshot(os.path.join(shots, "2b-target.png"))
 
+    # A gamepad drives the drone over the live WebSocket at 100 Hz. Headless Chromium has no gamepad, so the page's
+    # navigator.getGamepads answers a simulated one (Standard Gamepad mapping): right stick forward is north.
+    driver.execute_script("""
+      window.testPad = { id: "FleetMesh test pad (STANDARD GAMEPAD)", index: 0, connected: true, mapping: "standard",
+                         axes: [0, 0, 0, 0], buttons: [], timestamp: performance.now() };
+      navigator.getGamepads = () => [window.testPad];
+      window.dispatchEvent(new Event("gamepadconnected"));
+    """)
+
+    def north_m():
+        return driver.execute_script(
+            f"const v = [...state.vehicles.values()].find((v) => v.uavNumber === {uav}); return v.latitude") * 111320
+
+    start_north = north_m()
+    driver.execute_script("window.testPad.axes[3] = -1;")
+    driver.find_element(By.ID, "drive").click()
+    wait_for("the page driving the drone", 5, lambda: "driving UAV" in driver.find_element(By.ID, "gamepad-state").text)
+    findings["drivenNorthM"] = round(wait_for("the drone 4 m further north on the page", 15,
+                                              lambda: north_m() - start_north if north_m() - start_north > 4 else None), 2)
+    driver.save_screenshot(os.path.join(shots, "2c-gamepad.png"))
+    driver.execute_script("window.testPad.axes[3] = 0;")
+    driver.find_element(By.ID, "drive").click()
+    findings["manualSamples"] = int(
+        wait_for("the end of manual control in the event log", 5,
+                 lambda: [line for line in driver.find_element(By.ID, "events").text.splitlines()
+                          if "manual control ended after" in line])[0].split("after ")[1].split(" ")[0])
+    wait_for("the drone holding after the stick is released", 15,
+             lambda: float(driver.find_element(By.CSS_SELECTOR, f'#vehicles tr[data-uav="{uav}"] td.speed').text) < 0.3)
+
     # The test cuts the drone's link now; the station's event log on the page must say it lost the drone.
     print("READY: cut the link", flush=True)
     wait_for("the station's 'lost' event in the page's log", 20,

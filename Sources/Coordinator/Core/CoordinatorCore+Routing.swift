@@ -187,8 +187,7 @@ extension CoordinatorCore {
         if database[env.origin]?.role == .station { stationHeardAt = max(stationHeardAt, now) }
         switch payload {
         case .telemetry(let n, let s):
-            receiveTelemetry(env, n, s, now: now)
-            return []
+            return receiveTelemetry(env, n, s, now: now)
         case .prediction(let n, let p):
             receivePrediction(env, n, p, now: now)
             return []

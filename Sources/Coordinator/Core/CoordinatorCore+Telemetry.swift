@@ -66,12 +66,9 @@ extension CoordinatorCore {
 
     /// Every vehicle whose telemetry this node holds, by UAV number then NodeID.
     public func fleetPicture(now: MeshInstant) -> [FleetVehicle] {
-        fleet.map { id, s in
-            let age = now - s.receivedAt
-            return FleetVehicle(
-                node: id, uavNumber: s.uavNumber == 0 ? nil : s.uavNumber, state: s.value,
-                age: age, isStale: age > configuration.telemetryStaleAfter)
-        }.sorted { ($0.uavNumber ?? 255, $0.node) < ($1.uavNumber ?? 255, $1.node) }
+        fleet.keys.compactMap { fleetVehicle($0, now: now) }.sorted {
+            ($0.uavNumber ?? 255, $0.node) < ($1.uavNumber ?? 255, $1.node)
+        }
     }
 
     /// Predictions no older than `predictionMaxAge`, by UAV number then NodeID.
@@ -116,11 +113,21 @@ extension CoordinatorCore {
         sendRouted(.prediction(uavNumber: uavNumber ?? 0, prediction: prediction), to: .broadcast, now: now)
     }
 
-    mutating func receiveTelemetry(_ env: Envelope, _ n: UInt8, _ s: VehicleState, now: MeshInstant) {
-        HeardSample.keep(
+    mutating func receiveTelemetry(_ env: Envelope, _ n: UInt8, _ s: VehicleState, now: MeshInstant) -> [Directive] {
+        let kept = HeardSample.keep(
             HeardSample(
                 uavNumber: n, value: s, receivedAt: now, incarnation: env.originIncarnation, sequence: env.sequence),
             from: env.origin, in: &fleet)
+        return kept && reportsTelemetryArrivals ? [.telemetryArrived(from: env.origin)] : []
+    }
+
+    /// One vehicle of the fleet picture (nil if this node has no telemetry from it).
+    public func fleetVehicle(_ node: NodeID, now: MeshInstant) -> FleetVehicle? {
+        guard let s = fleet[node] else { return nil }
+        let age = now - s.receivedAt
+        return FleetVehicle(
+            node: node, uavNumber: s.uavNumber == 0 ? nil : s.uavNumber, state: s.value, age: age,
+            isStale: age > configuration.telemetryStaleAfter)
     }
 
     mutating func receivePrediction(_ env: Envelope, _ n: UInt8, _ p: TrajectoryPrediction, now: MeshInstant) {

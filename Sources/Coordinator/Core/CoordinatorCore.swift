@@ -27,6 +27,9 @@ public struct CoordinatorCore: Sendable {
     var nextAgeingAt: MeshInstant
     var duplicateWindows: [NodeID: DuplicateWindow] = [:]
     var messageSequence: UInt64 = 0
+    /// Whether each newer telemetry sample is reported as `.telemetryArrived` (a station with a live display turns
+    /// it on; off by default, so other shells pay nothing).
+    public var reportsTelemetryArrivals = false
 
     // MARK: Numbering
     /// This drone's UAV number (nil for stations and while unnumbered).
@@ -167,9 +170,14 @@ struct HeardSample<Value: Sendable>: Sendable {
 
     /// Stores `sample` in `table` under `origin` unless what is held came from the same incarnation with the same or a
     /// later sequence (a duplicate, or an older copy that took a slower path).
-    static func keep(_ sample: Self, from origin: NodeID, in table: inout [NodeID: Self]) {
-        if let old = table[origin], old.incarnation == sample.incarnation, old.sequence >= sample.sequence { return }
+    /// Keeps `sample` unless the table holds a newer one from the same incarnation; whether it was kept.
+    @discardableResult
+    static func keep(_ sample: Self, from origin: NodeID, in table: inout [NodeID: Self]) -> Bool {
+        if let old = table[origin], old.incarnation == sample.incarnation, old.sequence >= sample.sequence {
+            return false
+        }
         table[origin] = sample
+        return true
     }
 }
 

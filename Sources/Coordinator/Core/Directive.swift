@@ -35,6 +35,9 @@ public enum Directive: Hashable, Sendable {
     /// Reported once per pair of announcements.
     case mapOriginConflict(
         kept: MapOriginAnnouncement, keptBy: NodeID, ignored: MapOriginAnnouncement, ignoredBy: NodeID)
+    /// Station: a newer telemetry sample from this node is in the fleet picture (only while
+    /// ``CoordinatorCore/reportsTelemetryArrivals`` is on: a live display pushes it on at once).
+    case telemetryArrived(from: NodeID)
 }
 
 /// Why a drone's number changed.

@@ -90,27 +90,25 @@ function nodeEvent(e) {
   logEvent((e.uavNumber != null ? `UAV ${e.uavNumber}: ` : "") + text, e.level, e.timeMs);
 }
 
+// A periodic frame: predictions and origin; with `vehicles` (every second, and first) the whole fleet, so vehicles that
+// left are removed and stale ones shown as such.
 function render(picture) {
   for (const e of picture.events || []) nodeEvent(e);
-  const seen = new Set();
-  for (const v of picture.vehicles) {
-    if (v.role !== "drone") continue;
-    seen.add(v.node);
-    remember(v, picture.time);
-    if (!state.vehicles.has(v.node)) logEvent(`UAV ${label(v)} (${v.name}) joined the picture`);
-    const was = state.wasStale.get(v.node);
-    if (was === false && v.stale) logEvent(`UAV ${label(v)} (${v.name}): no telemetry (stale)`, "warning");
-    if (was === true && !v.stale) logEvent(`UAV ${label(v)} (${v.name}): telemetry again`);
-    state.wasStale.set(v.node, v.stale);
-    state.vehicles.set(v.node, v);
-  }
-  for (const node of [...state.vehicles.keys()]) {
-    if (!seen.has(node)) {
-      logEvent(`UAV ${label(state.vehicles.get(node))} left the picture`, "warning");
-      state.vehicles.delete(node);
-      state.wasStale.delete(node);
-      markers.get(node)?.remove();
-      markers.delete(node);
+  if (picture.vehicles) {
+    const seen = new Set();
+    for (const v of picture.vehicles) {
+      if (v.role !== "drone") continue;
+      seen.add(v.node);
+      update(v, picture.time);
+    }
+    for (const node of [...state.vehicles.keys()]) {
+      if (!seen.has(node)) {
+        logEvent(`UAV ${label(state.vehicles.get(node))} left the picture`, "warning");
+        state.vehicles.delete(node);
+        state.wasStale.delete(node);
+        markers.get(node)?.remove();
+        markers.delete(node);
+      }
     }
   }
   state.airspace = new Map(picture.airspace.map((a) => [a.node, a]));
@@ -126,13 +124,48 @@ function render(picture) {
     fitFleet();
     centred = true;
   }
-  drawVehicles();
   drawPredictions();
-  drawList();
-  drawSelected();
-  drawPlot(false);
-  // When the first picture with vehicles was on the page (ms since navigation start), for tests and benchmarks.
-  if (window.firstPictureAt === undefined && state.vehicles.size > 0) window.firstPictureAt = performance.now();
+  redraw();
+}
+
+// One vehicle's report, unless the page already has a newer sample of it (a periodic frame can carry an older one
+// than the last pushed update).
+function update(v, time) {
+  const arrived = time - v.ageMs;
+  const known = state.vehicles.get(v.node);
+  if (known && known.arrivedAt > arrived) return;
+  v.arrivedAt = arrived;
+  remember(v, time);
+  if (!known) logEvent(`UAV ${label(v)} (${v.name}) joined the picture`);
+  const was = state.wasStale.get(v.node);
+  if (was === false && v.stale) logEvent(`UAV ${label(v)} (${v.name}): no telemetry (stale)`, "warning");
+  if (was === true && !v.stale) logEvent(`UAV ${label(v)} (${v.name}): telemetry again`);
+  state.wasStale.set(v.node, v.stale);
+  state.vehicles.set(v.node, v);
+}
+
+// Telemetry pushed as it arrived at the station (at this page's pace: the selected drone faster).
+function pushed(message) {
+  for (const u of message.updates) {
+    if (u.vehicle.role === "drone") update(u.vehicle, u.time);
+  }
+  redraw();
+}
+
+// Vehicles, list, selection and plot are drawn once per animation frame, however many updates came in it.
+let redrawQueued = false;
+function redraw() {
+  if (redrawQueued) return;
+  redrawQueued = true;
+  requestAnimationFrame(() => {
+    redrawQueued = false;
+    drawVehicles();
+    drawList();
+    drawSelected();
+    drawPlot(false);
+    // When the first picture with vehicles was on the page (ms since navigation start), for tests and benchmarks.
+    if (window.firstPictureAt === undefined && state.vehicles.size > 0) window.firstPictureAt = performance.now();
+  });
 }
 
 function drawVehicles() {
@@ -304,7 +337,9 @@ function drawSelected() {
 
 function select(uav) {
   if (uav == null) return;
+  if (driving && driving.uav !== uav) stopDriving("another drone selected");
   state.selected = uav;
+  subscribe();
   drawVehicles();
   drawList();
   drawSelected();
@@ -385,20 +420,99 @@ document.querySelectorAll("th[data-sort]").forEach((th) => th.addEventListener("
   drawList();
 }));
 
+// The live WebSocket (null while reconnecting). The selected drone is watched: the station sends it at 20 Hz, the rest
+// at its default pace.
+let live = null;
+function subscribe() {
+  if (live && live.readyState === WebSocket.OPEN) {
+    live.send(JSON.stringify({ type: "subscribe", watch: state.selected != null ? [state.selected] : [], watchHz: 20 }));
+  }
+}
+
 function connect(delay) {
   const badge = document.getElementById("link");
   const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/api/v1/live");
-  ws.onopen = () => { badge.textContent = "live"; badge.className = "badge ok"; delay = 500; };
+  ws.onopen = () => {
+    badge.textContent = "live";
+    badge.className = "badge ok";
+    delay = 500;
+    live = ws;
+    subscribe();
+  };
   ws.onmessage = (m) => {
-    const picture = JSON.parse(m.data);
-    if (picture.type === "picture") render(picture);
+    const message = JSON.parse(m.data);
+    if (message.type === "picture") render(message);
+    else if (message.type === "vehicles") pushed(message);
+    else if (message.type === "events") message.events.forEach(nodeEvent);
+    else if (message.type === "error") logEvent(`station: ${message.error}`, "rejected");
   };
   ws.onclose = () => {
+    if (live === ws) live = null;
     badge.textContent = "reconnecting…";
     badge.className = "badge bad";
     setTimeout(() => connect(Math.min(delay * 2, 5000)), delay);
   };
 }
+
+// Manual control from a gamepad (Standard Gamepad mapping, mode 2: left stick yaw and climb, right stick roll and
+// pitch) at 100 Hz over the live WebSocket, to the selected drone. The drone holds position when the samples stop:
+// Drive pressed again, another drone selected, the gamepad gone, the page hidden or the connection lost.
+const DRIVE_HZ = 100, DEAD_ZONE = 0.08;
+let driving = null;   // { uav, timer, sent }
+
+function gamepad() {
+  return [...(navigator.getGamepads ? navigator.getGamepads() : [])].find((g) => g && g.connected) || null;
+}
+
+function axis(value) {
+  return Math.abs(value) < DEAD_ZONE ? 0 : Math.round(Math.max(-1, Math.min(1, value)) * 1000);
+}
+
+function showGamepad() {
+  const g = gamepad();
+  const text = driving ? `driving UAV ${driving.uav} · ${driving.sent} samples` : g ? `gamepad: ${g.id}` : "no gamepad";
+  document.getElementById("gamepad-state").textContent = text;
+  const button = document.getElementById("drive");
+  button.setAttribute("aria-pressed", String(driving != null));
+  button.textContent = driving ? "Stop driving" : "Drive with gamepad";
+}
+
+function stopDriving(why) {
+  if (!driving) return;
+  clearInterval(driving.timer);
+  logEvent(`UAV ${driving.uav}: manual control ended after ${driving.sent} samples (${why}); the drone holds`);
+  driving = null;
+  showGamepad();
+}
+
+function startDriving() {
+  const uav = state.selected;
+  if (uav == null) return;
+  if (!gamepad()) { logEvent("no gamepad: connect one and press a button on it first", "rejected"); return; }
+  driving = { uav, sent: 0, timer: 0 };
+  logEvent(`UAV ${uav}: manual control from ${gamepad().id} at ${DRIVE_HZ} Hz`);
+  driving.timer = setInterval(() => {
+    const g = gamepad();
+    if (!g) return stopDriving("gamepad disconnected");
+    if (document.hidden) return stopDriving("page hidden");
+    if (!live || live.readyState !== WebSocket.OPEN) return stopDriving("connection lost");
+    const a = g.axes;
+    live.send(JSON.stringify({
+      type: "manual", uav,
+      axes: [-axis(a[3] || 0), axis(a[2] || 0), -axis(a[1] || 0), axis(a[0] || 0)],
+      takeover: document.getElementById("takeover").checked,
+    }));
+    driving.sent += 1;
+    if (driving.sent % 25 === 0) showGamepad();
+  }, 1000 / DRIVE_HZ);
+  showGamepad();
+}
+
+document.getElementById("drive").addEventListener("click", () => {
+  if (driving) stopDriving("stopped"); else startDriving();
+});
+window.addEventListener("gamepadconnected", showGamepad);
+window.addEventListener("gamepaddisconnected", showGamepad);
 
 // Who this browser is: with accounts on the station, a login first (the session cookie is HttpOnly; the CSRF token the
 // login answers goes with every state-changing request).

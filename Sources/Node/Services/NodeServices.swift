@@ -141,9 +141,10 @@ public struct NodeServices: CustomStringConvertible {
         services.append(essential("control socket \(configuration.controlSocket)", control))
         if let groundControl { services.append(helper(groundControl)) }
         if let dashboard = configuration.dashboard {
-            let backend = DashboardBackend {
-                await ControlRequestHandler.handle($0, shell: shell, targetSources: targetSources)
-            }
+            let backend = DashboardBackend(
+                answer: { await ControlRequestHandler.handle($0, shell: shell, targetSources: targetSources) },
+                vehicleUpdates: { await shell.observeVehicles() },
+                manualSample: { await shell.manualSample(toUAV: $0.uav, axes: $0.axes, takeover: $0.takeover) })
             services.append(
                 helper(DashboardService(configuration: dashboard, backend: backend, clock: clock, logger: logger)))
         }

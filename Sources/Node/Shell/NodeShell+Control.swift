@@ -124,20 +124,23 @@ extension NodeShell {
     /// The fleet picture.
     public func vehicles() -> [VehicleReport] {
         let t = now
-        return core.fleetPicture(now: t).map { v in
-            let s = v.state
-            let speed =
-                (Double(s.velocityNorthCmS) * Double(s.velocityNorthCmS) + Double(s.velocityEastCmS)
-                * Double(s.velocityEastCmS)).squareRoot() / 100
-            return VehicleReport(
-                uavNumber: v.uavNumber.map(Int.init), node: v.node.hex, name: displayName(v.node),
-                role: (v.node == core.nodeID ? core.role : core.advertisement(of: v.node)?.role ?? .drone).rawValue,
-                latitude: s.position.latitude, longitude: s.position.longitude, altitude: s.position.altitude,
-                speed: speed, heading: Double(s.headingCentidegrees) / 100, activity: "\(s.activity)", armed: s.armed,
-                batteryPercent: Int(s.batteryPercent), ageMs: Int(v.age.wholeNanoseconds / 1_000_000), stale: v.isStale,
-                linkQuality: Int(s.linkQuality), velocityNorth: Double(s.velocityNorthCmS) / 100,
-                velocityEast: Double(s.velocityEastCmS) / 100, velocityUp: -Double(s.velocityDownCmS) / 100)
-        }
+        return core.fleetPicture(now: t).map(report)
+    }
+
+    /// One vehicle of the fleet picture as the control protocol reports it.
+    func report(_ v: FleetVehicle) -> VehicleReport {
+        let s = v.state
+        let speed =
+            (Double(s.velocityNorthCmS) * Double(s.velocityNorthCmS) + Double(s.velocityEastCmS)
+            * Double(s.velocityEastCmS)).squareRoot() / 100
+        return VehicleReport(
+            uavNumber: v.uavNumber.map(Int.init), node: v.node.hex, name: displayName(v.node),
+            role: (v.node == core.nodeID ? core.role : core.advertisement(of: v.node)?.role ?? .drone).rawValue,
+            latitude: s.position.latitude, longitude: s.position.longitude, altitude: s.position.altitude,
+            speed: speed, heading: Double(s.headingCentidegrees) / 100, activity: "\(s.activity)", armed: s.armed,
+            batteryPercent: Int(s.batteryPercent), ageMs: Int(v.age.wholeNanoseconds / 1_000_000), stale: v.isStale,
+            linkQuality: Int(s.linkQuality), velocityNorth: Double(s.velocityNorthCmS) / 100,
+            velocityEast: Double(s.velocityEastCmS) / 100, velocityUp: -Double(s.velocityDownCmS) / 100)
     }
 
     /// The airspace picture (predictions).

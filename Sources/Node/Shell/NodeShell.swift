@@ -66,6 +66,9 @@ public actor NodeShell {
     var targetsFromSources = 0
     /// Drones: the manual-control samples obeyed.
     var manualStats = ManualControlStats()
+    /// Live displays (the dashboard) given each newer telemetry sample as it arrives.
+    var vehicleObservers: [Int: AsyncStream<VehicleReport>.Continuation] = [:]
+    var nextVehicleObserver = 0
     /// Answers to commands a control request is waiting for.
     var answers: [CommandID: [CommandReport.Answer]] = [:]
     var commandSentAt: [CommandID: MeshInstant] = [:]
@@ -329,6 +332,8 @@ public actor NodeShell {
                 logger.warning(
                     "map origin conflict: \(displayName(ignoredBy)) announces \(Self.describe(ignored, zone: nil)) (epoch \(ignored.epoch)), \(displayName(keptBy)) announces \(Self.describe(kept, zone: nil)) (epoch \(kept.epoch)); every node uses \(displayName(keptBy))'s (newer epoch, ties to the lower node id)"
                 )
+            case .telemetryArrived(let node):
+                pushVehicle(node, now: t)
             }
         }
     }
