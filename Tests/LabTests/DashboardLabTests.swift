@@ -147,6 +147,32 @@ import Testing
         }
     }
 
+    /// schemathesis (PyPI) generates requests from the served OpenAPI document against a station with a drone: no
+    /// answer is a server error, none breaks the document (status, content type, body schema), and the node answers
+    /// and stops cleanly afterwards.
+    @Test func schemathesisFindsNoServerErrorAndNoAnswerOutsideTheDocument() async throws {
+        try await Lab.with(hosts: 2) { lab in
+            let (station, drone, _) = try await fleet(lab)
+            let report = lab.directory.appendingPathComponent("schemathesis").path
+            let run = try shell(
+                lab.onHost(
+                    1,
+                    [
+                        "schemathesis", "run", "http://127.0.0.1:8080/api/openapi.yaml", "--checks", "all",
+                        "--max-examples", "25", "--generation-deterministic", "--request-timeout", "70",
+                        "--report", "junit", "--report-dir", report, "--no-color",
+                    ]))
+            #expect(run.status == 0, "\(run.output.suffix(8000))")
+            let summary = run.output.split(separator: "\n").filter {
+                $0.contains("passed") || $0.contains("failed") || $0.contains("test cases")
+            }
+            print("schemathesis: \(summary.suffix(4).joined(separator: " | "))")
+            #expect(try http(lab, "GET", "/api/v1/vehicles").status == 200)
+            #expect(try await station.stop() == 0)
+            #expect(try await drone.stop() == 0)
+        }
+    }
+
     /// The live WebSocket: a full picture first; the drone's telemetry pushed at the default pace, then at every
     /// sample once watched; refused messages answered naming the field; a client that never reads changes neither
     /// another client's pace nor the station's memory, and the station stops cleanly with it still connected.
