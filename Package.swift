@@ -92,7 +92,7 @@ let package = Package(
         .target(
             name: "Dashboard",
             dependencies: [
-                "ControlProtocol",
+                "ControlProtocol", "Flight", "Geodesy",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -175,7 +175,9 @@ let package = Package(
         .testTarget(
             name: "AutopilotEmulationTests", dependencies: ["AutopilotEmulation", "MAVLink", "Flight", "Geodesy"]),
         .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol"]),
-        .testTarget(name: "DashboardTests", dependencies: ["ControlProtocol", "Dashboard"]),
+        .testTarget(
+            name: "DashboardTests",
+            dependencies: ["ControlProtocol", "Coordinator", "Dashboard", "Flight", "Geodesy", "MeshTypes", "Vehicles"]),
         .testTarget(
             name: "LabTests", dependencies: ["ControlProtocol", "Dashboard", "Node", "LabKit"],
             exclude: ["udp_tool.py", "dashboard_browser.py", "dashboard_live.py"]

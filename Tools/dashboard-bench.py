@@ -4,7 +4,8 @@
   dashboard-bench.py clients N URL SECONDS [SUBSCRIBE]   N WebSocket clients on URL/api/v1/live for SECONDS, each
       first sending the JSON subscription SUBSCRIBE if given; prints one JSON line: the delay of every telemetry sample
       from its arrival at the station to its arrival in a client (each sample counted once per client, the first
-      message it is in; watched vehicles apart), messages and bytes received per client.
+      message it is in; pushed updates of watched and other vehicles, and samples first seen in a periodic picture,
+      apart), messages and bytes received per client.
   dashboard-bench.py page URL EXPECTED RUNS  headless Chromium loads URL RUNS times (a fresh profile each); prints
       one JSON line: milliseconds from navigation start to EXPECTED vehicles listed on the page, for each run.
 
@@ -14,65 +15,71 @@ or update's `time` minus the vehicle's `ageMs`) and its arrival in the client ar
 import json
 import sys
 import tempfile
-import threading
 import time
 
 
-def clients(n, url, seconds, subscribe=None):
+def client(job):
+    """One WebSocket client (its own process, so that ten clients do not share one interpreter's lock)."""
     import websocket  # websocket-client, installed with Selenium
 
-    ws_url = url.replace("http://", "ws://").rstrip("/") + "/api/v1/live"
+    ws_url, subscribe, start, deadline = job
     watched = set((subscribe or {}).get("watch", []))
-    delays, watched_delays, messages, sizes = [], [], [0] * n, [0] * n
-    lock = threading.Lock()
-    start = time.time()
-    deadline = start + seconds
-
-    def run(i):
-        ws = websocket.create_connection(ws_url, timeout=5)
-        if subscribe:
-            ws.send(json.dumps(subscribe))
-        seen = set()
-        try:
-            while time.time() < deadline:
-                try:
-                    text = ws.recv()
-                except websocket.WebSocketTimeoutException:
+    # Delays of samples first seen in a pushed update (the live path), apart for watched vehicles, and of samples first
+    # seen in a periodic full picture (those the client's pace held back and a picture then carried).
+    delays, watched_delays, picture_delays, messages, size = [], [], [], 0, 0
+    ws = websocket.create_connection(ws_url, timeout=5)
+    if subscribe:
+        ws.send(json.dumps(subscribe))
+    seen = set()
+    try:
+        while time.time() < deadline:
+            try:
+                text = ws.recv()
+            except websocket.WebSocketTimeoutException:
+                continue
+            now_ms = time.time() * 1000
+            message = json.loads(text)
+            pushed = message["type"] == "vehicles"
+            if message["type"] == "picture":
+                samples = [(message["time"], v) for v in message.get("vehicles") or []]
+            elif pushed:
+                samples = [(u["time"], u["vehicle"]) for u in message["updates"]]
+            else:
+                samples = []
+            messages += 1
+            size += len(text)
+            for t, v in samples:
+                if v.get("role") != "drone":
                     continue
-                now_ms = time.time() * 1000
-                message = json.loads(text)
-                if message["type"] == "picture":
-                    samples = [(message["time"], v) for v in message.get("vehicles") or []]
-                elif message["type"] == "vehicles":
-                    samples = [(u["time"], u["vehicle"]) for u in message["updates"]]
+                arrived = t - v["ageMs"]
+                key = (v["node"], round(arrived / 5))  # one sample: same node, same arrival (±5 ms)
+                if key in seen:
+                    continue
+                seen.add(key)
+                if now_ms / 1000 <= start + 1:  # the first second carries samples that waited for the client
+                    continue
+                if not pushed:
+                    picture_delays.append(now_ms - arrived)
+                elif v.get("uavNumber") in watched:
+                    watched_delays.append(now_ms - arrived)
                 else:
-                    samples = []
-                mine, mine_watched = [], []
-                for t, v in samples:
-                    if v.get("role") != "drone":
-                        continue
-                    arrived = t - v["ageMs"]
-                    key = (v["node"], round(arrived / 5))  # one sample: same node, same arrival (±5 ms)
-                    if key in seen:
-                        continue
-                    seen.add(key)
-                    (mine_watched if v.get("uavNumber") in watched else mine).append(now_ms - arrived)
-                with lock:
-                    messages[i] += 1
-                    sizes[i] += len(text)
-                    if now_ms / 1000 > start + 1:  # the first second carries samples that waited for the client
-                        delays.extend(mine)
-                        watched_delays.extend(mine_watched)
-        finally:
-            ws.close()
+                    delays.append(now_ms - arrived)
+    finally:
+        ws.close()
+    return delays, watched_delays, picture_delays, messages, size
 
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    print(json.dumps({"delaysMs": delays, "watchedDelaysMs": watched_delays, "messages": messages, "bytes": sizes,
-                      "seconds": seconds}))
+
+def clients(n, url, seconds, subscribe=None):
+    import multiprocessing
+
+    ws_url = url.replace("http://", "ws://").rstrip("/") + "/api/v1/live"
+    start = time.time()
+    with multiprocessing.Pool(n) as pool:
+        results = pool.map(client, [(ws_url, subscribe, start, start + seconds)] * n)
+    print(json.dumps({"delaysMs": [d for r in results for d in r[0]],
+                      "watchedDelaysMs": [d for r in results for d in r[1]],
+                      "pictureDelaysMs": [d for r in results for d in r[2]],
+                      "messages": [r[3] for r in results], "bytes": [r[4] for r in results], "seconds": seconds}))
 
 
 def page(url, expected, runs):

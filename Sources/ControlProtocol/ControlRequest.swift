@@ -52,6 +52,9 @@ public enum ControlRequest: Sendable, Equatable {
         /// Take the drone's control lease even if another station holds it.
         public var takeover: Bool
 
+        /// The most waypoints one `trajectory` command may carry (the node's parser and the dashboard's preview).
+        public static let maxTrajectoryWaypoints = 200
+
         public init(uav: Int, args: [String], timeoutMs: Int = 30_000, takeover: Bool = false) {
             self.uav = uav
             self.args = args

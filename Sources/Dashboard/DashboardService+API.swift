@@ -41,6 +41,23 @@ extension DashboardService {
             }
             return try await Self.relay(request, as: "send", adding: ["uav": uav], to: backend)
         }
+        api.post("uavs/:uav/trajectory-preview") { request, context -> Response in
+            guard let text = context.parameters.get("uav"), let uav = Int(text), (1...250).contains(uav) else {
+                return Self.problem(
+                    "uav: expected a UAV number 1–250 in the path, found \"\(context.parameters.get("uav") ?? "")\"",
+                    status: .badRequest)
+            }
+            let body = try await request.body.collect(upTo: Self.maximumBody)
+            do throws(PreviewRefusal) {
+                let waypoints = try TrajectoryPreview.waypoints(fromJSON: Data(buffer: body))
+                guard let vehicles = await backend.answer(.vehicles).vehicles else {
+                    return Self.problem("the node gave no answer", status: .internalServerError)
+                }
+                return Self.json(try TrajectoryPreview.plan(waypoints, for: uav, in: vehicles))
+            } catch {
+                return Self.problem(error.description, status: HTTPResponse.Status(code: error.status))
+            }
+        }
         api.post("targets") { request, _ -> Response in
             try await Self.relay(request, as: "target", adding: [:], to: backend)
         }

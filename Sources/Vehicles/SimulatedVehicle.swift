@@ -143,28 +143,17 @@ public struct SimulatedVehicle: Vehicle {
         return (.accepted, events)
     }
 
-    /// A trajectory from where the vehicle is now through `waypoints` (planned with the navigator's default speed),
-    /// or the reason it cannot be flown.
+    /// A trajectory from where the vehicle is now through `waypoints` (planned with the navigator's default speed, by
+    /// `TrajectoryPlanner.commandedFlight`, as the station's preview plans it), or the reason it cannot be flown.
     public func planTrajectory(through waypoints: [GeoPoint]) -> Result<Trajectory, RejectionText> {
         guard simulator.state.isAirborne else { return .failure(RejectionText("not airborne")) }
-        guard !waypoints.isEmpty else { return .failure(RejectionText("trajectory has no waypoints")) }
-        var local = [simulator.state.position]
-        for (i, w) in waypoints.enumerated() {
-            do {
-                local.append(
-                    Vector3(
-                        try origin.local(
-                            w.geodetic)))
-            } catch {
-                return .failure(RejectionText("trajectory waypoint \(i + 1) is not on the map: \(error)"))
-            }
-        }
-        var limits = TrajectoryPlanner.Limits()
-        limits.maxSpeed = navigator.configuration.defaultSpeed
         do {
-            return .success(try TrajectoryPlanner(limits: limits).plan(local, initialHeading: simulator.state.heading))
+            return .success(
+                try TrajectoryPlanner.commandedFlight(
+                    from: simulator.state.position, heading: simulator.state.heading,
+                    through: waypoints.map(\.geodetic), on: origin, navigation: navigator.configuration))
         } catch {
-            return .failure(RejectionText("trajectory cannot be planned: \(error)"))
+            return .failure(RejectionText("\(error)"))
         }
     }
 

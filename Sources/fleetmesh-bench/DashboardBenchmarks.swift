@@ -19,8 +19,8 @@ enum DashboardBenchmarks {
         let paces: [(name: String, subscribe: String?)] = [
             ("default pace (5 Hz each)", nil),
             (
-                "watching UAV 1 at 20 Hz, the rest at 2 Hz",
-                #"{"type":"subscribe","watch":[1],"watchHz":20,"othersHz":2}"#
+                "watching one drone at 20 Hz, the rest at 2 Hz",
+                #"{"type":"subscribe","watch":[UAV],"watchHz":20,"othersHz":2}"#
             ),
         ]
         for (pace, subscribe) in paces {
@@ -43,31 +43,49 @@ enum DashboardBenchmarks {
                         == drones
                 }
                 let pid = try station.nodePID()
+                // The watched drone: the lowest UAV number in the fleet.
+                let watched = try FleetLabBenchmarks.vehicles(station).compactMap(\.uavNumber).min() ?? 1
                 // The station alone with its drones: the baseline.
                 let (idleCPU, idleRSS) = try await usage(pid: pid, over: .seconds(8))
                 for n in [1, 10] {
                     let clients = try lab.start(
                         host: 1, tag: "clients-\(n)",
                         ["python3", "-u", script, "clients", String(n), "http://127.0.0.1:8080", "10"]
-                            + (subscribe.map { [$0] } ?? []))
+                            + (subscribe.map { [$0.replacingOccurrences(of: "UAV", with: String(watched))] } ?? []))
                     try await Task.sleep(for: .seconds(1))
+                    // FLEETMESH_PERF=DIR: a perf profile of the station while the clients watch (it costs CPU itself).
+                    let profile = try ProcessInfo.processInfo.environment["FLEETMESH_PERF"].map { dir in
+                        try ChildProcess(
+                            [
+                                "perf", "record", "-F", "499", "-g", "-p", String(pid), "-o",
+                                "\(dir)/dashboard-\(subscribe == nil ? "default" : "watching")-\(n).data", "--",
+                                "sleep", "8",
+                            ])
+                    }
                     let (cpu, rss) = try await usage(pid: pid, over: .seconds(8))
+                    _ = profile?.wait()
                     try await waitUntil("the clients finish", timeout: .seconds(20)) { !clients.process.isRunning }
                     guard
                         let line = clients.output.split(separator: "\n").last(where: { $0.hasPrefix("{") }),
                         let report = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                         let delays = report["delaysMs"] as? [Double], let messages = report["messages"] as? [Int],
-                        let watched = report["watchedDelaysMs"] as? [Double], let bytes = report["bytes"] as? [Int]
+                        let watchedDelays = report["watchedDelaysMs"] as? [Double],
+                        let pictureDelays = report["pictureDelaysMs"] as? [Double],
+                        let bytes = report["bytes"] as? [Int]
                     else { throw LabError("the clients reported nothing: \(clients.output.suffix(2000))") }
                     let who = "\(pace), \(n) client\(n == 1 ? "" : "s")"
-                    var s = Samples()
-                    for d in delays { s.add(d / 1000) }
-                    out.latency("\(who): station → client\(watched.isEmpty ? "" : ", unwatched")", s)
-                    if !watched.isEmpty {
-                        var w = Samples()
-                        for d in watched { w.add(d / 1000) }
-                        out.latency("\(who): station → client, watched", w)
+                    for (kind, values) in [
+                        ("pushed", delays), ("pushed, watched drone", watchedDelays),
+                        ("first seen in a periodic picture", pictureDelays),
+                    ] where !values.isEmpty {
+                        var s = Samples()
+                        for d in values { s.add(d / 1000) }
+                        out.latency("\(who): station → client, \(kind)", s)
                     }
+                    let total = delays.count + watchedDelays.count + pictureDelays.count
+                    var all = Samples()
+                    for d in delays + watchedDelays + pictureDelays { all.add(d / 1000) }
+                    out.latency("\(who): station → client, every sample shown (\(total))", all)
                     let perClient = Double(messages.reduce(0, +)) / Double(n) / 10
                     let kBs = Double(bytes.reduce(0, +)) / Double(n) / 10 / 1000
                     out.line(

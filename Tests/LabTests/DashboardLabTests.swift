@@ -101,6 +101,22 @@ import Testing
             }
             #expect(answers == ["accepted", "completed"], "\(takeoff.body)")
 
+            // A trajectory preview from where the drone hovers: 11 m north, planned as the drone would fly it.
+            let here = try #require(
+                (try http(lab, "GET", "/api/v1/vehicles").json as? [[String: Any]])?.first {
+                    $0["uavNumber"] as? Int == uav
+                })
+            let (lat, lon) = (here["latitude"] as? Double ?? 0, here["longitude"] as? Double ?? 0)
+            let preview = try http(
+                lab, "POST", "/api/v1/uavs/\(uav)/trajectory-preview",
+                body: #"{"waypoints":[[\#(lat + 0.0001),\#(lon),4]]}"#)
+            let plan = try #require(preview.json as? [String: Any], "\(preview.status) \(preview.body)")
+            let points = plan["points"] as? [[Double]] ?? []
+            #expect(preview.status == 200 && plan["legs"] as? Int == 1, "\(preview.body)")
+            #expect(points.count > 10 && abs((points.first?[0] ?? 0) - lat) < 1e-6, "\(preview.body)")
+            #expect((plan["durationS"] as? Double ?? 0) > 11.1 / 4, "\(preview.body)")
+            #expect(abs((plan["lengthM"] as? Double ?? 0) - 11.1) < 0.5, "\(preview.body)")
+
             // Refusals: each a 4xx (or the node's own rejection) whose text names what was wrong.
             let unknownUAV = try http(lab, "POST", "/api/v1/uavs/99/commands", body: #"{"args":["land"]}"#)
             #expect(unknownUAV.status == 200 && unknownUAV.body.contains("unknown UAV number 99"), "\(unknownUAV.body)")
@@ -115,6 +131,41 @@ import Testing
                 ("POST", "/api/v1/uavs/abc/commands", #"{"args":["land"]}"#, 400, "uav: expected a UAV number"),
                 ("POST", "/api/v1/targets", #"{"latitude":95,"longitude":14,"altitude":10,"all":true}"#, 400, "-90…90"),
                 ("GET", "/api/v1/nothing", nil, 404, "no such resource: GET /api/v1/nothing"),
+                ("POST", "/api/v1/uavs/\(uav)/trajectory-preview", "[1]", 400, "malformed JSON: expected a body"),
+                (
+                    "POST", "/api/v1/uavs/\(uav)/trajectory-preview", #"{"waypoints":"50,14,10"}"#, 400,
+                    "waypoints: expected an array"
+                ),
+                ("POST", "/api/v1/uavs/\(uav)/trajectory-preview", #"{"waypoints":[]}"#, 400, "at least one waypoint"),
+                (
+                    "POST", "/api/v1/uavs/\(uav)/trajectory-preview", #"{"waypoints":[[50,14]]}"#, 400,
+                    "waypoints[0]: expected [latitude, longitude, altitude]"
+                ),
+                (
+                    "POST", "/api/v1/uavs/\(uav)/trajectory-preview", #"{"waypoints":[[50,14,10],[50,"x",10]]}"#,
+                    400, "waypoints[1][1]: longitude must be a number"
+                ),
+                (
+                    "POST", "/api/v1/uavs/\(uav)/trajectory-preview", #"{"waypoints":[[95,14,10]]}"#, 400,
+                    "waypoints[0][0]: latitude must be within -90…90 degrees"
+                ),
+                (
+                    "POST", "/api/v1/uavs/\(uav)/trajectory-preview",
+                    #"{"waypoints":[\#(Array(repeating: "[50,14,10]", count: 201).joined(separator: ","))]}"#, 400,
+                    "waypoints: at most 200 waypoints, found 201"
+                ),
+                (
+                    "POST", "/api/v1/uavs/\(uav)/trajectory-preview", #"{"waypoints":[[50,14,10]],"speed":3}"#, 400,
+                    #"trajectory-preview: unknown field "speed""#
+                ),
+                (
+                    "POST", "/api/v1/uavs/99/trajectory-preview", #"{"waypoints":[[50,14,10]]}"#, 404,
+                    "uav: no drone holds UAV number 99"
+                ),
+                (
+                    "POST", "/api/v1/uavs/abc/trajectory-preview", #"{"waypoints":[[50,14,10]]}"#, 400,
+                    "uav: expected a UAV number 1–250"
+                ),
                 ("GET", "/api/v1/events?limit=5000", nil, 400, #"events: "limit" must be 1–1000, found 5000"#),
                 ("GET", "/api/v1/events?after=x", nil, 400, #"events: "after" must be an integer, found "x""#),
                 ("GET", "/api/v1/events?since=3", nil, 400, #"unknown query parameter "since""#),
@@ -352,6 +403,12 @@ import Testing
                         base.replacingOccurrences(of: "http://", with: "ws://") + "/api/v1/live",
                     ]))
             #expect(anonymousLive.output.hasPrefix("400"), "\(anonymousLive.output)")
+            let viewerPreview = try http(
+                lab, "POST", "/api/v1/uavs/\(uav)/trajectory-preview", body: #"{"waypoints":[[50,14,10]]}"#, from: 2,
+                base: base, headers: ["X-CSRF-Token: \(viewerToken)"], jar: viewerJar)
+            #expect(
+                viewerPreview.status == 403 && viewerPreview.error?.contains("is a viewer") == true,
+                "\(viewerPreview.body)")
 
             // The operator, from the station's own host (its address, not loopback): commands need the CSRF token.
             let pilotJar = lab.directory.appendingPathComponent("pilot.cookies").path
@@ -421,9 +478,11 @@ import Testing
         }
     }
 
-    /// The station serves on its lab address with an operator account: the page asks for the login first.
+    /// The station serves on its lab address with an operator account: the page asks for the login first. After the
+    /// takeoff a path drawn on the map is previewed and flown; a group command goes to both drones after the page's
+    /// confirmation; the page fits a phone.
     @Test func aBrowserSeesTheDroneAndATakeoffClickedOnThePageFliesIt() async throws {
-        try await Lab.with(hosts: 2) { lab in
+        try await Lab.with(hosts: 3) { lab in
             let address = try lab.address(1)
             let (station, _, uav) = try await fleet(
                 lab,
@@ -435,6 +494,13 @@ import Testing
                     role = "operator"
                     password_hash = "\(DashboardPassword.hash("operator-secret-0815", cost: 4))"
                     """)
+            // A second drone, on the ground, for the group command.
+            let second = try lab.startNode(host: 3, name: "drone-3", logLevel: "info")
+            try await waitUntil("the station sees both drones with numbers", timeout: .seconds(10)) {
+                let r = try ControlClient.request(
+                    ControlRequest.vehicles, socket: station.socketPath, timeout: .seconds(2))
+                return (r.vehicles ?? []).filter { !$0.stale && $0.uavNumber != nil && $0.role == "drone" }.count == 2
+            }
             let shots = repositoryRoot.appendingPathComponent(".build/test-artifacts/dashboard").path
             let script = repositoryRoot.appendingPathComponent("Tests/LabTests/dashboard_browser.py").path
             let browser = try lab.start(
@@ -443,7 +509,9 @@ import Testing
                     "python3", "-u", script, "http://\(address):8080", String(uav), shots, "pilot",
                     "operator-secret-0815",
                 ])
-            try await waitUntil("the browser has seen the takeoff", timeout: .seconds(60)) {
+            try await waitUntil(
+                "the browser has flown the takeoff, the path and the group command", timeout: .seconds(180)
+            ) {
                 browser.output.contains("READY: cut the link") || !browser.process.isRunning
             }
             if browser.process.isRunning { try lab.lab("cut", "2") }
@@ -463,9 +531,25 @@ import Testing
             #expect((parsed?["drivenNorthM"] as? Double ?? 0) >= 4, "\(findings)")
             #expect((parsed?["manualSamples"] as? Int ?? 0) >= 100, "\(findings)")
             #expect(FileManager.default.fileExists(atPath: shots + "/2-takeoff.png"))
+            // A drawn trajectory is flown: the preview is the station's dense plan with its duration (two legs of
+            // 22 and 18 m at 4 m/s and two turns: about 20 s), and the drone ends at the last waypoint.
+            #expect((parsed?["previewPoints"] as? Int ?? 0) >= 30, "\(findings)")
+            #expect((15...30).contains(parsed?["previewDurationS"] as? Double ?? 0), "\(findings)")
+            #expect(parsed?["previewLines"] as? Int == 1, "\(findings)")
+            #expect((parsed?["waypointClickErrorM"] as? Double ?? 99) < 1, "\(findings)")
+            #expect((parsed?["trajectoryEndErrorM"] as? Double ?? 99) < 3, "\(findings)")
+            #expect(abs((parsed?["pathAltitudeDefault"] as? Double ?? 0) - 6) < 1, "\(findings)")
+            // The group hover: asked first in the page, then answered by each drone.
+            #expect((parsed?["groupConfirmation"] as? String)?.contains("2 drones") == true, "\(findings)")
+            #expect(parsed?["groupAnswers"] as? Int == 2, "\(findings)")
+            #expect((parsed?["phone"] as? [String: Any])?["width"] as? Int ?? 999 <= 400, "\(findings)")
+            for shot in ["2-takeoff", "3-trajectory-preview", "3-trajectory", "4-group-confirm", "5-phone"] {
+                #expect(FileManager.default.fileExists(atPath: shots + "/\(shot).png"), "\(shot)")
+            }
             print("dashboard in Chromium: \(findings)")
             // The station stops cleanly with a browser's live stream still open.
             #expect(try await station.stop() == 0)
+            #expect(try await second.stop() == 0)
         }
     }
 }

@@ -1,15 +1,20 @@
 #!/usr/bin/env python3
 """Drives the station dashboard in headless Chromium (Selenium): the page loads with nothing from beyond the station,
 the drone appears on the map and in the list, a click on 'Take off' makes its altitude rise on the page and in the
-plot, a target placed on the map makes it fly there, and when the
-test cuts the drone's link (after this prints READY) the station's event log on the page says the drone was lost. Prints one JSON line of findings; exits 1 with the reason on the first failure.
+plot, a path drawn by clicking the map is previewed (the station's plan as a solid line with its duration) and flown
+to its last waypoint, a target placed on the map makes it fly there, a group 'Hover' to every drone in the list asks
+for confirmation in the page and shows each drone's answer, the page fits a phone's 390 px width, and when the
+test cuts the drone's link (after this prints READY) the station's event log on the page says the drone was lost.
+Prints one JSON line of findings; exits 1 with the reason on the first failure.
 
 With NAME and PASSWORD, the page must first ask for a login (the station has accounts), which the script fills in.
 
 usage: dashboard_browser.py URL UAV SCREENSHOT_DIR [NAME PASSWORD]
 """
 import json
+import math
 import os
+import re
 import sys
 import tempfile
 import time
@@ -101,6 +106,59 @@ try:
                                        if int(driver.find_element(By.ID, "plot").get_attribute("data-samples") or 0) >= 5
                                        else None)
 
+    # A path drawn on the map: two waypoints, 22 m east of the drone and then 18 m north of that, each a click at the
+    # waypoint's place on the map (found with the page's own map projection); preview, then send: the drone flies it.
+    def drone_position():
+        return driver.execute_script(
+            "const v = [...state.vehicles.values()].find((x) => x.uavNumber === Number(arguments[0]));"
+            "return v ? [v.latitude, v.longitude, v.altitude, v.activity] : null;", uav)
+
+    def metres_between(a, b):
+        north = (b[0] - a[0]) * 111320
+        east = (b[1] - a[1]) * 111320 * math.cos(math.radians(a[0]))
+        return math.hypot(north, east)
+
+    driver.find_element(By.ID, "draw-path").click()
+    wait_for("the path tools", 5, lambda: driver.find_element(By.ID, "path-tools").is_displayed())
+    findings["pathAltitudeDefault"] = float(driver.find_element(By.ID, "path-alt").get_attribute("value"))
+    lat, lon = drone_position()[:2]
+    per_lon = 111320 * math.cos(math.radians(lat))
+    waypoints = [(lat, lon + 22 / per_lon), (lat + 18 / 111320, lon + 22 / per_lon)]
+    map_element = driver.find_element(By.ID, "map")
+    # The operator zooms so the path fits the map (at once, without Leaflet's animation).
+    driver.execute_script("map.fitBounds(L.latLngBounds(arguments[0]).pad(0.3), { maxZoom: 19, animate: false });",
+                          [[lat, lon]] + [list(w) for w in waypoints])
+    size = map_element.size
+    for w in waypoints:
+        point = driver.execute_script("const p = map.latLngToContainerPoint(L.latLng(arguments[0], arguments[1]));"
+                                      "return [p.x, p.y];", w[0], w[1])
+        ActionChains(driver).move_to_element_with_offset(
+            map_element, round(point[0] - size["width"] / 2), round(point[1] - size["height"] / 2)).click().perform()
+    wait_for("two numbered waypoints on the map", 5,
+             lambda: len(driver.find_elements(By.CSS_SELECTOR, ".waypoint")) == 2)
+    clicked = driver.execute_script("return path.waypoints.map((w) => [w.lat, w.lng]);")
+    findings["waypointClickErrorM"] = round(max(metres_between(c, w) for c, w in zip(clicked, waypoints)), 2)
+    driver.find_element(By.ID, "path-preview").click()
+    info = driver.find_element(By.ID, "path-info")
+    findings["previewPoints"] = wait_for("the preview's points", 10,
+                                         lambda: int(info.get_attribute("data-points") or 0))
+    findings["previewDurationS"] = float(info.get_attribute("data-duration-s"))
+    findings["previewText"] = info.text
+    findings["previewLines"] = len(driver.find_elements(By.CSS_SELECTOR, "path.trajectory-preview"))
+    driver.save_screenshot(os.path.join(shots, "3-trajectory-preview.png"))
+    driver.find_element(By.ID, "path-send").click()
+    wait_for("the drone following the trajectory", 10, lambda: drone_position()[3] == "followingTrajectory")
+    wait_for("the drone 10 m along the path", 15, lambda: metres_between(drone_position(), [lat, lon]) > 10)
+    driver.save_screenshot(os.path.join(shots, "3-trajectory-flying.png"))
+    last = clicked[-1]
+    wait_for("the drone near the last waypoint, hovering", findings["previewDurationS"] + 20,
+             lambda: metres_between(drone_position(), last) < 3 and drone_position()[3] == "hovering")
+    findings["trajectoryEndErrorM"] = round(metres_between(drone_position(), last), 2)
+    wait_for("the trajectory's answer in the event log", 10,
+             lambda: any("trajectory" in line and "completed" in line
+                         for line in driver.find_element(By.ID, "events").text.splitlines()))
+    driver.save_screenshot(os.path.join(shots, "3-trajectory.png"))
+
     # A target placed on the map, 60 px east of the map's centre: the drone flies to it.
     driver.find_element(By.ID, "place-target").click()
     map_element = driver.find_element(By.ID, "map")
@@ -140,6 +198,45 @@ try:
                           if "manual control ended after" in line])[0].split("after ")[1].split(" ")[0])
     wait_for("the drone holding after the stick is released", 15,
              lambda: float(driver.find_element(By.CSS_SELECTOR, f'#vehicles tr[data-uav="{uav}"] td.speed').text) < 0.3)
+
+    # A group command: every drone ticked ("all"), 'Hover' asks in the page first, then each drone answers.
+    drones = len(driver.find_elements(By.CSS_SELECTOR, "#vehicles tbody tr"))
+    driver.find_element(By.ID, "pick-all").click()
+    wait_for("the group bar", 5, lambda: driver.find_element(By.ID, "group").is_displayed())
+    driver.find_element(By.CSS_SELECTOR, 'button[data-group="hover"]').click()
+    if drones > 1:
+        wait_for("the confirmation in the page", 5, lambda: driver.find_element(By.ID, "confirm").is_displayed())
+        findings["groupConfirmation"] = driver.find_element(By.ID, "confirm-text").text
+        driver.save_screenshot(os.path.join(shots, "4-group-confirm.png"))
+        driver.find_element(By.ID, "confirm-ok").click()
+    wait_for("the group's summary in the event log", 20,
+             lambda: "group hover: " in driver.find_element(By.ID, "events").text
+             and " of " in driver.find_element(By.ID, "events").text)
+    lines = driver.find_element(By.ID, "events").text.splitlines()
+    answered = [re.search(r"\bUAV (\d+) hover: (accepted|rejected|failed)", line) for line in lines]
+    findings["groupAnswers"] = len({m.group(1) for m in answered if m})
+    findings["groupSummary"] = next(line for line in lines if "group hover: " in line)
+    driver.find_element(By.ID, "pick-all").click()
+
+    # A phone's width (390 px): nothing may stick out to the right, with the path tools open.
+    driver.set_window_size(390, 844)
+    driver.find_element(By.ID, "draw-path").click()
+    wait_for("the narrow layout", 5, lambda: driver.execute_script("return window.innerWidth") <= 400)
+    driver.execute_script("map.invalidateSize();")
+    overflow = driver.execute_script(
+        "const w = document.documentElement.clientWidth;"
+        "const out = [...document.querySelectorAll('header *, aside *')]"
+        "  .filter((e) => e.getClientRects().length && e.getBoundingClientRect().right > w + 0.5)"
+        "  .map((e) => e.id || e.className || e.tagName);"
+        "return { width: w, scrollWidth: document.documentElement.scrollWidth, out };")
+    findings["phone"] = overflow
+    driver.save_screenshot(os.path.join(shots, "5-phone.png"))
+    driver.execute_script("document.querySelector('aside').scrollIntoView();")
+    driver.save_screenshot(os.path.join(shots, "5-phone-controls.png"))
+    if overflow["out"] or overflow["scrollWidth"] > overflow["width"]:
+        fail(f"the page overflows a 390 px screen: {overflow}")
+    driver.find_element(By.ID, "path-cancel").click()
+    driver.set_window_size(1280, 800)
 
     # The test cuts the drone's link now; the station's event log on the page must say it lost the drone.
     print("READY: cut the link", flush=True)

@@ -16,11 +16,15 @@ const state = {
   conflicts: new Set(),
   history: new Map(),    // node → [{t, altitude, speed, battery}] of the last PLOT_SECONDS
   placingTarget: false,
+  picked: new Set(),     // nodes ticked in the list for group commands
 };
 const PLOT_SECONDS = 300;
 
 const map = L.map("map", { zoomSnap: 0.25, attributionControl: false }).setView([0, 0], 3);
-const layers = { grid: L.layerGroup().addTo(map), paths: L.layerGroup().addTo(map), rings: L.layerGroup().addTo(map) };
+const layers = {
+  grid: L.layerGroup().addTo(map), paths: L.layerGroup().addTo(map), rings: L.layerGroup().addTo(map),
+  drawing: L.layerGroup().addTo(map),
+};
 const markers = new Map();   // node → L.marker
 let centred = false, gridDrawn = false;
 
@@ -241,12 +245,13 @@ function drawList() {
   });
   const body = document.querySelector("#vehicles tbody");
   for (const [node, tr] of rows) {
-    if (!state.vehicles.has(node)) { tr.remove(); rows.delete(node); }
+    if (!state.vehicles.has(node)) { tr.remove(); rows.delete(node); state.picked.delete(node); }
   }
   for (const v of sorted) {
     let tr = rows.get(v.node);
     if (!tr) {
       tr = document.createElement("tr");
+      tr.append(pickCell(v.node));
       for (const cls of ["uav", "name", "activity", "alt", "speed", "battery"]) {
         const td = document.createElement("td");
         td.className = cls;
@@ -260,10 +265,11 @@ function drawList() {
     tr.classList.toggle("selected", v.uavNumber === state.selected);
     tr.classList.toggle("stale", v.stale);
     const texts = [label(v), v.name, v.activity, v.altitude.toFixed(1), v.speed.toFixed(1), v.batteryPercent + " %"];
-    tr.querySelectorAll("td").forEach((td, i) => { if (td.textContent !== texts[i]) td.textContent = texts[i]; });
+    tr.querySelectorAll("td:not(.pick)").forEach((td, i) => { if (td.textContent !== texts[i]) td.textContent = texts[i]; });
     body.append(tr);   // moves it into sorted place
   }
   document.getElementById("count").textContent = `(${sorted.length})`;
+  drawGroup();
 }
 
 // One sample per picture and vehicle (its arrival at the station), the last PLOT_SECONDS kept.
@@ -338,6 +344,7 @@ function drawSelected() {
 function select(uav) {
   if (uav == null) return;
   if (driving && driving.uav !== uav) stopDriving("another drone selected");
+  if (path.uav != null && path.uav !== uav) endDrawing(true);
   state.selected = uav;
   subscribe();
   drawVehicles();
@@ -346,20 +353,23 @@ function select(uav) {
   drawPlot(true);
 }
 
-async function command(uav, args) {
-  const body = { args, timeoutMs: 60000, takeover: document.getElementById("takeover").checked };
-  const text = args.join(" ");
+// Sends `args` to UAV `uav` and logs each answer with its timing; resolves to the final answer (or null).
+async function command(uav, args, timeoutMs = 60000) {
+  const body = { args, timeoutMs, takeover: document.getElementById("takeover").checked };
+  const text = args[0] === "trajectory" ? `trajectory (${args.length - 1} waypoints)` : args.join(" ");
   logEvent(`UAV ${uav} ${text}: sent`);
   try {
     const r = await post(`/api/v1/uavs/${uav}/commands`, body);
     const answer = await r.json();
-    if (!r.ok) { logEvent(`UAV ${uav} ${text}: ${answer.error}`, "rejected"); return; }
+    if (!r.ok) { logEvent(`UAV ${uav} ${text}: ${answer.error}`, "rejected"); return null; }
     const parts = answer.answers.map((a) => `${a.answer}${a.reason ? " (" + a.reason + ")" : ""} ${a.afterMs} ms`);
     if (answer.timedOut) parts.push("no final answer (timed out)");
     const last = answer.answers[answer.answers.length - 1];
     logEvent(`UAV ${uav} ${answer.command}: ${parts.join(", ")}`, last ? last.answer : "failed");
+    return last ? last.answer : null;
   } catch (e) {
     logEvent(`UAV ${uav} ${text}: the station did not answer (${e})`, "failed");
+    return null;
   }
 }
 
@@ -399,6 +409,7 @@ function placeTarget(latlng) {
 }
 
 document.getElementById("place-target").addEventListener("click", () => {
+  if (path.drawing) endDrawing(true);
   state.placingTarget = !state.placingTarget;
   document.getElementById("place-target").setAttribute("aria-pressed", String(state.placingTarget));
   document.getElementById("map-hint").textContent = state.placingTarget
@@ -408,10 +419,204 @@ document.getElementById("place-target").addEventListener("click", () => {
 map.on("click", (e) => {
   const v = selectedVehicle();
   if (!v || session.role !== "operator") return;
+  if (path.drawing) { addWaypoint(e.latlng); return; }
   if (state.placingTarget) { placeTarget(e.latlng); return; }
   const alt = Math.max(v.altitude, 5).toFixed(1);
   command(v.uavNumber, ["goto", e.latlng.lat.toFixed(7), e.latlng.lng.toFixed(7), alt]);
 });
+
+// Drawing a trajectory for the selected drone: each map click adds a waypoint at the altitude in the path's input;
+// "Preview" asks the station to plan it as the drone will (POST …/trajectory-preview) and draws the planned path;
+// "Send" uploads it as a `trajectory` command.
+const path = { drawing: false, uav: null, waypoints: [], preview: null, line: null, plan: null, markers: [] };
+
+function startDrawing() {
+  const v = selectedVehicle();
+  if (!v || session.role !== "operator") return;
+  if (state.placingTarget) document.getElementById("place-target").click();
+  endDrawing(true);
+  path.drawing = true;
+  path.uav = v.uavNumber;
+  document.getElementById("path-alt").value = v.altitude >= 1 ? v.altitude.toFixed(1) : "10";
+  showPathTools();
+}
+
+// Leaves drawing mode; `discard` also removes the drawn path from the map.
+function endDrawing(discard) {
+  path.drawing = false;
+  if (discard) {
+    path.uav = null;
+    path.waypoints = [];
+    path.plan = null;
+    layers.drawing.clearLayers();
+    path.line = path.preview = null;
+    path.markers = [];
+    showPathInfo(null);
+  }
+  showPathTools();
+}
+
+function showPathTools() {
+  document.getElementById("path-tools").hidden = !path.drawing;
+  document.getElementById("draw-path").setAttribute("aria-pressed", String(path.drawing));
+  document.getElementById("map-hint").textContent = path.drawing
+    ? "Click the map to add a waypoint at the altitude above." : "Click the map to send the drone there.";
+}
+
+function showPathInfo(text, kind) {
+  const info = document.getElementById("path-info");
+  info.hidden = !text;
+  info.textContent = text || "";
+  info.className = "hint " + (kind || "");
+}
+
+function addWaypoint(latlng) {
+  const alt = Number(document.getElementById("path-alt").value);
+  if (!Number.isFinite(alt)) { showPathInfo("alt: a number of metres above home", "error"); return; }
+  path.waypoints.push({ lat: latlng.lat, lng: latlng.lng, alt });
+  drawPath();
+}
+
+// The drawn path: numbered markers and a dashed line from the drone; an older preview no longer applies.
+function drawPath() {
+  layers.drawing.clearLayers();
+  path.preview = null;
+  path.plan = null;
+  path.markers = path.waypoints.map((w, i) => L.marker([w.lat, w.lng], {
+    icon: L.divIcon({ className: "waypoint", html: `<div title="${w.alt.toFixed(1)} m">${i + 1}</div>`, iconSize: [22, 22] }),
+    interactive: false,
+  }).addTo(layers.drawing));
+  const v = [...state.vehicles.values()].find((x) => x.uavNumber === path.uav);
+  const corners = (v ? [[v.latitude, v.longitude]] : []).concat(path.waypoints.map((w) => [w.lat, w.lng]));
+  path.line = L.polyline(corners, { color: "#6a1b9a", weight: 2, dashArray: "6 6", interactive: false, className: "trajectory-drawn" })
+    .addTo(layers.drawing);
+  const n = path.waypoints.length;
+  showPathInfo(n ? `${n} waypoint${n === 1 ? "" : "s"}; Preview plans the flight.` : null);
+}
+
+function waypointTriples() {
+  return path.waypoints.map((w) => [Number(w.lat.toFixed(7)), Number(w.lng.toFixed(7)), Number(w.alt.toFixed(1))]);
+}
+
+async function previewPath() {
+  if (path.uav == null || path.waypoints.length === 0) { showPathInfo("Add a waypoint first (click the map).", "error"); return; }
+  const asked = path.waypoints.length;
+  const r = await post(`/api/v1/uavs/${path.uav}/trajectory-preview`, { waypoints: waypointTriples() });
+  const answer = await r.json().catch(() => ({ error: `the station answered ${r.status}` }));
+  if (path.waypoints.length !== asked) return;   // changed meanwhile: that preview no longer applies
+  if (!r.ok) {
+    showPathInfo(`Preview: ${answer.error}`, "error");
+    logEvent(`UAV ${path.uav} trajectory preview: ${answer.error}`, "rejected");
+    return;
+  }
+  if (path.preview) path.preview.remove();
+  path.plan = answer;
+  path.preview = L.polyline(answer.points.map((p) => [p[0], p[1]]), {
+    color: "#6a1b9a", weight: 3, opacity: 0.9, interactive: false, className: "trajectory-preview",
+  }).addTo(layers.drawing);
+  const info = document.getElementById("path-info");
+  showPathInfo(`Planned: ${answer.lengthM.toFixed(1)} m in ${answer.durationS.toFixed(1)} s, ` +
+    `${answer.legs} leg${answer.legs === 1 ? "" : "s"} (${answer.points.length} points).`);
+  info.dataset.points = String(answer.points.length);
+  info.dataset.durationS = String(answer.durationS);
+}
+
+async function sendPath() {
+  if (path.uav == null || path.waypoints.length === 0) { showPathInfo("Add a waypoint first (click the map).", "error"); return; }
+  const uav = path.uav;
+  const args = ["trajectory", ...waypointTriples().map((t) => t.join(","))];
+  endDrawing(false);   // the path stays on the map while the drone flies it
+  const flown = path.waypoints;
+  // Answered when the drone is at the last waypoint: wait for the planned flight time and more (without a preview, the
+  // longest wait the API allows).
+  const timeoutMs = path.plan ? Math.min(600000, Math.round(path.plan.durationS * 1500) + 60000) : 600000;
+  const final = await command(uav, args, timeoutMs);
+  if (path.waypoints === flown && !path.drawing) endDrawing(true);
+  if (final && final !== "completed") logEvent(`UAV ${uav} trajectory: ${final}`, final);
+}
+
+document.getElementById("draw-path").addEventListener("click", () => {
+  if (path.drawing) endDrawing(true); else startDrawing();
+});
+document.getElementById("path-undo").addEventListener("click", () => { path.waypoints.pop(); drawPath(); });
+document.getElementById("path-clear").addEventListener("click", () => { path.waypoints = []; drawPath(); });
+document.getElementById("path-preview").addEventListener("click", () => previewPath());
+document.getElementById("path-send").addEventListener("click", () => sendPath());
+document.getElementById("path-cancel").addEventListener("click", () => endDrawing(true));
+
+// Group commands: the drones ticked in the list, each sent the command at once; more than one asks first.
+function pickCell(node) {
+  const td = document.createElement("td");
+  td.className = "pick";
+  const box = document.createElement("input");
+  box.type = "checkbox";
+  box.setAttribute("aria-label", "select for group commands");
+  box.addEventListener("click", (e) => e.stopPropagation());   // ticking is not selecting the row
+  box.addEventListener("change", () => {
+    if (box.checked) state.picked.add(node); else state.picked.delete(node);
+    drawGroup();
+  });
+  td.append(box);
+  return td;
+}
+
+function pickedVehicles() {
+  return [...state.picked].map((n) => state.vehicles.get(n)).filter((v) => v && v.uavNumber != null)
+    .sort((a, b) => a.uavNumber - b.uavNumber);
+}
+
+function drawGroup() {
+  for (const [node, tr] of rows) {
+    const box = tr.querySelector("td.pick input");
+    if (box && box.checked !== state.picked.has(node)) box.checked = state.picked.has(node);
+  }
+  const all = document.getElementById("pick-all");
+  all.checked = state.vehicles.size > 0 && state.picked.size === state.vehicles.size;
+  all.indeterminate = state.picked.size > 0 && state.picked.size < state.vehicles.size;
+  const picked = pickedVehicles();
+  document.getElementById("group").hidden = picked.length === 0;
+  document.getElementById("group-count").textContent =
+    `${picked.length} drone${picked.length === 1 ? "" : "s"}: UAV ${picked.map(label).join(", ")}`;
+}
+
+document.getElementById("pick-all").addEventListener("change", (e) => {
+  state.picked = e.target.checked ? new Set(state.vehicles.keys()) : new Set();
+  drawGroup();
+});
+
+// The page's own confirmation (a dialog rather than window.confirm): resolves true when the operator agrees.
+function confirmInPage(text) {
+  const dialog = document.getElementById("confirm");
+  document.getElementById("confirm-text").textContent = text;
+  dialog.returnValue = "";
+  dialog.showModal();
+  document.getElementById("confirm-cancel").focus();
+  return new Promise((resolve) => dialog.addEventListener("close", () => resolve(dialog.returnValue === "ok"), { once: true }));
+}
+
+async function groupCommand(args) {
+  if (session.role !== "operator") return;
+  const targets = pickedVehicles();
+  if (targets.length === 0) return;
+  const numbers = targets.map((v) => v.uavNumber);
+  const text = args.join(" ");
+  if (targets.length > 1 && !(await confirmInPage(`Send "${text}" to ${targets.length} drones: UAV ${numbers.join(", ")}?`))) {
+    logEvent(`group ${text}: cancelled`);
+    return;
+  }
+  const started = performance.now();
+  logEvent(`group ${text} to UAV ${numbers.join(", ")}: sent`);
+  const finals = await Promise.all(numbers.map((uav) => command(uav, args)));
+  const done = finals.filter((f) => f === "completed").length;
+  logEvent(`group ${text}: ${done} of ${numbers.length} completed in ${Math.round(performance.now() - started)} ms`,
+    done === numbers.length ? "completed" : "failed");
+}
+
+document.querySelectorAll("[data-group]").forEach((b) => b.addEventListener("click", () => {
+  const args = [b.dataset.group];
+  if (args[0] === "takeoff") args.push(document.getElementById("group-alt").value);
+  groupCommand(args);
+}));
 
 document.querySelectorAll("th[data-sort]").forEach((th) => th.addEventListener("click", () => {
   const key = th.dataset.sort;

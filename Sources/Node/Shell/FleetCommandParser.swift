@@ -1,3 +1,4 @@
+import ControlProtocol
 import Coordinator
 import Foundation
 
@@ -14,7 +15,7 @@ public enum FleetCommandParser {
         "takeoff ALT, land, hover, goto LAT LON ALT [SPEED], rtl, follow on|off, trajectory LAT,LON,ALT …"
 
     /// The most waypoints one trajectory upload may carry.
-    public static let maxTrajectoryWaypoints = 200
+    public static let maxTrajectoryWaypoints = ControlRequest.Send.maxTrajectoryWaypoints
 
     /// Parses `words` (the command name, then its arguments). Errors name the argument and what was wrong.
     public static func parse(_ words: [String]) throws(FleetCommandError) -> Command {
