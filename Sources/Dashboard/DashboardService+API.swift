@@ -80,6 +80,10 @@ extension DashboardService {
             return problem(
                 "malformed JSON: expected one object (\(command) takes \(takes(command)))", status: .badRequest)
         }
+        if let key = object.keys.sorted().first(where: { object[$0] is NSNull }) {
+            return problem(
+                "\(command): \(key) is null (leave a field out to use its default)", status: .badRequest)
+        }
         if let key = (["command", "v"] + fields.keys.sorted()).first(where: { object[$0] != nil }) {
             return problem(
                 "\(command): unknown field \"\(key)\" (\(command) takes \(takes(command)))", status: .badRequest)

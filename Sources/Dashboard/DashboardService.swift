@@ -1,5 +1,6 @@
 import ControlProtocol
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
@@ -27,6 +28,38 @@ public struct DashboardService: Service, CustomStringConvertible {
     }
 
     public var description: String { "DashboardService(\(configuration.host):\(configuration.port))" }
+
+    /// Every path the dashboard serves besides the page's files, with its methods (as openapi.yaml lists them; a unit
+    /// test compares the two): another method on one of them is 405 (`AccessMiddleware` answers it first).
+    static let routes: [(path: String, methods: [HTTPRequest.Method])] = [
+        ("/healthz", [.get]), ("/readyz", [.get]), ("/api/openapi.yaml", [.get]), ("/api/v1/status", [.get]),
+        ("/api/v1/vehicles", [.get]), ("/api/v1/airspace", [.get]), ("/api/v1/sources", [.get]),
+        ("/api/v1/origin", [.get]), ("/api/v1/events", [.get]), ("/api/v1/session", [.get]),
+        ("/api/v1/login", [.post]), ("/api/v1/logout", [.post]), ("/api/v1/uavs/{uav}/commands", [.post]),
+        ("/api/v1/uavs/{uav}/trajectory-preview", [.post]), ("/api/v1/targets", [.post]), ("/api/v1/live", [.get]),
+    ]
+
+    /// The methods `path` takes, if it is one of `routes`.
+    static func methods(for path: String) -> [HTTPRequest.Method]? {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        return routes.first { route in
+            let pattern = route.path.split(separator: "/", omittingEmptySubsequences: false)
+            return pattern.count == segments.count
+                && zip(pattern, segments).allSatisfy { p, s in p == s || (p.hasPrefix("{") && !s.isEmpty) }
+        }?.methods
+    }
+
+    /// 405 with `Allow` for a path the dashboard serves asked with a method it does not take (HEAD goes with GET).
+    static func methodNotAllowed(_ request: Request) -> Response? {
+        guard let allowed = methods(for: request.uri.path),
+            !allowed.contains(request.method), !(request.method == .head && allowed.contains(.get))
+        else { return nil }
+        let names = allowed.flatMap { $0 == .get ? ["GET", "HEAD"] : [$0.rawValue] }.joined(separator: ", ")
+        var response = problem(
+            "\(request.method) is not allowed on \(request.uri.path) (it takes \(names))", status: .methodNotAllowed)
+        response.headers[.allow] = names
+        return response
+    }
 
     /// Where the page's own files are (inside this target's resource bundle).
     static var webRoot: String { Bundle.module.bundlePath + "/Web" }

@@ -127,6 +127,12 @@ import Testing
                 ("POST", "/api/v1/uavs/\(uav)/commands", #"{"args":"land"}"#, 400, "args"),
                 ("POST", "/api/v1/uavs/\(uav)/commands", #"{"args":["land"],"uav":3}"#, 400, #"unknown field "uav""#),
                 ("POST", "/api/v1/uavs/\(uav)/commands", #"{"args":["land"],"timeoutMs":-5}"#, 400, "timeoutMs"),
+                (
+                    "POST", "/api/v1/uavs/\(uav)/commands", #"{"args":["land"],"takeover":null}"#, 400,
+                    "takeover is null"
+                ),
+                ("PUT", "/api/v1/vehicles", "{}", 405, "PUT is not allowed on /api/v1/vehicles (it takes GET, HEAD)"),
+                ("GET", "/api/v1/targets", nil, 405, "it takes POST"),
                 ("POST", "/api/v1/uavs/0/commands", #"{"args":["land"]}"#, 400, "uav"),
                 ("POST", "/api/v1/uavs/abc/commands", #"{"args":["land"]}"#, 400, "uav: expected a UAV number"),
                 ("POST", "/api/v1/targets", #"{"latitude":95,"longitude":14,"altitude":10,"all":true}"#, 400, "-90…90"),
@@ -199,8 +205,11 @@ import Testing
     }
 
     /// schemathesis (PyPI) generates requests from the served OpenAPI document against a station with a drone: no
-    /// answer is a server error, none breaks the document (status, content type, body schema), and the node answers
-    /// and stops cleanly afterwards.
+    /// answer is a server error, none breaks the document (status, content type, body schema), malformed requests are
+    /// refused, other methods are 405, and the node answers and stops cleanly afterwards. Left out: schemathesis's
+    /// check that every schema-valid request is accepted — a command's words (`["takeoff", "10"]`), a waypoint's
+    /// latitude inside its [lat, lon, alt] triple or a path's 20 km limit are rules OpenAPI 3.0's schemas cannot
+    /// state, and their refusals (400, naming the field) are what the API test checks.
     @Test func schemathesisFindsNoServerErrorAndNoAnswerOutsideTheDocument() async throws {
         try await Lab.with(hosts: 2) { lab in
             let (station, drone, _) = try await fleet(lab)
@@ -209,8 +218,12 @@ import Testing
                 lab.onHost(
                     1,
                     [
-                        "schemathesis", "run", "http://127.0.0.1:8080/api/openapi.yaml", "--checks", "all",
-                        "--max-examples", "25", "--generation-deterministic", "--request-timeout", "70",
+                        // Its module, not its console script: a fresh pip install may not be on PATH yet (pyenv).
+                        "python3", "-c",
+                        "import sys; from schemathesis.cli import schemathesis; sys.exit(schemathesis())",
+                        "run", "http://127.0.0.1:8080/api/openapi.yaml", "--checks", "all",
+                        "--exclude-checks", "positive_data_acceptance",
+                        "--max-examples", "15", "--generation-deterministic", "--request-timeout", "15",
                         "--report", "junit", "--report-dir", report, "--no-color",
                     ]))
             #expect(run.status == 0, "\(run.output.suffix(8000))")

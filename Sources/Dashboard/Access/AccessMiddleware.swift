@@ -20,6 +20,7 @@ struct AccessMiddleware: RouterMiddleware {
             return DashboardService.problem(
                 "Origin \(origin) is not this dashboard: requests from other sites are refused", status: .forbidden)
         }
+        if let refusal = DashboardService.methodNotAllowed(request) { return refusal }
         if changes, path.hasPrefix("/api/"),
             !(request.headers[.contentType] ?? "").lowercased().hasPrefix("application/json")
         {
