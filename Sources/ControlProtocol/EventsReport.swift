@@ -4,7 +4,8 @@ public struct EventReport: Codable, Sendable, Equatable {
     public var seq: Int
     /// Wall-clock milliseconds since the epoch at this node.
     public var timeMs: Int64
-    /// `peer`, `number`, `lease`, `failsafe`, `origin` or `command`.
+    /// `peer`, `number`, `lease`, `failsafe`, `origin`, `command`, and on stations `autopilot`, `separation` and
+    /// `avoidance`.
     public var kind: String
     /// `info`, `notice`, `warning` or `error`.
     public var level: String

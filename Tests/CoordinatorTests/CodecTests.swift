@@ -88,6 +88,8 @@ let sampleMessages: [CoordinatorMessage] = {
                         FailsafeStep(action: .returnHome, afterSilenceMilliseconds: 15000),
                     ],
                     silenceMilliseconds: 20000))),
+        .routed(env, .avoidanceReport(AvoidanceReport(uavNumber: 7, summary: "altitude 24.0 m (yielding to 3, 5)"))),
+        .routed(env, .avoidanceReport(AvoidanceReport(uavNumber: 0, summary: "nominal"))),
         .routed(env, .leaseRevoked(uavNumber: 12, newHolder: "GS South")),
         .routed(env, .leaseUpdate(uavNumber: 12, release: true)),
         .routed(

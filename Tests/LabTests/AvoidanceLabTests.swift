@@ -171,8 +171,15 @@ import Testing
                 return hypot(p.e, p.n) < 2 && abs(p.u - 10) < 2.9
             }
             #expect(onTarget.count <= 1)
-            // The drones logged their decisions.
+            // The drones logged their decisions, and told the station: its events name the drone and the decision.
             #expect(drones.contains { $0.log.contains("avoidance: ") })
+            let reported =
+                try ControlClient.request(
+                    ControlRequest.events(.init(after: 0, limit: 1000)), socket: station.socketPath,
+                    timeout: .seconds(5)
+                ).events?.events.filter { $0.kind == "avoidance" } ?? []
+            #expect(reported.contains { $0.text.contains(" avoids: ") && $0.uavNumber != nil }, "\(reported.prefix(5))")
+            print("station avoidance events: \(reported.count), e.g. \(reported.prefix(3).map(\.text))")
             // What the station's separation watch said while every drone avoided (for the record).
             let warnings = station.log.split(separator: "\n").filter {
                 $0.contains("predicted closer than the separation")

@@ -197,6 +197,7 @@ extension CoordinatorCore {
             return inc == incarnation ? receiveAnswer(counter, answer, now: now) : []
         case .manualControl(let n, let takeover, let m): return receiveManualControl(env, n, takeover, m, now: now)
         case .failsafeReport(let r): return role == .station ? [.failsafeReported(r, from: env.origin)] : []
+        case .avoidanceReport(let r): return role == .station ? [.avoidanceReported(r, from: env.origin)] : []
         case .leaseRevoked(let n, let holder):
             controlled[env.origin] = nil
             return [.controlLost(uavNumber: n, to: holder)]

@@ -12,6 +12,7 @@ extension CoordinatorCore {
         out += checkFailsafe(now: now)
         out += originateAdvertisementIfDue(now: now)
         out += publishDue(now: now)
+        out += reportAvoidanceIfDue(now: now)
         out += mapOriginDue(now: now)
         out += sendCommandsOnNewRoutes(now: now)
         out += retransmitCommands(now: now)

@@ -30,6 +30,9 @@ public struct CoordinatorCore: Sendable {
     /// Whether each newer telemetry sample is reported as `.telemetryArrived` (a station with a live display turns
     /// it on; off by default, so other shells pay nothing).
     public var reportsTelemetryArrivals = false
+    /// Drone: the newest avoidance decision not yet reported to the stations, and when the next report may go.
+    var pendingAvoidanceReport: String?
+    var nextAvoidanceReportAt = MeshInstant(nanoseconds: 0)
 
     // MARK: Numbering
     /// This drone's UAV number (nil for stations and while unnumbered).

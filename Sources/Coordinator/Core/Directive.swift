@@ -29,6 +29,8 @@ public enum Directive: Hashable, Sendable {
     case failsafe(FailsafeAction)
     /// Station: a drone reports what it did while it heard no station.
     case failsafeReported(FailsafeReport, from: NodeID)
+    /// Station: a drone reports a new collision-avoidance decision.
+    case avoidanceReported(AvoidanceReport, from: NodeID)
     /// The map origin this node agrees on changed (first known, or a better-ranked announcement arrived).
     case mapOriginChanged(MapOriginAnnouncement, announcedBy: NodeID)
     /// Two stations announce different origins; `kept` (larger epoch, ties to the lower NodeID) wins on every node.

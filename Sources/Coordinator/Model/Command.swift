@@ -159,3 +159,16 @@ public struct FailsafeReport: Hashable, Sendable {
         self.silenceMilliseconds = silenceMilliseconds
     }
 }
+
+/// A drone's collision-avoidance decision, sent to the stations when it changes (at most one a second, the newest).
+public struct AvoidanceReport: Hashable, Sendable {
+    /// The drone's UAV number (0 if it has none).
+    public var uavNumber: UInt8
+    /// The decision in words, e.g. `altitude 24.0 m (yielding to 3)` (at most 255 bytes on the wire).
+    public var summary: String
+
+    public init(uavNumber: UInt8, summary: String) {
+        self.uavNumber = uavNumber
+        self.summary = summary
+    }
+}

@@ -25,6 +25,8 @@ public enum CoordinatorMessageType {
     public static let leaseUpdate: UInt16 = 0x5209
     /// Routed map origin announcement.
     public static let mapOrigin: UInt16 = 0x520A
+    /// Routed avoidance report.
+    public static let avoidanceReport: UInt16 = 0x520B
 }
 
 /// Limits the decoder enforces.
@@ -55,8 +57,8 @@ extension CoordinatorMessage {
         if type == CoordinatorMessageType.linkState {
             self = .linkState(try LinkStateAdvertisement(from: &r))
         } else {
-            guard (CoordinatorMessageType.telemetry...CoordinatorMessageType.mapOrigin).contains(type) else {
-                throw WireError("message type: expected 0x4C01 or 0x5201…0x520a, found 0x" + String(type, radix: 16))
+            guard (CoordinatorMessageType.telemetry...CoordinatorMessageType.avoidanceReport).contains(type) else {
+                throw WireError("message type: expected 0x4C01 or 0x5201…0x520b, found 0x" + String(type, radix: 16))
             }
             let env = try Envelope(from: &r)
             self = .routed(env, try MeshPayload(type: type, from: &r))
@@ -172,6 +174,10 @@ extension MeshPayload {
                 w.u32(s.afterSilenceMilliseconds)
             }
             return CoordinatorMessageType.failsafeReport
+        case .avoidanceReport(let rep):
+            w.u8(rep.uavNumber)
+            w.shortString(rep.summary)
+            return CoordinatorMessageType.avoidanceReport
         case .leaseRevoked(let n, let holder):
             w.u8(n)
             w.shortString(holder)
@@ -317,6 +323,9 @@ extension MeshPayload {
                     FailsafeStep(action: action, afterSilenceMilliseconds: try r.u32("failsafe.steps[\(i)].after")))
             }
             self = .failsafeReport(FailsafeReport(uavNumber: n, steps: steps, silenceMilliseconds: silence))
+        case CoordinatorMessageType.avoidanceReport:
+            let n = try readUAVNumber(&r, "avoidance.uavNumber", allowNone: true) ?? 0
+            self = .avoidanceReport(AvoidanceReport(uavNumber: n, summary: try r.shortString("avoidance.summary")))
         case CoordinatorMessageType.leaseUpdate:
             let n = try readUAVNumber(&r, "leaseUpdate.uavNumber", allowNone: false)!
             self = .leaseUpdate(uavNumber: n, release: try r.bool("leaseUpdate.release"))

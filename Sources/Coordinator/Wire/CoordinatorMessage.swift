@@ -106,12 +106,14 @@ public enum MeshPayload: Hashable, Sendable {
     case leaseUpdate(uavNumber: UInt8, release: Bool)
     /// A station's map origin (broadcast, unreliable, every 2 s; the best-ranked announcement wins on every node).
     case mapOrigin(MapOriginAnnouncement)
+    /// A drone's new collision-avoidance decision (to each reachable station, reliable, at most one a second).
+    case avoidanceReport(AvoidanceReport)
 
     /// How the payload travels over each hop.
     public var reliability: Reliability {
         switch self {
         case .telemetry, .prediction, .target, .manualControl, .mapOrigin: return .unreliable
-        case .command, .commandAnswer, .failsafeReport, .leaseRevoked, .leaseUpdate: return .reliable
+        case .command, .commandAnswer, .failsafeReport, .leaseRevoked, .leaseUpdate, .avoidanceReport: return .reliable
         }
     }
 }

@@ -208,6 +208,11 @@ public actor NodeShell {
             if let prediction = cycle.prediction {
                 coordinate(now: t) { $0.onLocalPrediction(prediction, publishNow: cycle.replanned, now: t) }
             }
+            // A new avoidance plan is also told to the stations (their event logs and dashboards show it).
+            if cycle.replanned, p.avoidance != nil {
+                let summary = p.decision.description
+                coordinate(now: t) { $0.onLocalAvoidanceDecision(summary, now: t) }
+            }
         }
         apply(node.onCoordinatorTick(now: t), now: t)
         watchFleet()
@@ -311,6 +316,11 @@ public actor NodeShell {
             case .failsafe(let action):
                 event(.warning, "failsafe", "failsafe: no station heard; \(action)")
                 withPilot(now: t) { $0.failsafe(action, now: t) }
+            case .avoidanceReported(let report, let from):
+                event(
+                    .info, "avoidance",
+                    "\(displayName(from)) avoids: \(report.summary)",
+                    about: from)
             case .failsafeReported(let report, let from):
                 let steps = report.steps.map { "\($0.action) after \($0.afterSilenceMilliseconds) ms" }.joined(
                     separator: ", ")
