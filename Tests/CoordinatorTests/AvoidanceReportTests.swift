@@ -5,14 +5,8 @@ import Testing
 
 @Suite("Avoidance reports")
 struct AvoidanceReportTests {
-    /// GS (0) — D1 (1) — D2 (2): the station hears D2's decisions through D1.
-    static func world() -> Pump {
-        var p = Pump([(.station, "GS", nil, nil), (.drone, "D1", nil, 1), (.drone, "D2", nil, 2)])
-        p.link(0, 1)
-        p.link(1, 2)
-        p.advance(.milliseconds(300))
-        return p
-    }
+    /// GS (0) — D1 (1) — D2 (2), as for telemetry: the station hears D2's decisions through D1.
+    static func world() -> Pump { TelemetryTests.world() }
 
     static func reports(_ p: Pump) -> [String] {
         p.directives[0].compactMap {
