@@ -108,3 +108,11 @@ extension AutopilotEmulator.Flavour {
         self == .px4 || [4, 5, 0, 2, 16].contains(mode)
     }
 }
+
+extension AutopilotEmulator {
+    /// The pilot flips the RC mode switch to position hold (ArduPilot LOITER, PX4 POSCTL): the vehicle holds where the
+    /// sticks leave it, whatever the companion computer was commanding.
+    public mutating func pilotTakesOver(now: Double) {
+        enter(flavour == .px4 ? Flavour.px4Mode(3) : 5, reason: "the pilot's RC mode switch", now: now)
+    }
+}

@@ -226,6 +226,12 @@ public struct AutopilotVehicle: Vehicle {
                 events.append(.log(level, "autopilot says: \(text)"))
             case .note(let text):
                 events.append(.log(.notice, "autopilot: \(text)"))
+            case .released(let why):
+                events.append(
+                    .log(
+                        .warning,
+                        "\(why): the node stops commanding the autopilot and this drone does not avoid others (they keep away from it) until the next command"
+                    ))
             }
         }
         return events

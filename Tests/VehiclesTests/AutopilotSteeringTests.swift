@@ -16,6 +16,7 @@ import Testing
         var autopilot: AutopilotEmulator
         var now = MeshInstant.zero
         var answers: [VehicleEvent] = []
+        var logs: [String] = []
 
         init(_ flavour: AutopilotEmulator.Flavour) {
             vehicle = AutopilotVehicle(linkName: "in-process", autopilotSystemID: nil, predictsFromPlan: true)
@@ -29,7 +30,8 @@ import Testing
                     for r in autopilot.receive(bytes, now: now.seconds) {
                         queue += vehicle.receive(r, endOfDatagram: true, now: now)
                     }
-                } else if case .log = e {
+                } else if case .log(_, let text) = e {
+                    logs.append(text)
                 } else {
                     answers.append(e)
                 }

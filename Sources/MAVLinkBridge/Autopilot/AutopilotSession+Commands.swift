@@ -167,7 +167,7 @@ extension AutopilotSession {
         case (_, .hover) where flavour != .px4, (_, .followTarget(false)) where flavour != .px4:
             return Plan(
                 id: id, label: label, steps: ensure(.guided) + [positionOnly], completion: .immediately,
-                intent: .hovering, goal: .hold(here))
+                intent: .hovering, modes: modes(.guided), goal: .hold(here))
         case (_, .goto(let point, let speed)) where flavour != .px4:
             // A goto without a speed flies at the autopilot's default (−2), not at a speed an earlier one set.
             let changeSpeed: [Step] =
@@ -182,7 +182,7 @@ extension AutopilotSession {
             let go = Step.message(positionTarget(lastTarget ?? here, target: target, now: .zero).wrapped)
             return Plan(
                 id: id, label: label, steps: ensure(.guided) + [go], completion: .immediately, intent: .following,
-                follows: true)
+                modes: modes(.guided), follows: true)
         case (_, .trajectory(let points)) where flavour != .px4:
             // ArduPilot's mission item 0 is home; the waypoints follow from 1.
             let home = MissionItemInt(
@@ -212,7 +212,7 @@ extension AutopilotSession {
             let stop = Step.message(reposition(here, speed: -1, target: target).wrapped)
             return Plan(
                 id: id, label: label, steps: [setMode(.hold), stop], completion: .immediately, intent: .hovering,
-                goal: .hold(here))
+                modes: modes(.hold), goal: .hold(here))
         case (_, .goto(let point, let speed)):
             let go = reposition(point, speed: Self.speed(speed) ?? -1, target: target)
             return Plan(
@@ -222,7 +222,7 @@ extension AutopilotSession {
             return Plan(
                 id: id, label: label, steps: [.startSetpointStream(lastTarget ?? here), setMode(.guided)],
                 completion: .immediately,
-                intent: .following, follows: true)
+                intent: .following, modes: modes(.guided), follows: true)
         case (_, .trajectory(let points)):
             let items = points.enumerated().map { missionItem($1, seq: UInt16($0), target: target, comp: comp) }
             return mission(items, first: 0, last: UInt16(points.count - 1))

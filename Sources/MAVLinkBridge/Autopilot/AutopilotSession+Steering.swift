@@ -38,6 +38,8 @@ extension AutopilotSession {
     /// runs is not superseded: its completion is still checked against its own goal.
     public mutating func steer(to point: GeoPoint?, speed: Double?, now: MeshInstant) -> [Directive] {
         guard let target = targetSystemID, let identity, !isSilent, flying, let goal else {
+            // Whatever ended the goal, the steering's position targets end with it.
+            if steering != nil, !following { setpoint = nil }
             steering = nil
             return []
         }
@@ -82,6 +84,7 @@ extension AutopilotSession {
                 c.targetComponent = identity.componentID
                 out.append(frame(c))
                 running?.modes.insert(flavour.customMode(for: .guided))
+                controlModes.insert(flavour.customMode(for: .guided))
             }
         }
         return out

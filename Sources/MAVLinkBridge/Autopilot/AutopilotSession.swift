@@ -80,6 +80,10 @@ public struct AutopilotSession: Sendable {
         case statusText(MAVSeverity, String)
         /// Something worth a log line (a retry, an internal step refused).
         case note(String)
+        /// The node stopped commanding the vehicle without a command from the mesh: the pilot or the firmware took
+        /// it (a mode the node did not ask for), or it fell silent. Nothing is sent to it, and it does not avoid, until
+        /// the next command.
+        case released(String)
     }
 
     /// The autopilot's latest reports.
@@ -123,6 +127,9 @@ public struct AutopilotSession: Sendable {
     var nextSetpointAt = MeshInstant.zero
     /// What the last accepted hover, goto or takeoff left the vehicle flying (see `goal`).
     var heldGoal: Goal?
+    /// The modes the vehicle may be in while the node commands it (those of the last accepted command, and GUIDED or
+    /// OFFBOARD while avoidance steers it); another one while airborne means the pilot or the firmware took it.
+    var controlModes: Set<UInt32> = []
     /// ArduPilot's speed was set by a goto or by steering (DO_CHANGE_SPEED), so a goto without a speed restores it.
     var speedOverridden = false
     /// Collision avoidance is steering the vehicle (see `steer(to:speed:now:)`).
@@ -272,6 +279,9 @@ public struct AutopilotSession: Sendable {
             if hb.customMode != modeBefore, intent == .manual, !id.flavour.isMode(hb.customMode, .manual) {
                 intent = .idle
             }
+            if sawHeartbeatMode, hb.customMode != modeBefore, let why = takenBy(hb.customMode, flavour: id.flavour) {
+                out += release(why)
+            }
         }
         sawHeartbeatMode = true
         if armedBefore && !telemetry.armed, let r = running {
@@ -345,6 +355,7 @@ public struct AutopilotSession: Sendable {
             }
             out += finishRunning(.failed("autopilot silent"))
             stopFollowing()
+            out += release("the autopilot fell silent")
         }
         if let at = nextStreamRequestAt, now >= at, let target = targetSystemID, !isSilent {
             // Ask for the telemetry streams; again every 5 s until positions arrive.

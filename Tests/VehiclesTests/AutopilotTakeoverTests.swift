@@ -1,0 +1,98 @@
+import AutopilotEmulation
+import Coordinator
+import Flight
+import MeshTypes
+import Testing
+
+@testable import Vehicles
+
+/// When the pilot (or the firmware) takes an autopilot drone the node did not give up, the node lets go: no more
+/// position targets or mode requests, no goal for avoidance (the drone then publishes that it does not avoid, and the
+/// others keep away from it), until the next command from the mesh.
+@Suite struct AutopilotTakeoverTests {
+    typealias Rig = AutopilotSteeringTests.Rig
+
+    /// Avoidance asks the vehicle to hold `east` metres ahead of the autopilot at 12 m.
+    static func holdAhead(_ rig: inout Rig, east: Double) throws {
+        let hold = Vector3(rig.autopilot.position.x + east, 0, 12)
+        let frame = try #require(rig.vehicle.frame)
+        let local = Vector3(try frame.local(rig.autopilotCoordinate(hold)))
+        rig.take(rig.vehicle.adjust(NavigatorAdjustment(hold: local), now: rig.now))
+    }
+
+    @Test(
+        "the pilot's switch to position hold ends the node's command of a hovering drone; a new command takes it back",
+        arguments: AutopilotEmulator.Flavour.allCases)
+    func pilotTakesAHoveringDrone(flavour: AutopilotEmulator.Flavour) throws {
+        var rig = Rig(flavour)
+        try rig.takeOff()
+        _ = rig.command(3, .hover)
+        rig.run(2)
+        #expect(rig.vehicle.session.goal != nil)
+        let pilotMode = flavour == .px4 ? "POSCTL" : "LOITER"
+
+        rig.autopilot.pilotTakesOver(now: rig.now.seconds)
+        rig.run(1)
+        #expect(rig.vehicle.session.goal == nil)
+        #expect(
+            rig.logs.contains { $0.contains("switched to \(pilotMode), which the node did not ask for") },
+            "\(rig.logs.suffix(5))")
+        // Avoidance's adjustments no longer reach the autopilot: no position targets, no mode request.
+        let targets = rig.autopilot.positionTargetCount
+        try Self.holdAhead(&rig, east: 8)
+        rig.run(3)
+        #expect(rig.autopilot.positionTargetCount == targets)
+        #expect(rig.vehicle.session.modeName == pilotMode)
+
+        // The next command from the mesh takes the drone back (avoidance, deciding again, drops its hold).
+        rig.take(rig.vehicle.adjust(nil, now: rig.now))
+        let back = rig.command(4, .goto(rig.point(east: 15, up: 10), speedCmS: 0))
+        rig.run(30) { $0.answers.contains(.completed(back)) }
+        #expect(rig.answers.contains(.completed(back)), "\(rig.answers.suffix(3))")
+        #expect(rig.vehicle.session.modeName != pilotMode)
+    }
+
+    @Test(
+        "a switch away from GUIDED or OFFBOARD while avoidance steers ends the steering, its setpoints and the goto",
+        arguments: AutopilotEmulator.Flavour.allCases)
+    func pilotTakesASteeredDrone(flavour: AutopilotEmulator.Flavour) throws {
+        var rig = Rig(flavour)
+        let goto = try rig.takeOffAndGo(east: 60)
+        rig.run(2)
+        try Self.holdAhead(&rig, east: 6)
+        rig.run(1)
+        #expect(rig.vehicle.session.steering != nil)
+        let streaming = rig.autopilot.positionTargetCount
+        rig.run(1)
+        #expect(rig.autopilot.positionTargetCount > streaming, "the steering streams position targets")
+
+        rig.autopilot.pilotTakesOver(now: rig.now.seconds)
+        rig.run(1)
+        let after = rig.autopilot.positionTargetCount
+        rig.run(3)
+        #expect(rig.autopilot.positionTargetCount == after, "position targets after the pilot took over")
+        #expect(rig.vehicle.session.steering == nil && rig.vehicle.session.goal == nil)
+        #expect(
+            rig.answers.contains { if case .failed(goto, let why) = $0 { why.contains("switched to") } else { false } },
+            "\(rig.answers.suffix(3))")
+        #expect(rig.logs.contains { $0.contains("while avoidance steered it") }, "\(rig.logs.suffix(4))")
+    }
+
+    @Test("an autopilot that falls silent is let go: no goal, so the drone says it does not avoid")
+    func silenceLetsGo() throws {
+        var rig = Rig(.ardupilot)
+        try rig.takeOff()
+        _ = rig.command(3, .hover)
+        rig.run(1)
+        #expect(rig.vehicle.session.goal != nil)
+        // The autopilot says nothing more (its frames are not carried) for longer than the silence timeout.
+        for _ in 0..<80 {
+            rig.now = rig.now + .milliseconds(50)
+            rig.take(rig.vehicle.advance(to: rig.now))
+        }
+        #expect(rig.vehicle.session.goal == nil)
+        #expect(
+            rig.logs.contains { $0.contains("the autopilot fell silent: the node stops commanding") },
+            "\(rig.logs.suffix(4))")
+    }
+}
