@@ -42,10 +42,12 @@ public struct AutopilotVehicle: Vehicle {
         self.predictsFromPlan = predictsFromPlan
     }
 
-    /// A multirotor autopilot's defaults: 5 m/s cruise (ArduPilot's WPNAV_SPEED, PX4's MPC_XY_CRUISE).
+    /// A multirotor autopilot's defaults: 5 m/s cruise (ArduPilot's WPNAV_SPEED, PX4's MPC_XY_CRUISE), which the
+    /// prediction's speed limit must allow (the simulator's 4 m/s would predict a default-speed goto 20 % short).
     public static var defaultNavigation: NavigatorConfiguration {
         var c = NavigatorConfiguration()
         c.defaultSpeed = 5
+        c.limits.maxHorizontalSpeed = max(c.limits.maxHorizontalSpeed, c.defaultSpeed)
         return c
     }
 

@@ -1,6 +1,7 @@
 import AutopilotEmulation
 import Coordinator
 import Flight
+import Foundation
 import MeshTypes
 import Testing
 
@@ -94,5 +95,26 @@ import Testing
         #expect(
             rig.logs.contains { $0.contains("the autopilot fell silent: the node stops commanding") },
             "\(rig.logs.suffix(4))")
+    }
+
+    @Test(
+        "the prediction of a goto at the autopilot's own speed runs at that speed (5 m/s), as the autopilot flies it",
+        arguments: AutopilotEmulator.Flavour.allCases)
+    func predictionKeepsTheAutopilotsCruise(flavour: AutopilotEmulator.Flavour) throws {
+        var rig = Rig(flavour)
+        _ = try rig.takeOffAndGo(east: 300)
+        rig.run(8)
+        #expect(abs(rig.autopilot.velocity.x - 5) < 0.3, "cruise: \(rig.autopilot.velocity)")
+        let p = try #require(rig.vehicle.prediction(avoiding: true, now: rig.now))
+        let frame = try #require(rig.vehicle.frame)
+        let points = try p.points.map { try frame.local($0.geodetic) }
+        // 2 s ahead (10 steps of 0.2 s): 10 m at the autopilot's 5 m/s (8 m if predicted at 4 m/s).
+        let ahead = hypot(points[10].east - points[0].east, points[10].north - points[0].north)
+        #expect(abs(ahead - 10) < 0.8, "predicted \(ahead) m in 2 s")
+        // And it agrees with where the autopilot is 2 s later.
+        let predicted = points[10]
+        rig.run(2)
+        let actual = try frame.local(rig.autopilotCoordinate(rig.autopilot.position))
+        #expect(hypot(predicted.east - actual.east, predicted.north - actual.north) < 1.5)
     }
 }
