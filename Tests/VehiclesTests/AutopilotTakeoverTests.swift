@@ -118,3 +118,28 @@ import Testing
         #expect(hypot(predicted.east - actual.east, predicted.north - actual.north) < 1.5)
     }
 }
+
+/// Avoidance's new steering point reaches the autopilot in the same cycle, not at the stream's next slot.
+@Suite struct AutopilotSteeringLatencyTests {
+    @Test("a moved steering point goes out at once; an unmoved one waits for the 10 Hz stream")
+    func movedPointGoesAtOnce() throws {
+        var rig = AutopilotSteeringTests.Rig(.ardupilot)
+        _ = try rig.takeOffAndGo(east: 80)
+        rig.run(2)
+        let frame = try #require(rig.vehicle.frame)
+        func hold(_ v: Vector3) throws -> NavigatorAdjustment {
+            NavigatorAdjustment(hold: Vector3(try frame.local(rig.autopilotCoordinate(v))))
+        }
+        let point = Vector3(rig.autopilot.position.x + 10, 0, 12)
+        rig.take(rig.vehicle.adjust(try hold(point), now: rig.now))
+        rig.run(0.5)
+        // The same point again: nothing new at once.
+        let before = rig.autopilot.positionTargetCount
+        rig.take(rig.vehicle.adjust(try hold(point), now: rig.now))
+        let unchanged = rig.autopilot.positionTargetCount
+        #expect(unchanged == before)
+        // 3 m higher (an altitude layer): one position target now, before any time passes.
+        rig.take(rig.vehicle.adjust(try hold(point + Vector3(0, 0, 3)), now: rig.now))
+        #expect(rig.autopilot.positionTargetCount == unchanged + 1, "before \(before), unchanged \(unchanged)")
+    }
+}

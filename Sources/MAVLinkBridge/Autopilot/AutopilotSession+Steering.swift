@@ -69,6 +69,11 @@ extension AutopilotSession {
             return out
         }
         let starting = steering == nil
+        // A point that moved goes out at once, not at the stream's next slot (up to 100 ms later).
+        let moved =
+            steering.map {
+                Self.distance($0.point, point) + abs($0.point.altitude - point.altitude) > Self.resendDistance
+            } ?? false
         if speed != steering?.speed {
             let cap = speed ?? goalSpeed(goal)
             out.append(frame(changeSpeed(cap < 0 ? -2 : cap, target: target)))
@@ -76,6 +81,10 @@ extension AutopilotSession {
         }
         steering = Steering(point: point, speed: speed)
         setpoint = point
+        if moved {
+            nextSetpointAt = now + configuration.setpointInterval
+            out.append(frame(positionTarget(point, target: target, now: now)))
+        }
         if starting {
             nextSetpointAt = now + configuration.setpointInterval
             out.append(frame(positionTarget(point, target: target, now: now)))
@@ -89,6 +98,9 @@ extension AutopilotSession {
         }
         return out
     }
+
+    /// A steering point that moves farther than this (metres) is sent at once.
+    static let resendDistance = 0.25
 
     /// The goal's speed (m/s), or −1: "the autopilot's own", as DO_REPOSITION reads it.
     func goalSpeed(_ goal: Goal) -> Double {
