@@ -338,6 +338,8 @@ import Testing
             #expect(try http(lab, "GET", "/", from: 3, base: base).status == 200)
             let anonymous = try http(lab, "GET", "/api/v1/vehicles", from: 3, base: base)
             #expect(anonymous.status == 401 && anonymous.error?.contains("not logged in") == true, "\(anonymous.body)")
+            // Map tiles show where the fleet works: they need a session too (this station has no tile folder).
+            #expect(try http(lab, "GET", "/tiles/1/0/0.png", from: 3, base: base).status == 401)
 
             // Five wrong guesses at "spare" from host 3 are answered 401; the sixth, even with the right password, 429.
             func login(_ name: String, _ password: String, from host: Int, jar: String? = nil) throws -> Exchange {
@@ -373,6 +375,10 @@ import Testing
             let viewerToken = try #require(viewerSession["csrfToken"] as? String)
             #expect(viewerToken.count == 64)
             #expect(try http(lab, "GET", "/api/v1/vehicles", from: 2, base: base, jar: viewerJar).status == 200)
+            let noTile = try http(lab, "GET", "/tiles/1/0/0.png", from: 2, base: base, jar: viewerJar)
+            #expect(noTile.status == 404 && noTile.body.isEmpty, "\(noTile.body)")
+            let map = try http(lab, "GET", "/api/v1/map", from: 2, base: base, jar: viewerJar)
+            #expect(map.body == #"{"overlays":[],"tiles":null}"#, "\(map.body)")
             let viewerCommand = try http(
                 lab, "POST", "/api/v1/uavs/\(uav)/commands", body: #"{"args":["hover"]}"#, from: 2, base: base,
                 headers: ["X-CSRF-Token: \(viewerToken)"], jar: viewerJar)
