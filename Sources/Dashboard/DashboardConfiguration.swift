@@ -8,14 +8,22 @@ public struct DashboardConfiguration: Sendable, Equatable {
     public var liveRateHz: Double
     /// `[[dashboard.accounts]]`: with none, no login (and loopback only); with any, every API request needs one.
     public var accounts: [DashboardAccount]
+    /// `tiles`: an offline XYZ tile folder drawn under the grid; nil for the grid alone.
+    public var tiles: DashboardTiles?
+    /// `overlays`: GeoJSON files (geofence, site outline) drawn over the map, read when the configuration is.
+    public var overlays: [DashboardOverlay]
 
     /// A configuration; every parameter defaults to the documented value.
-    public init(host: String = "127.0.0.1", port: Int = 8080, liveRateHz: Double = 5, accounts: [DashboardAccount] = [])
-    {
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, liveRateHz: Double = 5, accounts: [DashboardAccount] = [],
+        tiles: DashboardTiles? = nil, overlays: [DashboardOverlay] = []
+    ) {
         self.host = host
         self.port = port
         self.liveRateHz = liveRateHz
         self.accounts = accounts
+        self.tiles = tiles
+        self.overlays = overlays
     }
 
     /// Whether `host` is a loopback address (the only kind served without authentication).

@@ -37,6 +37,7 @@ public struct DashboardService: Service, CustomStringConvertible {
         ("/api/v1/origin", [.get]), ("/api/v1/events", [.get]), ("/api/v1/session", [.get]),
         ("/api/v1/login", [.post]), ("/api/v1/logout", [.post]), ("/api/v1/uavs/{uav}/commands", [.post]),
         ("/api/v1/uavs/{uav}/trajectory-preview", [.post]), ("/api/v1/targets", [.post]), ("/api/v1/live", [.get]),
+        ("/api/v1/map", [.get]), ("/api/v1/overlays/{index}", [.get]),
     ]
 
     /// The methods `path` takes, if it is one of `routes`.
@@ -73,11 +74,13 @@ public struct DashboardService: Service, CustomStringConvertible {
         let router = Router(context: DashboardRequestContext.self)
         router.add(middleware: JSONErrorMiddleware())
         router.add(middleware: AccessMiddleware(access: access))
+        router.add(middleware: TileMiddleware(tiles: configuration.tiles))
         router.add(middleware: FileMiddleware(Self.vendorRoot, urlBasePath: "/vendor", logger: logger))
         router.add(middleware: FileMiddleware(Self.webRoot, searchForIndexHtml: true, logger: logger))
         addHealth(to: router, state: state)
         addLogin(to: router, access: access)
         addAPI(to: router)
+        addMap(to: router)
         addLive(to: router, live: live)
         let logger = self.logger
         let app = Application(

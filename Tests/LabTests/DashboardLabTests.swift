@@ -338,6 +338,8 @@ import Testing
             #expect(try http(lab, "GET", "/", from: 3, base: base).status == 200)
             let anonymous = try http(lab, "GET", "/api/v1/vehicles", from: 3, base: base)
             #expect(anonymous.status == 401 && anonymous.error?.contains("not logged in") == true, "\(anonymous.body)")
+            // Map tiles show where the fleet works: they need a session too (this station has no tile folder).
+            #expect(try http(lab, "GET", "/tiles/1/0/0.png", from: 3, base: base).status == 401)
 
             // Five wrong guesses at "spare" from host 3 are answered 401; the sixth, even with the right password, 429.
             func login(_ name: String, _ password: String, from host: Int, jar: String? = nil) throws -> Exchange {
@@ -373,6 +375,10 @@ import Testing
             let viewerToken = try #require(viewerSession["csrfToken"] as? String)
             #expect(viewerToken.count == 64)
             #expect(try http(lab, "GET", "/api/v1/vehicles", from: 2, base: base, jar: viewerJar).status == 200)
+            let noTile = try http(lab, "GET", "/tiles/1/0/0.png", from: 2, base: base, jar: viewerJar)
+            #expect(noTile.status == 404 && noTile.body.isEmpty, "\(noTile.body)")
+            let map = try http(lab, "GET", "/api/v1/map", from: 2, base: base, jar: viewerJar)
+            #expect(map.body == #"{"overlays":[],"tiles":null}"#, "\(map.body)")
             let viewerCommand = try http(
                 lab, "POST", "/api/v1/uavs/\(uav)/commands", body: #"{"args":["hover"]}"#, from: 2, base: base,
                 headers: ["X-CSRF-Token: \(viewerToken)"], jar: viewerJar)
@@ -563,6 +569,93 @@ import Testing
             // The station stops cleanly with a browser's live stream still open.
             #expect(try await station.stop() == 0)
             #expect(try await second.stop() == 0)
+        }
+    }
+
+    /// `[dashboard] tiles` and `overlays`: the station serves a tile folder and a GeoJSON outline written into the lab,
+    /// the page in Chromium draws both around the drone with a layer switcher, loading nothing from elsewhere, and no
+    /// path under /tiles/ reaches a file outside the folder.
+    @Test func thePageDrawsTheStationsOfflineTilesAndGeoJSONOverlays() async throws {
+        try await Lab.with(hosts: 2) { lab in
+            let script = repositoryRoot.appendingPathComponent("Tests/LabTests/dashboard_tiles.py").path
+            let (lat, lon) = (50.0755, 14.4378)
+            let written = try shell(["python3", script, "write", lab.directory.path, "\(lat)", "\(lon)"])
+            #expect(written.status == 0, "\(written.output)")
+            let centre =
+                (try? JSONSerialization.jsonObject(with: Data(written.output.utf8)) as? [String: Any])?[
+                    "centre17"] as? [Int] ?? [0, 0]
+            let station = try lab.startNode(
+                host: 1, name: "station", role: "station",
+                extra: """
+                    [dashboard]
+                    tiles = "\(lab.directory.path)/tiles"
+                    tiles_max_zoom = 17
+                    tiles_attribution = "<b>lab</b> survey"
+                    overlays = [{ name = "site outline", file = "site.geojson" }]
+                    """, logLevel: "info")
+            let drone = try lab.startNode(host: 2, name: "drone-2", extra: "[drone]\nhome = [\(lat), \(lon)]")
+            var uav = 0
+            try await waitUntil("the station sees the drone with a number", timeout: .seconds(10)) {
+                let r = try ControlClient.request(
+                    ControlRequest.vehicles, socket: station.socketPath, timeout: .seconds(2))
+                uav = r.vehicles?.first(where: { !$0.stale && $0.uavNumber != nil })?.uavNumber ?? 0
+                return uav != 0
+            }
+
+            // What the station says it has, and what it serves.
+            let answer = try http(lab, "GET", "/api/v1/map")
+            #expect(
+                answer.body
+                    == #"{"overlays":[{"name":"site outline","url":"\/api\/v1\/overlays\/0"}],"tiles":{"attribution":"<b>lab<\/b> survey","maxZoom":17,"url":"\/tiles\/{z}\/{x}\/{y}.png"}}"#,
+                "\(answer.body)")
+            let overlay = try http(lab, "GET", "/api/v1/overlays/0")
+            #expect(overlay.status == 200 && overlay.header("Content-Type") == "application/geo+json")
+            #expect(overlay.body.contains(#""type": "FeatureCollection""#), "\(overlay.body)")
+            #expect(try http(lab, "GET", "/api/v1/overlays/1").status == 404)
+            #expect(
+                try http(lab, "GET", "/api/v1/overlays/x").error?.contains("index: expected an overlay number") == true)
+            let tile = try http(lab, "GET", "/tiles/17/\(centre[0])/\(centre[1]).png")
+            #expect(tile.status == 200 && tile.header("Content-Type") == "image/png", "\(tile.headers)")
+            let tileFile = lab.directory.path + "/tiles/17/\(centre[0])/\(centre[1]).png"
+            let size = (try? FileManager.default.attributesOfItem(atPath: tileFile)[.size] as? Int) ?? -1
+            #expect(tile.header("Cache-Control") == "private, max-age=3600", "\(tile.headers)")
+            #expect(tile.header("Content-Length") == String(size), "\(tile.headers)")
+            // Nothing but a tile of the folder: an empty 404 for the rest, sent as written (curl --path-as-is).
+            for path in [
+                "/tiles/../../etc/passwd", "/tiles/../mesh.key", "/tiles/%2e%2e/%2e%2e/etc/passwd", "/tiles/1/2/x.png",
+                "/tiles/17/\(centre[0])/\(centre[1]).jpg", "/tiles/18/0/0.png", "/tiles/1/2/0.png", "/tiles/",
+                "/tiles/17/\(centre[0])/../../../site.geojson", "/tiles/17//\(centre[1]).png",
+            ] {
+                let r = try shell(
+                    lab.onHost(
+                        1,
+                        [
+                            "curl", "-s", "-i", "--path-as-is", "-m", "10", "-w", "\n%{http_code}",
+                            "http://127.0.0.1:8080" + path,
+                        ]))
+                let status = r.output.split(separator: "\n").last.map(String.init)
+                #expect(status == "404", "\(path): \(r.output)")
+                #expect(r.output.hasSuffix("\r\n\r\n\n404") && !r.output.contains("root:"), "\(path): \(r.output)")
+            }
+
+            let shots = repositoryRoot.appendingPathComponent(".build/test-artifacts/dashboard").path
+            let browser = try lab.start(
+                host: 1, tag: "browser",
+                ["python3", "-u", script, "browse", "http://127.0.0.1:8080", String(uav), "site outline", shots])
+            try await waitUntil("the browser script ends", timeout: .seconds(60)) { !browser.process.isRunning }
+            let status = browser.process.wait()
+            let findings = browser.output.split(separator: "\n").last { $0.hasPrefix("{") }.map(String.init) ?? ""
+            #expect(status == 0, "\(findings.isEmpty ? browser.output.suffix(3000) : Substring(findings))")
+            let parsed = (try? JSONSerialization.jsonObject(with: Data(findings.utf8))) as? [String: Any]
+            #expect((parsed?["tiles"] as? Int ?? 0) >= 2, "\(findings)")
+            #expect(parsed?["tileZooms"] as? [Int] == [17], "\(findings)")
+            #expect(parsed?["layerControl"] as? [String] == ["Metric grid", "Tiles", "site outline"], "\(findings)")
+            // The attribution is text: the configured markup shows as written, not as bold.
+            #expect(parsed?["attribution"] as? String == "<b>lab</b> survey", "\(findings)")
+            #expect(FileManager.default.fileExists(atPath: shots + "/6-tiles-overlay.png"))
+            print("dashboard map layers in Chromium: \(findings)")
+            #expect(try await station.stop() == 0)
+            #expect(try await drone.stop() == 0)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Dashboard
+import Foundation
 import Testing
 
 @testable import Node
@@ -34,7 +35,10 @@ private func node(_ role: String) -> String {
         ("listen = \"127.0.0.1:70000\"", "[dashboard] listen: expected \"address:port\""),
         ("live_rate_hz = 50", "[dashboard] live_rate_hz: must be 1–20, found 50.0"),
         ("enabled = \"yes\"", "[dashboard] enabled: expected true or false, found string"),
-        ("port = 8080", "[dashboard] port: unknown field (known: accounts, enabled, listen, live_rate_hz)"),
+        (
+            "port = 8080",
+            "[dashboard] port: unknown field (known: accounts, enabled, listen, live_rate_hz, overlays, tiles"
+        ),
         ("[[dashboard.accounts]]\nrole = \"viewer\"", "[dashboard.accounts[0]] name: missing"),
         ("[[dashboard.accounts]]\nname = \"a b\"", "name: must be 1–64 characters without spaces"),
         (
@@ -84,5 +88,132 @@ private func node(_ role: String) -> String {
     @Test func theShippedStationConfigServesTheDashboardOnLoopback() throws {
         let c = try NodeConfiguration.load(path: repositoryRoot + "/Config/station.toml")
         #expect(c.dashboard?.isLoopback == true && c.dashboard?.port == 8080 && c.dashboard?.liveRateHz == 5)
+    }
+}
+
+/// `[dashboard] tiles` and `overlays`: a tile folder and GeoJSON files on the station's disk, read and checked when the
+/// configuration is, each refusal naming the field and the file.
+@Suite struct DashboardMapLayersConfigTests {
+    /// A folder with `tiles/17/70795/44368.png`, `site.geojson` (a polygon) and the files a test adds.
+    let folder: String
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("fm-map-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(
+            atPath: folder + "/tiles/17/70795", withIntermediateDirectories: true)
+        try Data([0x89, 0x50, 0x4E, 0x47]).write(to: URL(fileURLWithPath: folder + "/tiles/17/70795/44368.png"))
+        try write(
+            "site.geojson",
+            #"{"type":"Polygon","coordinates":[[[14.4,50.0],[14.5,50.0],[14.5,50.1],[14.4,50.0]]]}"#)
+    }
+
+    func write(_ name: String, _ text: String) throws {
+        try text.write(toFile: folder + "/" + name, atomically: true, encoding: .utf8)
+    }
+
+    func parse(_ dashboard: String) throws(ConfigError) -> DashboardConfiguration? {
+        try NodeConfiguration.parse(
+            node("station") + "[dashboard]\n" + dashboard, file: folder + "/station.toml", baseDirectory: folder
+        ).dashboard
+    }
+
+    @Test func aTileFolderAndOverlaysAreReadRelativeToTheConfigFile() throws {
+        try write("fence.json", #"{"type":"FeatureCollection","features":[]}"#)
+        let c = try #require(
+            try parse(
+                """
+                tiles = "tiles"
+                tiles_format = "png"
+                tiles_max_zoom = 17
+                tiles_attribution = "© site survey 2026"
+                overlays = [{ name = "site", file = "site.geojson" }, { name = "geofence", file = "\(folder)/fence.json" }]
+                """))
+        #expect(
+            c.tiles
+                == DashboardTiles(
+                    folder: folder + "/tiles", format: "png", maxZoom: 17, attribution: "© site survey 2026"))
+        #expect(c.overlays.map(\.name) == ["site", "geofence"])
+        #expect(c.overlays.map(\.file) == [folder + "/site.geojson", folder + "/fence.json"])
+        #expect(String(decoding: c.overlays[1].geoJSON, as: UTF8.self).contains("FeatureCollection"))
+        // The defaults: png, zoom 19, no attribution; no tiles and no overlays without the fields.
+        #expect(try parse("tiles = \"\(folder)/tiles\"")?.tiles == DashboardTiles(folder: folder + "/tiles"))
+        #expect(try parse("")?.tiles == nil && (try parse("")?.overlays.isEmpty ?? false))
+        // The [[dashboard.overlays]] form is the same array.
+        let tables = try parse("[[dashboard.overlays]]\nname = \"site\"\nfile = \"site.geojson\"")
+        #expect(tables?.overlays.map(\.name) == ["site"])
+    }
+
+    @Test func eachRefusalNamesTheFieldAndTheFile() throws {
+        try FileManager.default.createDirectory(atPath: folder + "/empty", withIntermediateDirectories: true)
+        try write("broken.geojson", #"{"type":"Polygon","coordinates":[[[14.4,50.0]"#)
+        try write("list.geojson", "[1, 2]")
+        try write("topo.geojson", #"{"type":"Topology","objects":{}}"#)
+        try write("nofeatures.geojson", #"{"type":"FeatureCollection"}"#)
+        try write(
+            "huge.geojson", #"{"type":"FeatureCollection","features":[]}"# + String(repeating: " ", count: 5 << 20))
+        let cases: [(String, String)] = [
+            ("tiles = \"nowhere\"", "[dashboard] tiles: \(folder)/nowhere does not exist"),
+            ("tiles = \"site.geojson\"", "[dashboard] tiles: \(folder)/site.geojson is not a folder"),
+            (
+                "tiles = \"empty\"",
+                "[dashboard] tiles: \(folder)/empty holds no tile {z}/{x}/{y}.png with z within 0…19"
+            ),
+            ("tiles = \"tiles\"\ntiles_format = \"jpg\"", "holds no tile {z}/{x}/{y}.jpg"),
+            ("tiles = \"tiles\"\ntiles_max_zoom = 16", "holds no tile {z}/{x}/{y}.png with z within 0…16"),
+            (
+                "tiles = \"tiles\"\ntiles_format = \"gif\"",
+                "[dashboard] tiles_format: must be png, jpg or webp, found \"gif\""
+            ),
+            ("tiles = \"tiles\"\ntiles_max_zoom = 23", "[dashboard] tiles_max_zoom: must be 0–22, found 23"),
+            ("tiles = \"tiles\"\ntiles_max_zoom = -1", "[dashboard] tiles_max_zoom: must be 0–22, found -1"),
+            ("tiles = \"tiles\"\ntiles_max_zoom = 18.5", "[dashboard] tiles_max_zoom: expected an integer"),
+            ("tiles_max_zoom = 18", "[dashboard] tiles_max_zoom: needs a tile folder: add tiles = "),
+            ("tiles = \"tiles\"\ntiles_attribution = \"a\\nb\"", "[dashboard] tiles_attribution: must be one line"),
+            ("tiles = 5", "[dashboard] tiles: expected a string"),
+            (
+                "overlays = [{ name = \"fence\", file = \"broken.geojson\" }]",
+                "[dashboard.overlays[0]] file: \(folder)/broken.geojson: not valid JSON"
+            ),
+            (
+                "overlays = [{ name = \"fence\", file = \"list.geojson\" }]",
+                "list.geojson: not a GeoJSON object (expected a JSON object)"
+            ),
+            (
+                "overlays = [{ name = \"fence\", file = \"topo.geojson\" }]",
+                "topo.geojson: not GeoJSON: type \"Topology\" (expected one of Feature, FeatureCollection"
+            ),
+            (
+                "overlays = [{ name = \"fence\", file = \"nofeatures.geojson\" }]",
+                "nofeatures.geojson: not GeoJSON: a FeatureCollection needs \"features\""
+            ),
+            (
+                "overlays = [{ name = \"fence\", file = \"huge.geojson\" }]",
+                "[dashboard.overlays[0]] file: \(folder)/huge.geojson: 5242922 bytes, larger than the 5 MB allowed"
+            ),
+            (
+                "overlays = [{ name = \"fence\", file = \"gone.geojson\" }]",
+                "[dashboard.overlays[0]] file: \(folder)/gone.geojson: no such file"
+            ),
+            ("overlays = [{ name = \"fence\", file = \"tiles\" }]", "file: \(folder)/tiles: not a regular file"),
+            ("overlays = [{ file = \"site.geojson\" }]", "[dashboard.overlays[0]] name: missing"),
+            ("overlays = [{ name = \"fence\" }]", "[dashboard.overlays[0]] file: missing"),
+            (
+                "overlays = [{ name = \"a\", file = \"site.geojson\" }, { name = \"a\", file = \"site.geojson\" }]",
+                "[dashboard.overlays[1]] name: \"a\" is taken by overlays[0]"
+            ),
+            (
+                "overlays = [{ name = \"a\", file = \"site.geojson\", colour = \"red\" }]",
+                "colour: unknown field (known: file, name)"
+            ),
+            ("overlays = [\"site.geojson\"]", "[dashboard] overlays[0]: expected a table, found string"),
+        ]
+        for (line, expected) in cases {
+            #expect(throws: ConfigError.self, "\(line)") { try parse(line) }
+            do {
+                _ = try parse(line)
+            } catch {
+                #expect("\(error)".contains(expected), "\(line): \(error)")
+            }
+        }
     }
 }

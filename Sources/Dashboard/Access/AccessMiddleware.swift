@@ -4,8 +4,9 @@ import Hummingbird
 /// Guards the API. Always: a state-changing request (anything but GET and HEAD) must be JSON and, if the browser says
 /// where it comes from (`Origin`), come from this dashboard's own page — so a page on another site cannot command
 /// aircraft through an operator's browser, also on loopback. With accounts: every `/api/v1/…` request but the login
-/// needs a session cookie; state-changing ones also its CSRF token in `X-CSRF-Token` and the operator role. The page's
-/// files, `/healthz`, `/readyz` and the OpenAPI document stay public (they carry nothing of the fleet).
+/// and every map tile (`/tiles/…`: the imagery shows where the fleet works) needs a session cookie; state-changing ones
+/// also its CSRF token in `X-CSRF-Token` and the operator role. The page's files, `/healthz`, `/readyz` and the OpenAPI
+/// document stay public (they carry nothing of the fleet).
 struct AccessMiddleware: RouterMiddleware {
     typealias Context = DashboardRequestContext
     let access: AccessGuard
@@ -27,7 +28,7 @@ struct AccessMiddleware: RouterMiddleware {
             return DashboardService.problem(
                 "Content-Type: a JSON body (application/json) is required", status: .unsupportedMediaType)
         }
-        guard access.isRequired, path.hasPrefix("/api/v1/"), path != "/api/v1/login" else {
+        guard access.isRequired, path.hasPrefix("/api/v1/") || path.hasPrefix("/tiles/"), path != "/api/v1/login" else {
             return try await next(request, context)
         }
         guard let token = request.cookies[access.cookieName]?.value, let session = await access.session(token: token)

@@ -21,6 +21,9 @@ const state = {
 const PLOT_SECONDS = 300;
 
 const map = L.map("map", { zoomSnap: 0.25, attributionControl: false }).setView([0, 0], 3);
+// Panes, bottom to top: the station's tiles (Leaflet's tile pane), the grid, the GeoJSON overlays, the fleet's drawings.
+map.createPane("grid").style.zIndex = 350;
+map.createPane("overlays").style.zIndex = 380;
 const layers = {
   grid: L.layerGroup().addTo(map), paths: L.layerGroup().addTo(map), rings: L.layerGroup().addTo(map),
   drawing: L.layerGroup().addTo(map),
@@ -57,13 +60,13 @@ function horizontalMetres(a, b) {
   return Math.hypot(dn, de);
 }
 
-// A metric grid around the mission origin (or the first vehicle): no tiles, the field has no internet.
+// A metric grid around the mission origin (or the first vehicle), over the station's tiles if it has a folder of them.
 function drawGrid(lat, lon) {
   layers.grid.clearLayers();
   const span = 300, step = 10;
   for (let d = -span; d <= span; d += step) {
     const major = d % 50 === 0;
-    const style = { color: d === 0 ? "#7a9aaa" : major ? "#c3ccd4" : "#e2e7eb", weight: d === 0 ? 1.5 : 1, interactive: false };
+    const style = { color: d === 0 ? "#7a9aaa" : major ? "#c3ccd4" : "#e2e7eb", weight: d === 0 ? 1.5 : 1, interactive: false, pane: "grid" };
     L.polyline([metresToLatLon(lat, lon, d, -span), metresToLatLon(lat, lon, d, span)], style).addTo(layers.grid);
     L.polyline([metresToLatLon(lat, lon, -span, d), metresToLatLon(lat, lon, span, d)], style).addTo(layers.grid);
     if (d !== 0 && major) {
@@ -72,6 +75,56 @@ function drawGrid(lat, lon) {
       }).addTo(layers.grid);
     }
   }
+}
+
+// The station's map layers (GET /api/v1/map): its offline tile folder under the grid (added once the map is where the
+// fleet is, so no tile is asked for at the world view), its GeoJSON overlays over it, and a switcher for all of them.
+const OVERLAY_COLOURS = ["#d9480f", "#5f3dc4", "#0b7285", "#c2255c", "#2b8a3e"];
+const mapLayers = { tiles: null, tilesShown: false };
+
+function escapeHTML(text) {
+  const div = document.createElement("div");
+  div.textContent = text;
+  return div.innerHTML;
+}
+
+async function loadMapLayers() {
+  const r = await fetch("/api/v1/map");
+  if (!r.ok) return;
+  const answer = await r.json();
+  const switchable = { "Metric grid": layers.grid };
+  if (answer.tiles) {
+    // Beyond the folder's deepest zoom the map enlarges its tiles.
+    mapLayers.tiles = L.tileLayer(answer.tiles.url, {
+      maxNativeZoom: answer.tiles.maxZoom, maxZoom: 30, className: "offline-tiles",
+    });
+    switchable["Tiles"] = mapLayers.tiles;
+    if (answer.tiles.attribution) {
+      L.control.attribution({ prefix: false }).addAttribution(escapeHTML(answer.tiles.attribution)).addTo(map);
+    }
+  }
+  answer.overlays.forEach((overlay, i) => {
+    const color = OVERLAY_COLOURS[i % OVERLAY_COLOURS.length];
+    // Leaflet gives each feature's path the GeoJSON layer's own options (pane, className) when it makes it.
+    const layer = L.geoJSON(null, {
+      pane: "overlays", className: `overlay overlay-${i}`, style: { color, weight: 2, fillOpacity: 0.04 },
+      pointToLayer: (feature, latlng) => L.circleMarker(latlng, {
+        radius: 5, pane: "overlays", className: `overlay overlay-${i}`,
+      }),
+    }).bindTooltip(escapeHTML(overlay.name), { sticky: true }).addTo(map);
+    fetch(overlay.url).then((o) => o.ok ? o.json() : Promise.reject(new Error(`the station answered ${o.status}`)))
+      .then((data) => layer.addData(data))
+      .catch((e) => logEvent(`overlay ${overlay.name}: ${e.message}`, "warning"));
+    switchable[escapeHTML(overlay.name)] = layer;
+  });
+  if (answer.tiles || answer.overlays.length > 0) L.control.layers(null, switchable, { position: "topright" }).addTo(map);
+  showTiles();
+}
+
+function showTiles() {
+  if (!mapLayers.tiles || mapLayers.tilesShown || !gridDrawn) return;
+  mapLayers.tiles.addTo(map);
+  mapLayers.tilesShown = true;
 }
 
 function logEvent(text, kind, time) {
@@ -122,12 +175,14 @@ function render(picture) {
     if (first) {
       drawGrid(first.latitude, first.longitude);
       gridDrawn = true;
+      if (!centred) fitFleet();   // the origin, before any drone is seen
     }
   }
   if (!centred && state.vehicles.size > 0) {
     fitFleet();
     centred = true;
   }
+  showTiles();
   drawPredictions();
   redraw();
 }
@@ -770,6 +825,7 @@ let started = false;
 function start() {
   if (started) return;
   started = true;
+  loadMapLayers().catch((e) => logEvent(`map layers: ${e.message}`, "warning"));
   fetch("/api/v1/status").then((r) => r.json()).then((s) => {
     if (s.node) document.getElementById("station").textContent = s.node.name;
   }).catch(() => {});

@@ -70,7 +70,9 @@ extension NodeConfiguration {
         if let t = try root.subtable("avoidance") { try readAvoidance(t, role: role, into: &config) }
         if let t = try root.subtable("log") { try readLog(t, into: &config) }
         config.dashboard = role == .station ? DashboardConfiguration() : nil
-        if let t = try root.subtable("dashboard") { config.dashboard = try readDashboard(t, role: role) }
+        if let t = try root.subtable("dashboard") {
+            config.dashboard = try readDashboard(t, role: role, baseDirectory: baseDirectory)
+        }
         return config
     }
 
@@ -115,7 +117,7 @@ extension NodeConfiguration {
         return MissionOrigin(latitude: lat, longitude: lon, altitude: alt, zone: zone)
     }
 
-    private static func resolve(_ path: String, base: String) -> String {
+    static func resolve(_ path: String, base: String) -> String {
         path.hasPrefix("/") ? path : URL(fileURLWithPath: base).appendingPathComponent(path).standardizedFileURL.path
     }
 

@@ -148,8 +148,13 @@ extension NodeConfiguration {
     }
 
     /// `[dashboard]`: where the dashboard listens, and its accounts; an address other machines reach needs accounts.
-    static func readDashboard(_ t: ConfigFields, role: NodeRole) throws(ConfigError) -> DashboardConfiguration? {
-        try t.rejectUnknownKeys(["accounts", "enabled", "listen", "live_rate_hz"])
+    static func readDashboard(_ t: ConfigFields, role: NodeRole, baseDirectory: String) throws(ConfigError)
+        -> DashboardConfiguration?
+    {
+        try t.rejectUnknownKeys([
+            "accounts", "enabled", "listen", "live_rate_hz", "overlays", "tiles", "tiles_attribution", "tiles_format",
+            "tiles_max_zoom",
+        ])
         guard try t.bool("enabled", default: role == .station) else { return nil }
         var c = DashboardConfiguration()
         for a in try t.tables("accounts") {
@@ -194,6 +199,55 @@ extension NodeConfiguration {
             guard (1...20).contains(rate) else { throw t.error("live_rate_hz", "must be 1–20, found \(rate)") }
             c.liveRateHz = rate
         }
+        c.tiles = try dashboardTiles(t, baseDirectory: baseDirectory)
+        for o in try t.tables("overlays") {
+            try o.rejectUnknownKeys(["file", "name"])
+            guard let name = try o.string("name") else { throw o.error("name", "missing (a string is required)") }
+            guard !name.isEmpty, name.count <= 64, !name.contains(where: \.isNewline) else {
+                throw o.error("name", "must be 1–64 characters on one line, found \"\(name)\"")
+            }
+            if let other = c.overlays.firstIndex(where: { $0.name == name }) {
+                throw o.error("name", "\"\(name)\" is taken by overlays[\(other)]")
+            }
+            guard c.overlays.count < DashboardOverlay.maximumCount else {
+                throw o.error("", "at most \(DashboardOverlay.maximumCount) overlays")
+            }
+            guard let file = try o.string("file") else {
+                throw o.error("file", "missing (the path of a GeoJSON file is required)")
+            }
+            do {
+                c.overlays.append(try DashboardOverlay.read(name: name, file: resolve(file, base: baseDirectory)))
+            } catch {
+                throw o.error("file", error.description)
+            }
+        }
         return c
+    }
+
+    /// `tiles`, `tiles_format`, `tiles_max_zoom`, `tiles_attribution`: the folder must hold tiles of its format.
+    private static func dashboardTiles(_ t: ConfigFields, baseDirectory: String) throws(ConfigError) -> DashboardTiles?
+    {
+        guard let folder = try t.string("tiles") else {
+            if let key = ["tiles_format", "tiles_max_zoom", "tiles_attribution"].first(where: { t.has($0) }) {
+                throw t.error(key, "needs a tile folder: add tiles = \"/path/to/folder\"")
+            }
+            return nil
+        }
+        var tiles = DashboardTiles(folder: resolve(folder, base: baseDirectory))
+        if let format = try t.string("tiles_format") {
+            guard DashboardTiles.formats[format] != nil else {
+                throw t.error("tiles_format", "must be png, jpg or webp, found \"\(format)\"")
+            }
+            tiles.format = format
+        }
+        if let zoom = try t.integer("tiles_max_zoom", in: DashboardTiles.zoomLevels) { tiles.maxZoom = zoom }
+        if let text = try t.string("tiles_attribution") {
+            guard text.count <= 200, !text.contains(where: \.isNewline) else {
+                throw t.error("tiles_attribution", "must be one line of at most 200 characters")
+            }
+            tiles.attribution = text.isEmpty ? nil : text
+        }
+        if let problem = tiles.problem() { throw t.error("tiles", problem) }
+        return tiles
     }
 }
