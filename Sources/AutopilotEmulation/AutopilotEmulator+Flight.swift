@@ -62,7 +62,9 @@ extension AutopilotEmulator {
 
     /// What to fly this substep, and the horizontal speed limit for it.
     mutating func chooseSetpoint(_ h: Double, at t: Double) -> (Setpoint, Double) {
-        let cruise = min(speed, configuration.limits.maxHorizontalSpeed)
+        // PX4 OFFBOARD flies to its position targets at its own speed: DO_CHANGE_SPEED is acknowledged, not obeyed.
+        let ignoresSpeed = flavour == .px4 && behaviour == .guided
+        let cruise = min(ignoresSpeed ? configuration.cruiseSpeed : speed, configuration.limits.maxHorizontalSpeed)
         let fastest = configuration.limits.maxHorizontalSpeed
         if let altitude = takeoffAltitude { return (.takeoff(altitude: altitude), cruise) }
         if landing {

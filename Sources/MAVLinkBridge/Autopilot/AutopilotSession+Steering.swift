@@ -1,4 +1,5 @@
 import Coordinator
+import Geodesy
 import MAVLink
 import MeshTypes
 
@@ -83,11 +84,12 @@ extension AutopilotSession {
         setpoint = point
         if moved {
             nextSetpointAt = now + configuration.setpointInterval
-            out.append(frame(positionTarget(point, target: target, now: now)))
+            out.append(frame(positionTarget(streamed(point), target: target, now: now)))
         }
         if starting {
+            carrot = nil
             nextSetpointAt = now + configuration.setpointInterval
-            out.append(frame(positionTarget(point, target: target, now: now)))
+            out.append(frame(positionTarget(streamed(point), target: target, now: now)))
             if !flavour.isMode(telemetry.customMode, .guided) {
                 var c = flavour.setModeCommand(for: .guided, target: target)
                 c.targetComponent = identity.componentID
@@ -97,6 +99,36 @@ extension AutopilotSession {
             }
         }
         return out
+    }
+
+    /// The position target streamed for `setpoint`. On PX4, while avoidance caps the speed, a point moving toward the
+    /// steering point at the cap, at most one second's travel ahead of the vehicle: PX4 acknowledges DO_CHANGE_SPEED
+    /// but ignores it in OFFBOARD and flies to a position target as fast as it may, so the cap is kept by where the
+    /// target is. Elsewhere (ArduPilot honours DO_CHANGE_SPEED in GUIDED, and uncapped steering) the point itself.
+    mutating func streamed(_ point: GeoPoint) -> GeoPoint {
+        guard identity?.flavour == .px4, let s = steering, s.point == point, let cap = s.speed, cap > 0,
+            let here = telemetry.position
+        else {
+            carrot = nil
+            return point
+        }
+        let step = cap * configuration.setpointInterval.secondsDouble
+        var next = Self.toward(carrot ?? here, point, by: step)
+        // Never more than a second's travel ahead of the vehicle (a slow vehicle must not be pulled to catch up).
+        if Self.distance(here, next) > cap { next = Self.toward(here, point, by: cap) }
+        carrot = next
+        return next
+    }
+
+    /// `a` moved toward `b` by `metres` (`b` itself if it is nearer), on the tangent plane at `a`.
+    static func toward(_ a: GeoPoint, _ b: GeoPoint, by metres: Double) -> GeoPoint {
+        let plane = TangentPlane(origin: a.geodetic)
+        let d = plane.local(b.geodetic)
+        let length = (d.east * d.east + d.north * d.north + d.up * d.up).squareRoot()
+        guard length > metres, length > 0 else { return b }
+        let f = metres / length
+        let g = plane.geodetic(LocalPosition(east: d.east * f, north: d.north * f, up: 0))
+        return GeoPoint(latitude: g.latitude, longitude: g.longitude, altitude: a.altitude + d.up * f)
     }
 
     /// A steering point that moves farther than this (metres) is sent at once.

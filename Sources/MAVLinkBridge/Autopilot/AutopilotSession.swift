@@ -125,6 +125,8 @@ public struct AutopilotSession: Sendable {
     /// The latest target from the mesh: where following starts.
     var lastTarget: GeoPoint?
     var nextSetpointAt = MeshInstant.zero
+    /// PX4, while avoidance caps the speed: the point streamed now, moving toward the steering point at the cap.
+    var carrot: GeoPoint?
     /// What the last accepted hover, goto or takeoff left the vehicle flying (see `goal`).
     var heldGoal: Goal?
     /// The modes the vehicle may be in while the node commands it (those of the last accepted command, and GUIDED or
@@ -377,7 +379,7 @@ public struct AutopilotSession: Sendable {
         out += advancePlan(now: now)
         if let sp = setpoint, now >= nextSetpointAt, let target = targetSystemID, !isSilent {
             nextSetpointAt = now + configuration.setpointInterval
-            out.append(frame(positionTarget(sp, target: target, now: now)))
+            out.append(frame(positionTarget(streamed(sp), target: target, now: now)))
         }
         out += checkRunning(now: now)
         return out
