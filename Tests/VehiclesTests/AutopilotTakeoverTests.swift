@@ -2,6 +2,7 @@ import AutopilotEmulation
 import Coordinator
 import Flight
 import Foundation
+import MAVLink
 import MeshTypes
 import Testing
 
@@ -77,6 +78,28 @@ import Testing
             rig.answers.contains { if case .failed(goto, let why) = $0 { why.contains("switched to") } else { false } },
             "\(rig.answers.suffix(3))")
         #expect(rig.logs.contains { $0.contains("while avoidance steered it") }, "\(rig.logs.suffix(4))")
+    }
+
+    @Test("PX4 refusing OFFBOARD for avoidance's steering lets the drone go instead of steering it blind")
+    func refusedSteeringModeLetsGo() throws {
+        var rig = Rig(.px4)
+        // The first DO_SET_MODE of this flight is the steering's (takeoff and goto need none on PX4).
+        var configuration = AutopilotEmulator.Configuration(flavour: .px4)
+        configuration.refuseOnce = [.doSetMode: .denied]
+        rig.autopilot = AutopilotEmulator(configuration: configuration)
+        let goto = try rig.takeOffAndGo(east: 60)
+        rig.run(2)
+        try Self.holdAhead(&rig, east: 6)
+        rig.run(1)
+        #expect(rig.vehicle.session.steering == nil && rig.vehicle.session.goal == nil)
+        #expect(
+            rig.answers.contains { if case .failed(goto, _) = $0 { true } else { false } }, "\(rig.answers.suffix(3))")
+        #expect(
+            rig.logs.contains { $0.contains("refused OFFBOARD for avoidance's steering (MAV_RESULT_DENIED)") },
+            "\(rig.logs.suffix(4))")
+        let targets = rig.autopilot.positionTargetCount
+        rig.run(2)
+        #expect(rig.autopilot.positionTargetCount == targets)
     }
 
     @Test("an autopilot that falls silent is let go: no goal, so the drone says it does not avoid")

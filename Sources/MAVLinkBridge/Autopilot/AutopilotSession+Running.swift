@@ -131,6 +131,17 @@ extension AutopilotSession {
     }
 
     mutating func onAck(_ ack: CommandAck, now: MeshInstant) -> [Directive] {
+        // The answer to steering's mode switch (a plan waiting for its own DO_SET_MODE takes that ACK first).
+        var planWaitsForMode = false
+        if case .ack(.doSetMode, _, _, _)? = plan?.wait { planWaitsForMode = true }
+        if ack.command == .doSetMode, steeringModeAsked, !planWaitsForMode {
+            steeringModeAsked = false
+            guard ack.result != .accepted, ack.result != .inProgress, let flavour = identity?.flavour else { return [] }
+            let result = ack.result.entryName ?? "MAV_RESULT \(ack.result.rawValue)"
+            return release(
+                "the autopilot refused \(flavour.modeName(flavour.customMode(for: .guided))) for avoidance's steering (\(result))"
+            )
+        }
         guard var p = plan, case .ack(let cmd, let attempt, _, _) = p.wait, ack.command == cmd else { return [] }
         switch ack.result {
         case .accepted:

@@ -94,6 +94,7 @@ extension AutopilotSession {
                 var c = flavour.setModeCommand(for: .guided, target: target)
                 c.targetComponent = identity.componentID
                 out.append(frame(c))
+                steeringModeAsked = true
                 running?.modes.insert(flavour.customMode(for: .guided))
                 controlModes.insert(flavour.customMode(for: .guided))
             }

@@ -127,6 +127,8 @@ public struct AutopilotSession: Sendable {
     var nextSetpointAt = MeshInstant.zero
     /// PX4, while avoidance caps the speed: the point streamed now, moving toward the steering point at the cap.
     var carrot: GeoPoint?
+    /// Steering asked for GUIDED / OFFBOARD and waits for the COMMAND_ACK (a refusal lets the vehicle go).
+    var steeringModeAsked = false
     /// What the last accepted hover, goto or takeoff left the vehicle flying (see `goal`).
     var heldGoal: Goal?
     /// The modes the vehicle may be in while the node commands it (those of the last accepted command, and GUIDED or
