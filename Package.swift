@@ -180,7 +180,9 @@ let package = Package(
             dependencies: ["ControlProtocol", "Coordinator", "Dashboard", "Flight", "Geodesy", "MeshTypes", "Vehicles"]),
         .testTarget(
             name: "LabTests", dependencies: ["ControlProtocol", "Dashboard", "Node", "LabKit"],
-            exclude: ["udp_tool.py", "dashboard_browser.py", "dashboard_live.py", "dashboard_tiles.py"]
+            exclude: [
+                "udp_tool.py", "dashboard_browser.py", "dashboard_live.py", "lab_browser.py", "dashboard_tiles.py",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

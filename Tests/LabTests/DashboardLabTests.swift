@@ -53,16 +53,18 @@ import Testing
         let station = try lab.startNode(
             host: 1, name: "station", role: "station", extra: stationExtra, logLevel: "info")
         let drone = try lab.startNode(host: 2, name: "drone-2", logLevel: "info")
+        return (station, drone, try await numberedDrone(at: station))
+    }
+
+    /// The UAV number of the first live drone `station` sees with one (waiting up to 10 s for it).
+    func numberedDrone(at station: NodeProcess) async throws -> Int {
         var uav = 0
         try await waitUntil("the station sees the drone with a number", timeout: .seconds(10)) {
             let r = try ControlClient.request(ControlRequest.vehicles, socket: station.socketPath, timeout: .seconds(2))
-            guard let n = r.vehicles?.first(where: { !$0.stale && $0.uavNumber != nil })?.uavNumber else {
-                return false
-            }
-            uav = n
-            return true
+            uav = r.vehicles?.first(where: { !$0.stale && $0.uavNumber != nil })?.uavNumber ?? 0
+            return uav != 0
         }
-        return (station, drone, uav)
+        return uav
     }
 
     @Test func theAPIAnswersAsTheCLIDoesAndRefusesBadRequestsNamingTheField() async throws {
@@ -324,13 +326,7 @@ import Testing
                     + accounts.joined(separator: "\n"), logLevel: "info")
             let drone = try lab.startNode(host: 2, name: "drone-2", logLevel: "info")
             let base = "http://\(address):8080"
-            var uav = 0
-            try await waitUntil("the station sees the drone with a number", timeout: .seconds(10)) {
-                let r = try ControlClient.request(
-                    ControlRequest.vehicles, socket: station.socketPath, timeout: .seconds(2))
-                uav = r.vehicles?.first(where: { !$0.stale && $0.uavNumber != nil })?.uavNumber ?? 0
-                return uav != 0
-            }
+            let uav = try await numberedDrone(at: station)
             // From another machine (host 3): health and the page are public, the API is not.
             try await waitUntil("the dashboard answers on \(address)", timeout: .seconds(5)) {
                 try http(lab, "GET", "/healthz", from: 3, base: base).status == 200
@@ -594,13 +590,7 @@ import Testing
                     overlays = [{ name = "site outline", file = "site.geojson" }]
                     """, logLevel: "info")
             let drone = try lab.startNode(host: 2, name: "drone-2", extra: "[drone]\nhome = [\(lat), \(lon)]")
-            var uav = 0
-            try await waitUntil("the station sees the drone with a number", timeout: .seconds(10)) {
-                let r = try ControlClient.request(
-                    ControlRequest.vehicles, socket: station.socketPath, timeout: .seconds(2))
-                uav = r.vehicles?.first(where: { !$0.stale && $0.uavNumber != nil })?.uavNumber ?? 0
-                return uav != 0
-            }
+            let uav = try await numberedDrone(at: station)
 
             // What the station says it has, and what it serves.
             let answer = try http(lab, "GET", "/api/v1/map")

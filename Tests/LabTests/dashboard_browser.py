@@ -16,51 +16,18 @@ import math
 import os
 import re
 import sys
-import tempfile
 import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 
+from lab_browser import Browser
+
 url, uav, shots = sys.argv[1].rstrip("/"), sys.argv[2], sys.argv[3]
 account = sys.argv[4:6] if len(sys.argv) >= 6 else None
-os.makedirs(shots, exist_ok=True)
-findings = {}
-
-
-def fail(reason):
-    try:
-        driver.save_screenshot(os.path.join(shots, "failure.png"))
-        findings["events"] = driver.find_element(By.ID, "events").text.splitlines()[:20]
-    except Exception:
-        pass
-    findings["failure"] = reason
-    print(json.dumps(findings))
-    sys.exit(1)
-
-
-def wait_for(what, timeout, check):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            value = check()
-            if value:
-                return value
-        except Exception:
-            pass
-        time.sleep(0.1)
-    fail(f"timed out after {timeout} s waiting for {what}")
-
-
-options = webdriver.ChromeOptions()
-options.binary_location = "/usr/bin/chromium"
-for arg in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,800",
-            f"--user-data-dir={tempfile.mkdtemp(prefix='fleetmesh-chromium-')}"]:
-    options.add_argument(arg)
-options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
-driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+browser = Browser(
+    shots, "failure.png", extra=lambda d: {"events": d.find_element(By.ID, "events").text.splitlines()[:20]})
+driver, findings, fail, wait_for = browser.driver, browser.findings, browser.fail, browser.wait_for
 try:
     started = time.monotonic()
     driver.get(url + "/")

@@ -17,8 +17,6 @@ import math
 import os
 import struct
 import sys
-import tempfile
-import time
 import zlib
 
 
@@ -64,41 +62,12 @@ def write(folder, lat, lon):
 
 
 def browse(url, uav, overlay_name, shots):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
 
-    os.makedirs(shots, exist_ok=True)
-    findings = {}
+    from lab_browser import Browser
 
-    def fail(reason):
-        try:
-            driver.save_screenshot(os.path.join(shots, "6-tiles-failure.png"))
-        except Exception:
-            pass
-        findings["failure"] = reason
-        print(json.dumps(findings))
-        sys.exit(1)
-
-    def wait_for(what, timeout, check):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                value = check()
-                if value:
-                    return value
-            except Exception:
-                pass
-            time.sleep(0.1)
-        fail(f"timed out after {timeout} s waiting for {what}")
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for arg in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,800",
-                f"--user-data-dir={tempfile.mkdtemp(prefix='fleetmesh-chromium-')}"]:
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    browser = Browser(shots, "6-tiles-failure.png")
+    driver, findings, fail, wait_for = browser.driver, browser.findings, browser.fail, browser.wait_for
     try:
         driver.get(url + "/")
         wait_for(f"UAV {uav} on the map", 15, lambda: driver.find_elements(By.CSS_SELECTOR, f".drone.uav-{uav}"))
