@@ -540,6 +540,8 @@ import Testing
                 (parsed?["events"] as? [String])?.contains { $0.contains("takeoff 6: accepted") } == true, "\(findings)"
             )
             #expect(parsed?["account"] as? String == "pilot (operator)", "\(findings)")
+            // The page's requests were seen (and every one went to the station, or the script failed).
+            #expect((parsed?["requests"] as? Int ?? 0) > 5, "\(findings)")
             #expect((parsed?["plotSamples"] as? Int ?? 0) >= 5, "\(findings)")
             #expect(parsed?["targetMarker"] as? Int == 1, "\(findings)")
             // The simulated gamepad drove it north, over a hundred samples a second.
@@ -638,6 +640,8 @@ import Testing
             #expect(status == 0, "\(findings.isEmpty ? browser.output.suffix(3000) : Substring(findings))")
             let parsed = (try? JSONSerialization.jsonObject(with: Data(findings.utf8))) as? [String: Any]
             #expect((parsed?["tiles"] as? Int ?? 0) >= 2, "\(findings)")
+            #expect(
+                (parsed?["requests"] as? Int ?? 0) > 5 && (parsed?["tileRequests"] as? Int ?? 0) >= 2, "\(findings)")
             #expect(parsed?["tileZooms"] as? [Int] == [17], "\(findings)")
             #expect(parsed?["layerControl"] as? [String] == ["Metric grid", "Tiles", "site outline"], "\(findings)")
             // The attribution is text: the configured markup shows as written, not as bold.

@@ -214,17 +214,7 @@ try:
     driver.save_screenshot(os.path.join(shots, "3-link-cut.png"))
 
     # Everything the page loaded came from the station: no CDN, fonts or tiles from elsewhere.
-    host = url.split("://", 1)[1]
-    requests = set()
-    for entry in driver.get_log("performance"):
-        message = json.loads(entry["message"])["message"]
-        if message.get("method") == "Network.requestWillBeSent":
-            requests.add(message["params"]["request"]["url"])
-        elif message.get("method") == "Network.webSocketCreated":
-            requests.add(message["params"]["url"])
-    # The browser's own pages (chrome://, the blank tab before the page) are not the page's requests.
-    network = [r for r in requests if r.split("://", 1)[0] in ("http", "https", "ws", "wss")]
-    foreign = sorted(r for r in network if r.split("://", 1)[1].split("/", 1)[0] != host)
+    network, foreign, _ = browser.network(url)
     findings["requests"] = len(network)
     if foreign:
         fail(f"the page loaded from beyond the station: {foreign}")

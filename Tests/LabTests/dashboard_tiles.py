@@ -122,20 +122,8 @@ def browse(url, uav, overlay_name, shots):
         findings["overlayUnticked"] = True
 
         # Every request went to the station, and every tile it was asked for it had.
-        host = url.split("://", 1)[1]
-        requests, tile_status = set(), {}
-        for entry in driver.get_log("performance"):
-            message = json.loads(entry["message"])["message"]
-            if message.get("method") == "Network.requestWillBeSent":
-                requests.add(message["params"]["request"]["url"])
-            elif message.get("method") == "Network.webSocketCreated":
-                requests.add(message["params"]["url"])
-            elif message.get("method") == "Network.responseReceived":
-                response = message["params"]["response"]
-                if "/tiles/" in response["url"]:
-                    tile_status[response["url"]] = response["status"]
-        network = [r for r in requests if r.split("://", 1)[0] in ("http", "https", "ws", "wss")]
-        foreign = sorted(r for r in network if r.split("://", 1)[1].split("/", 1)[0] != host)
+        network, foreign, statuses = browser.network(url)
+        tile_status = {u: st for u, st in statuses.items() if "/tiles/" in u}
         findings["requests"] = len(network)
         findings["tileRequests"] = len(tile_status)
         if foreign:

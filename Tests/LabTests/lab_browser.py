@@ -49,3 +49,22 @@ class Browser:
                 pass
             time.sleep(0.1)
         self.fail(f"timed out after {timeout} s waiting for {what}")
+
+    def network(self, url):
+        """What the page asked for since the last call, from Chromium's performance log: every http(s) and ws(s)
+        request, the ones to anything but `url`'s host, and the status of each response (by URL). The browser's own
+        pages (chrome://, the blank tab before the page) are not the page's requests."""
+        host = url.split("://", 1)[1].split("/", 1)[0]
+        requests, statuses = set(), {}
+        for entry in self.driver.get_log("performance"):
+            message = json.loads(entry["message"])["message"]
+            if message.get("method") == "Network.requestWillBeSent":
+                requests.add(message["params"]["request"]["url"])
+            elif message.get("method") == "Network.webSocketCreated":
+                requests.add(message["params"]["url"])
+            elif message.get("method") == "Network.responseReceived":
+                response = message["params"]["response"]
+                statuses[response["url"]] = response["status"]
+        network = sorted(r for r in requests if r.split("://", 1)[0] in ("http", "https", "ws", "wss"))
+        foreign = [r for r in network if r.split("://", 1)[1].split("/", 1)[0] != host]
+        return network, foreign, statuses
