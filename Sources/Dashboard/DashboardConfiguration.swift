@@ -4,7 +4,7 @@ public struct DashboardConfiguration: Sendable, Equatable {
     public var host: String
     /// TCP port. Default 8080.
     public var port: Int
-    /// Live pictures per second on the WebSocket (1–20). Default 5.
+    /// Periodic frames per second on the live WebSocket, and the default pace of pushed telemetry (1–20). Default 5.
     public var liveRateHz: Double
     /// `[[dashboard.accounts]]`: with none, no login (and loopback only); with any, every API request needs one.
     public var accounts: [DashboardAccount]
