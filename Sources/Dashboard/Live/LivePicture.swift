@@ -67,7 +67,7 @@ actor LivePicture: Service {
         self.clock = clock
         var subscription = LiveSubscription()
         subscription.othersHz = min(
-            max(1 / interval.secondsDouble, LiveSubscription.othersRange.lowerBound),
+            max(1 / (interval / .seconds(1)), LiveSubscription.othersRange.lowerBound),
             LiveSubscription.othersRange.upperBound)
         defaultSubscription = subscription
         encoder = JSONEncoder()
@@ -100,9 +100,6 @@ actor LivePicture: Service {
         // With nobody watching, frames stop; the next client must not start from an old one.
         if watchers.isEmpty { lastFullFrame = nil }
     }
-
-    /// Clients connected now.
-    var clientCount: Int { watchers.count }
 
     /// Takes frames, pushes arrivals and paces held updates while anyone watches; on graceful shutdown every
     /// client's stream ends.
@@ -211,11 +208,4 @@ actor LivePicture: Service {
     }
 
     private static func epochMilliseconds() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
-}
-
-extension Duration {
-    /// The duration in seconds.
-    var secondsDouble: Double {
-        Double(components.seconds) + Double(components.attoseconds) * 1e-18
-    }
 }

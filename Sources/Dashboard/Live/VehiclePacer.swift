@@ -49,7 +49,4 @@ struct VehiclePacer<Message> {
 
     /// Vehicles with a held sample.
     var heldCount: Int { slots.values.count { $0.held != nil } }
-
-    /// Forgets a vehicle (it left the picture).
-    mutating func forget(_ vehicle: String) { slots.removeValue(forKey: vehicle) }
 }
