@@ -12,11 +12,13 @@ public struct DashboardConfiguration: Sendable, Equatable {
     public var tiles: DashboardTiles?
     /// `overlays`: GeoJSON files (geofence, site outline) drawn over the map, read when the configuration is.
     public var overlays: [DashboardOverlay]
+    /// `tls_certificate` and `tls_key`: serve HTTPS (and WSS) with them; nil for plain HTTP.
+    public var tls: DashboardTLS?
 
     /// A configuration; every parameter defaults to the documented value.
     public init(
         host: String = "127.0.0.1", port: Int = 8080, liveRateHz: Double = 5, accounts: [DashboardAccount] = [],
-        tiles: DashboardTiles? = nil, overlays: [DashboardOverlay] = []
+        tiles: DashboardTiles? = nil, overlays: [DashboardOverlay] = [], tls: DashboardTLS? = nil
     ) {
         self.host = host
         self.port = port
@@ -24,10 +26,14 @@ public struct DashboardConfiguration: Sendable, Equatable {
         self.accounts = accounts
         self.tiles = tiles
         self.overlays = overlays
+        self.tls = tls
     }
 
     /// Whether `host` is a loopback address (the only kind served without authentication).
     public var isLoopback: Bool {
         host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
+
+    /// `https` with TLS, `http` without.
+    public var scheme: String { tls == nil ? "http" : "https" }
 }

@@ -17,6 +17,8 @@ extension DashboardService {
 
     func addLogin(to router: Router<DashboardRequestContext>, access: AccessGuard) {
         let api = router.group("/api/v1")
+        // Over HTTPS the cookie is marked Secure: a browser never sends it over plain HTTP.
+        let secure = configuration.tls != nil
         api.get("session") { _, context -> Response in
             guard let s = context.session else {
                 return Self.json(SessionReport(loginRequired: false, name: nil, role: .operator, csrfToken: nil))
@@ -61,7 +63,9 @@ extension DashboardService {
                     SessionReport(
                         loginRequired: true, name: session.name, role: session.role, csrfToken: session.csrfToken))
                 response.setCookie(
-                    Cookie(name: access.cookieName, value: token, path: "/", httpOnly: true, sameSite: .strict))
+                    Cookie(
+                        name: access.cookieName, value: token, path: "/", secure: secure, httpOnly: true,
+                        sameSite: .strict))
                 return response
             }
         }
@@ -69,7 +73,9 @@ extension DashboardService {
             if let token = request.cookies[access.cookieName]?.value { await access.logout(token: token) }
             var response = Self.json(["loggedOut": context.session?.name ?? ""])
             response.setCookie(
-                Cookie(name: access.cookieName, value: "", maxAge: 0, path: "/", httpOnly: true, sameSite: .strict))
+                Cookie(
+                    name: access.cookieName, value: "", maxAge: 0, path: "/", secure: secure, httpOnly: true,
+                    sameSite: .strict))
             return response
         }
     }

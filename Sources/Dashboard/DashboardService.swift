@@ -2,6 +2,8 @@ import ControlProtocol
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -83,17 +85,32 @@ public struct DashboardService: Service, CustomStringConvertible {
         addMap(to: router)
         addLive(to: router, live: live)
         let logger = self.logger
-        let app = Application(
-            router: router, server: .http1WebSocketUpgrade(webSocketRouter: router),
-            configuration: .init(
-                address: .hostname(configuration.host, port: configuration.port), serverName: "fleetmesh"),
-            services: [live],
-            onServerRunning: { channel in
-                logger.info(
-                    "dashboard at http://\(channel.localAddress?.ipAddress ?? "?"):\(channel.localAddress?.port ?? 0)/")
-            },
-            logger: logger)
+        let scheme = configuration.scheme
         do {
+            var server = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: router)
+            if let tls = configuration.tls {
+                server = try .tls(server, tlsConfiguration: tls.serverConfiguration)
+                if tls.notValidAfter < Date() {
+                    logger.warning(
+                        "dashboard: the certificate in \(tls.certificateFile) expired on \(tls.notValidAfter); browsers will refuse it"
+                    )
+                }
+            } else if !configuration.isLoopback {
+                logger.warning(
+                    "dashboard: serving \(configuration.host):\(configuration.port) without TLS: passwords and session cookies cross the network readable; set [dashboard] tls_certificate and tls_key"
+                )
+            }
+            let app = Application(
+                router: router, server: server,
+                configuration: .init(
+                    address: .hostname(configuration.host, port: configuration.port), serverName: "fleetmesh"),
+                services: [live],
+                onServerRunning: { channel in
+                    logger.info(
+                        "dashboard at \(scheme)://\(channel.localAddress?.ipAddress ?? "?"):\(channel.localAddress?.port ?? 0)/"
+                    )
+                },
+                logger: logger)
             try await withGracefulShutdownHandler {
                 try await app.run()
             } onGracefulShutdown: {

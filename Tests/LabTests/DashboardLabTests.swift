@@ -34,6 +34,10 @@ import Testing
         contentType: String = "application/json"
     ) throws -> Exchange {
         var command = ["curl", "-s", "-i", "-m", "40", "-X", method, "-w", "\n%{http_code}", base + path]
+        // Over HTTPS, trust the lab's own certificate (made by `dashboardCertificate`) and nothing else.
+        if base.hasPrefix("https://") {
+            command += ["--cacert", lab.directory.appendingPathComponent("dashboard.crt").path]
+        }
         if let body { command += ["-H", "Content-Type: \(contentType)", "--data-raw", body] }
         for h in headers { command += ["-H", h] }
         if let jar { command += ["-b", jar, "-c", jar] }
@@ -305,9 +309,25 @@ import Testing
 
     /// Off loopback the dashboard needs accounts; then every API request needs a session, every command a CSRF
     /// token and an operator, logins are limited per address and per account, and passwords never reach the log.
+    /// A self-signed certificate for `address` and its key, made with openssl as an operator would, in the lab's
+    /// folder (`dashboard.crt`, `dashboard.key`).
+    func dashboardCertificate(_ lab: Lab, address: String) throws {
+        let r = try shell([
+            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
+            "-subj", "/CN=station", "-addext", "subjectAltName=IP:\(address)",
+            "-keyout", lab.directory.appendingPathComponent("dashboard.key").path,
+            "-out", lab.directory.appendingPathComponent("dashboard.crt").path,
+        ])
+        #expect(r.status == 0, "openssl: \(r.output)")
+    }
+
+    /// Off loopback, over HTTPS (the way a station should be reached from the field's network): accounts, roles,
+    /// the login limit, cookies, CSRF and Origin checks, the live stream over WSS.
     @Test func accountsGuardTheDashboardOffLoopback() async throws {
         try await Lab.with(hosts: 3) { lab in
             let address = try lab.address(1)
+            try dashboardCertificate(lab, address: address)
+            let certificate = lab.directory.appendingPathComponent("dashboard.crt").path
             let passwords = [
                 "watch": "viewer-secret-4711", "pilot": "operator-secret-0815", "spare": "spare-secret-1234",
             ]
@@ -323,15 +343,21 @@ import Testing
             let station = try lab.startNode(
                 host: 1, name: "station", role: "station",
                 extra: "[dashboard]\nlisten = \"\(address):8080\"\n"
+                    + "tls_certificate = \"\(certificate)\"\ntls_key = \"\(lab.directory.path)/dashboard.key\"\n"
                     + accounts.joined(separator: "\n"), logLevel: "info")
             let drone = try lab.startNode(host: 2, name: "drone-2", logLevel: "info")
-            let base = "http://\(address):8080"
+            let base = "https://\(address):8080"
             let uav = try await numberedDrone(at: station)
             // From another machine (host 3): health and the page are public, the API is not.
             try await waitUntil("the dashboard answers on \(address)", timeout: .seconds(5)) {
                 try http(lab, "GET", "/healthz", from: 3, base: base).status == 200
             }
             #expect(try http(lab, "GET", "/", from: 3, base: base).status == 200)
+            // It is TLS with this certificate: a client that does not trust it, or that speaks plain HTTP, gets nothing.
+            let untrusted = try shell(lab.onHost(3, ["curl", "-s", "-m", "10", "-o", "/dev/null", base + "/healthz"]))
+            #expect(untrusted.status == 60, "curl without the certificate: exit \(untrusted.status)")
+            let plain = try http(lab, "GET", "/healthz", from: 3, base: "http://\(address):8080")
+            #expect(plain.status == 0 && !plain.body.contains("alive"), "plain HTTP: \(plain.status) \(plain.body)")
             let anonymous = try http(lab, "GET", "/api/v1/vehicles", from: 3, base: base)
             #expect(anonymous.status == 401 && anonymous.error?.contains("not logged in") == true, "\(anonymous.body)")
             // Map tiles show where the fleet works: they need a session too (this station has no tile folder).
@@ -358,14 +384,14 @@ import Testing
             let unknown = try login("nobody", "whatever", from: 2)
             #expect(unknown.status == 401 && unknown.error == "wrong name or password", "\(unknown.body)")
 
-            // The viewer, from host 2: a session cookie (HttpOnly, SameSite=Strict) and a CSRF token.
+            // The viewer, from host 2: a session cookie (Secure, HttpOnly, SameSite=Strict) and a CSRF token.
             let viewerJar = lab.directory.appendingPathComponent("viewer.cookies").path
             let viewer = try login("watch", passwords["watch"]!, from: 2, jar: viewerJar)
             #expect(viewer.status == 200, "\(viewer.body)")
             let cookie = viewer.header("Set-Cookie") ?? ""
             #expect(
                 cookie.hasPrefix("fleetmesh_session=") && cookie.contains("HttpOnly")
-                    && cookie.contains("SameSite=Strict"), "\(cookie)")
+                    && cookie.contains("SameSite=Strict") && cookie.contains("Secure"), "\(cookie)")
             let viewerSession = try #require(viewer.json as? [String: Any])
             #expect(viewerSession["role"] as? String == "viewer")
             let viewerToken = try #require(viewerSession["csrfToken"] as? String)
@@ -388,7 +414,8 @@ import Testing
                         "python3", "-c",
                         """
                         import json, sys, websocket
-                        ws = websocket.create_connection(sys.argv[1], header=["Cookie: " + sys.argv[2]], timeout=5)
+                        ws = websocket.create_connection(
+                            sys.argv[1], header=["Cookie: " + sys.argv[2]], timeout=5, sslopt={"ca_certs": sys.argv[4]})
                         ws.send(json.dumps({"type": "manual", "uav": int(sys.argv[3]), "axes": [1000, 0, 0, 0]}))
                         while True:
                             m = json.loads(ws.recv())
@@ -396,8 +423,8 @@ import Testing
                                 print(m["error"])
                                 break
                         """,
-                        base.replacingOccurrences(of: "http://", with: "ws://") + "/api/v1/live", viewerCookie,
-                        String(uav),
+                        base.replacingOccurrences(of: "https://", with: "wss://") + "/api/v1/live", viewerCookie,
+                        String(uav), certificate,
                     ]))
             #expect(viewerLive.output.contains("account \"watch\" is a viewer"), "\(viewerLive.output)")
             // Without a session there is no live stream at all (hummingbird-websocket answers every refused upgrade
@@ -410,12 +437,12 @@ import Testing
                         """
                         import sys, websocket
                         try:
-                            websocket.create_connection(sys.argv[1], timeout=5)
+                            websocket.create_connection(sys.argv[1], timeout=5, sslopt={"ca_certs": sys.argv[2]})
                             print("connected")
                         except websocket.WebSocketBadStatusException as e:
                             print(e.status_code, e.resp_body)
                         """,
-                        base.replacingOccurrences(of: "http://", with: "ws://") + "/api/v1/live",
+                        base.replacingOccurrences(of: "https://", with: "wss://") + "/api/v1/live", certificate,
                     ]))
             #expect(anonymousLive.output.hasPrefix("400"), "\(anonymousLive.output)")
             let viewerPreview = try http(
@@ -566,6 +593,8 @@ import Testing
             print("dashboard in Chromium: \(findings)")
             // The station stops cleanly with a browser's live stream still open.
             #expect(try await station.stop() == 0)
+            // Off loopback without TLS, the station said at start what that exposes.
+            #expect(station.log.contains("without TLS: passwords and session cookies cross the network readable"))
             #expect(try await second.stop() == 0)
         }
     }

@@ -153,7 +153,7 @@ extension NodeConfiguration {
     {
         try t.rejectUnknownKeys([
             "accounts", "enabled", "listen", "live_rate_hz", "overlays", "tiles", "tiles_attribution", "tiles_format",
-            "tiles_max_zoom",
+            "tiles_max_zoom", "tls_certificate", "tls_key",
         ])
         guard try t.bool("enabled", default: role == .station) else { return nil }
         var c = DashboardConfiguration()
@@ -200,6 +200,7 @@ extension NodeConfiguration {
             c.liveRateHz = rate
         }
         c.tiles = try dashboardTiles(t, baseDirectory: baseDirectory)
+        c.tls = try dashboardTLS(t, baseDirectory: baseDirectory)
         for o in try t.tables("overlays") {
             try o.rejectUnknownKeys(["file", "name"])
             guard let name = try o.string("name") else { throw o.error("name", "missing (a string is required)") }
@@ -225,6 +226,24 @@ extension NodeConfiguration {
     }
 
     /// `tiles`, `tiles_format`, `tiles_max_zoom`, `tiles_attribution`: the folder must hold tiles of its format.
+    /// `tls_certificate` and `tls_key` (both or neither), read and checked now.
+    private static func dashboardTLS(_ t: ConfigFields, baseDirectory: String) throws(ConfigError) -> DashboardTLS? {
+        let certificate = try t.string("tls_certificate")
+        let key = try t.string("tls_key")
+        switch (certificate, key) {
+        case (nil, nil): return nil
+        case (nil, _): throw t.error("tls_certificate", "missing (tls_key needs the certificate's PEM file beside it)")
+        case (_, nil): throw t.error("tls_key", "missing (tls_certificate needs its private key's PEM file beside it)")
+        case (let certificate?, let key?):
+            do {
+                return try DashboardTLS.read(
+                    certificate: resolve(certificate, base: baseDirectory), key: resolve(key, base: baseDirectory))
+            } catch {
+                throw t.error(error.field, error.problem)
+            }
+        }
+    }
+
     private static func dashboardTiles(_ t: ConfigFields, baseDirectory: String) throws(ConfigError) -> DashboardTiles?
     {
         guard let folder = try t.string("tiles") else {
