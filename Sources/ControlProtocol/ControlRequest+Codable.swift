@@ -7,6 +7,7 @@ extension ControlRequest: Codable {
         "target": ["latitude", "longitude", "altitude", "uav", "all", "follow", "timeoutMs"],
         "manual": ["uavs", "uav", "rateHz", "durationMs", "axes", "takeover"],
         "events": ["after", "limit"],
+        "setGeofence": ["corners", "floor", "ceiling"],
     ]
 
     public init(from decoder: any Decoder) throws {
@@ -48,6 +49,9 @@ extension ControlRequest: Codable {
         case "send": self = .send(try Send(fields))
         case "target": self = .target(try TargetLocation(fields))
         case "events": self = .events(try Events(fields))
+        case "geofence": self = .geofence
+        case "setGeofence": self = .setGeofence(try SetGeofence(fields))
+        case "clearGeofence": self = .clearGeofence
         default: self = .manual(try Manual(fields))
         }
     }
@@ -57,8 +61,12 @@ extension ControlRequest: Codable {
         try c.encode(command, forKey: "command")
         try c.encode(ControlProtocol.version, forKey: "v")
         switch self {
-        case .status, .peers, .vehicles, .airspace, .origin, .sources:
+        case .status, .peers, .vehicles, .airspace, .origin, .sources, .geofence, .clearGeofence:
             break
+        case .setGeofence(let g):
+            try c.encode(g.corners, forKey: "corners")
+            try c.encode(g.floor, forKey: "floor")
+            try c.encode(g.ceiling, forKey: "ceiling")
         case .send(let s):
             try c.encode(s.uav, forKey: "uav")
             try c.encode(s.args, forKey: "args")
@@ -94,6 +102,20 @@ extension ControlRequest.Events {
         let limit = try f.value("limit", Int.self, "an integer 1–1000") ?? 200
         guard (1...1000).contains(limit) else { throw f.error(#""limit" must be 1–1000, found \#(limit)"#) }
         self.init(after: after, limit: limit)
+    }
+}
+
+extension ControlRequest.SetGeofence {
+    init(_ f: Fields) throws(ControlRequestError) {
+        guard
+            let corners = try f.value(
+                "corners", [[Double]].self, "an array of [latitude, longitude] pairs in degrees")
+        else {
+            throw f.error(#""corners" is required: an array of 3–64 [latitude, longitude] pairs in degrees"#)
+        }
+        let floor = try f.value("floor", Double.self, "a number of metres above home") ?? 2
+        let ceiling = try f.value("ceiling", Double.self, "a number of metres above home") ?? 120
+        self.init(corners: corners, floor: floor, ceiling: ceiling)
     }
 }
 

@@ -30,6 +30,26 @@ public enum ControlRequest: Sendable, Equatable {
     /// The node's recent events (peers joining and lost, UAV numbers, leases, failsafes, map origin, commands), oldest
     /// first.
     case events(Events)
+    /// The geofence in force and which one every known node uses.
+    case geofence
+    /// Stations: announce a geofence to the mesh (drones fly it in place of their configured one).
+    case setGeofence(SetGeofence)
+    /// Stations: announce that there is no geofence (drones fly without one, configured or not).
+    case clearGeofence
+
+    /// `setGeofence`: corners as `[latitude, longitude]` in degrees (3–64, in order), floor and ceiling in metres
+    /// above home. The node checks the polygon (`SharedGeofence` in the coordinator) and names what is wrong.
+    public struct SetGeofence: Sendable, Equatable {
+        public var corners: [[Double]]
+        public var floor: Double
+        public var ceiling: Double
+
+        public init(corners: [[Double]], floor: Double = 2, ceiling: Double = 120) {
+            self.corners = corners
+            self.floor = floor
+            self.ceiling = ceiling
+        }
+    }
 
     /// `events`: those numbered above `after` (0: from the oldest kept), at most `limit` (1–1000) of them.
     public struct Events: Sendable, Equatable {
@@ -126,12 +146,16 @@ public enum ControlRequest: Sendable, Equatable {
         case .target: "target"
         case .manual: "manual"
         case .events: "events"
+        case .geofence: "geofence"
+        case .setGeofence: "setGeofence"
+        case .clearGeofence: "clearGeofence"
         }
     }
 
     /// Every command, as the node lists them in its error for an unknown one.
     public static let commands = [
         "status", "peers", "vehicles", "airspace", "send", "target", "origin", "sources", "manual", "events",
+        "geofence", "setGeofence", "clearGeofence",
     ]
 }
 

@@ -1,5 +1,5 @@
 /// The answer: exactly one of its fields, by command (`status`, `vehicles`, `airspace`, `command`, `target`,
-/// `origin`, `sources`, `manual`, `events`), or `error`.
+/// `origin`, `sources`, `manual`, `events`, `geofence`), or `error`.
 public struct ControlResponse: Codable, Sendable {
     public var status: NodeStatus?
     public var error: String?
@@ -11,12 +11,13 @@ public struct ControlResponse: Codable, Sendable {
     public var sources: TargetSourcesReport?
     public var manual: ManualStreamReport?
     public var events: EventsReport?
+    public var geofence: GeofenceReport?
 
     public init(
         status: NodeStatus? = nil, error: String? = nil, vehicles: [VehicleReport]? = nil,
         airspace: [AirspaceReport]? = nil, command: CommandReport? = nil, target: TargetReport? = nil,
         origin: OriginReport? = nil, sources: TargetSourcesReport? = nil, manual: ManualStreamReport? = nil,
-        events: EventsReport? = nil
+        events: EventsReport? = nil, geofence: GeofenceReport? = nil
     ) {
         self.status = status
         self.error = error
@@ -28,5 +29,6 @@ public struct ControlResponse: Codable, Sendable {
         self.sources = sources
         self.manual = manual
         self.events = events
+        self.geofence = geofence
     }
 }

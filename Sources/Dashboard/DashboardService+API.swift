@@ -116,7 +116,8 @@ extension DashboardService {
 
     /// The fields a command's body takes (the path's `uav` left out).
     static func takes(_ command: String) -> String {
-        (ControlRequest.fields[command] ?? []).filter { command != "send" || $0 != "uav" }.joined(separator: ", ")
+        let fields = (ControlRequest.fields[command] ?? []).filter { command != "send" || $0 != "uav" }
+        return fields.isEmpty ? "no fields" : fields.joined(separator: ", ")
     }
 
     /// The one field of a control answer as the body; an error is 404 for reads (nothing known yet), 400 otherwise.
@@ -131,6 +132,7 @@ extension DashboardService {
         if let v = response.sources { return json(v) }
         if let v = response.manual { return json(v) }
         if let v = response.events { return json(v) }
+        if let v = response.geofence { return json(v) }
         return problem("the node gave no answer", status: .internalServerError)
     }
 

@@ -48,6 +48,31 @@ public struct VehiclePilot: Sendable {
         if vehicle.capabilities.contains(.avoidance) { avoidance = core }
     }
 
+    /// Flies with the geofence `corners` (latitude/longitude; none: no fence) between `altitudes` (metres above home)
+    /// from the next cycle on, in place of the one flown now: a station announced it. False when this drone flies no
+    /// fence at all (collision avoidance, which keeps it inside, is off or the vehicle cannot be steered). An
+    /// autopilot whose map is not known yet takes it with its first position.
+    /// - Throws: ``GeofenceError`` when the fence cannot be placed on the vehicle's map (the fence flown is kept).
+    public mutating func replaceGeofence(_ corners: [GeodeticCoordinate], altitudes: ClosedRange<Double>)
+        throws(GeofenceError) -> Bool
+    {
+        if var core = avoidance, let frame {
+            let fence =
+                corners.isEmpty
+                ? nil
+                : try Geofence(
+                    corners: corners, origin: frame, minAltitude: altitudes.lowerBound,
+                    maxAltitude: altitudes.upperBound)
+            core.replaceGeofence(fence)
+            avoidance = core
+            return true
+        }
+        guard pendingAvoidance != nil else { return false }
+        pendingAvoidance?.geofence = corners
+        pendingAvoidance?.geofenceAltitudes = altitudes
+        return true
+    }
+
     /// Whether the drone avoids others right now (what its prediction tells them).
     public var isAvoiding: Bool {
         if case .notAvoiding = decision.maneuver { return false }

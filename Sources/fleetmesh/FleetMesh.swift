@@ -10,6 +10,7 @@ struct FleetMesh: AsyncParsableCommand {
         subcommands: [
             RunCommand.self, KeygenCommand.self, StatusCommand.self, PeersCommand.self, VehiclesCommand.self,
             AirspaceCommand.self, SendCommand.self, TargetCommand.self, OriginCommand.self, SourcesCommand.self,
-            ManualCommand.self, EventsCommand.self, GeoCommand.self, SimulateCommand.self, HashPasswordCommand.self,
+            ManualCommand.self, EventsCommand.self, GeofenceCommand.self, GeoCommand.self, SimulateCommand.self,
+            HashPasswordCommand.self,
         ])
 }

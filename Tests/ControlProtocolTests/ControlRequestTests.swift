@@ -41,6 +41,18 @@ struct ControlRequestTests {
         #expect(try decode(#"{"command":"manual","uav":4}"#) == .manual(.init(uavs: [4])))
         #expect(try decode(#"{"command":"events"}"#) == .events(.init(after: 0, limit: 200)))
         #expect(try decode(#"{"command":"events","after":41,"limit":10}"#) == .events(.init(after: 41, limit: 10)))
+        #expect(try decode(#"{"command":"geofence"}"#) == .geofence)
+        #expect(try decode(#"{"command":"clearGeofence"}"#) == .clearGeofence)
+        #expect(
+            try decode(
+                #"{"command":"setGeofence","corners":[[50.075,14.437],[50.075,14.4384],[50.0759,14.4384]],"floor":2,"ceiling":60}"#
+            )
+                == .setGeofence(
+                    .init(corners: [[50.075, 14.437], [50.075, 14.4384], [50.0759, 14.4384]], floor: 2, ceiling: 60)))
+        // Floor and ceiling default to [avoidance]'s 2 and 120 m.
+        #expect(
+            try decode(#"{"command":"setGeofence","corners":[[1,2],[3,4],[5,6]]}"#)
+                == .setGeofence(.init(corners: [[1, 2], [3, 4], [5, 6]], floor: 2, ceiling: 120)))
         // A field given as null counts as absent.
         #expect(
             try decode(#"{"command":"send","uav":2,"args":["land"],"timeoutMs":null}"#)
@@ -54,7 +66,8 @@ struct ControlRequestTests {
             .init(latitude: -33.5, longitude: 151.25, altitude: -3, to: .uav(1), follow: false, timeoutMs: 600_000)),
         .target(.init(latitude: 0, longitude: 0, altitude: 0, to: .all, follow: true)),
         .manual(.init(uavs: [1, 250], rateHz: 1000, durationMs: 600_000, axes: [-1000, 1000, 0, 5], takeover: true)),
-        .events(.init()), .events(.init(after: 1_000_000, limit: 1)),
+        .events(.init()), .events(.init(after: 1_000_000, limit: 1)), .geofence, .clearGeofence,
+        .setGeofence(.init(corners: [[50.075, 14.437], [-33.5, 151.25], [0, 0]], floor: -5, ceiling: 0.5)),
     ])
     func everyRequestSurvivesTheWire(_ request: ControlRequest) throws {
         let bytes = try JSONEncoder().encode(request)
@@ -69,17 +82,37 @@ struct ControlRequestTests {
             ("[1,2]", #"malformed control request: expected one JSON object like {"command":"status"}"#),
             (
                 #"{"uav":2}"#,
-                #"malformed control request: "command" is required (one of status, peers, vehicles, airspace, send, target, origin, sources, manual, events)"#
+                #"malformed control request: "command" is required (one of status, peers, vehicles, airspace, send, target, origin, sources, manual, events, geofence, setGeofence, clearGeofence)"#
             ),
             (
                 #"{"command":5}"#,
-                #"malformed control request: "command" must be a string: one of status, peers, vehicles, airspace, send, target, origin, sources, manual, events, found 5.0"#
+                #"malformed control request: "command" must be a string: one of status, peers, vehicles, airspace, send, target, origin, sources, manual, events, geofence, setGeofence, clearGeofence, found 5.0"#
             ),
             (
                 #"{"command":"jump"}"#,
-                "unknown command 'jump' (known: status, peers, vehicles, airspace, send, target, origin, sources, manual, events)"
+                "unknown command 'jump' (known: status, peers, vehicles, airspace, send, target, origin, sources, manual, events, geofence, setGeofence, clearGeofence)"
             ),
             (#"{"command":"events","limit":0}"#, #"events: "limit" must be 1–1000, found 0"#),
+            (
+                #"{"command":"setGeofence","floor":2}"#,
+                #"setGeofence: "corners" is required: an array of 3–64 [latitude, longitude] pairs in degrees"#
+            ),
+            (
+                #"{"command":"setGeofence","corners":[[1,"x"]]}"#,
+                #"setGeofence: "corners" must be an array of [latitude, longitude] pairs in degrees, found an array"#
+            ),
+            (
+                #"{"command":"setGeofence","corners":[[1,2]],"ceiling":"high"}"#,
+                #"setGeofence: "ceiling" must be a number of metres above home, found the string "high""#
+            ),
+            (
+                #"{"command":"setGeofence","corners":[[1,2]],"height":3}"#,
+                #"setGeofence: unknown field "height" (setGeofence takes corners, floor, ceiling)"#
+            ),
+            (
+                #"{"command":"clearGeofence","all":true}"#,
+                #"clearGeofence: unknown field "all" (clearGeofence takes no fields)"#
+            ),
             (#"{"command":"events","after":-1}"#, #"events: "after" must be 0 or more, found -1"#),
             (
                 #"{"command":"events","since":3}"#,

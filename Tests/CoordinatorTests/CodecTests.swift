@@ -100,6 +100,19 @@ let sampleMessages: [CoordinatorMessage] = {
             .mapOrigin(
                 MapOriginAnnouncement(position: GeoPoint(latitude: 50.0755, longitude: 14.4378, altitude: 0), epoch: 0))
         ),
+        .routed(
+            bcast,
+            .geofence(
+                GeofenceAnnouncement(
+                    announcedBy: a, epoch: 1_764_000_000_000,
+                    fence: try! SharedGeofence(
+                        degrees: [[-33.87, 151.20], [-33.87, 151.21], [-33.86, 151.21], [-33.86, 151.20]], floor: -5,
+                        ceiling: 120.5)))),
+        .routed(env, .geofence(GeofenceAnnouncement(announcedBy: b, epoch: 0, fence: nil))),
+        .linkState(
+            LinkStateAdvertisement(
+                origin: a, incarnation: 1, sequence: 2, role: .drone, name: "fenced", uavNumber: 3, numberPinned: false,
+                flying: false, neighbours: [b], geofence: GeofenceStamp(epoch: .max, announcedBy: b))),
     ]
 }()
 
@@ -147,7 +160,7 @@ struct CodecTests {
         let e2 = #expect(throws: WireError.self) { try CoordinatorMessage(type: type, payload: badActivity) }
         #expect(e2?.reason.contains("telemetry.activity") == true)
 
-        // Link-state flags only use bits 0–1 (offset 16 + 8 + 8 + 1).
+        // Link-state flags only use bits 0–2 (offset 16 + 8 + 8 + 1).
         let (lt, lp) = sampleMessages[0].encode()
         var badFlags = lp
         badFlags[33] = 0x80

@@ -123,6 +123,118 @@ import Testing
             #expect((plan["durationS"] as? Double ?? 0) > 11.1 / 4, "\(preview.body)")
             #expect(abs((plan["lengthM"] as? Double ?? 0) - 11.1) < 0.5, "\(preview.body)")
 
+            // A geofence from the station, 15 m around the hovering drone: the drone flies it in place of its
+            // configured one (none) and says so, to the station (its advertisement) and on its own control socket.
+            let perLon = 111_320 * cos(lat * .pi / 180)
+            func eastOf(_ v: [String: Any]) -> Double { ((v["longitude"] as? Double ?? 0) - lon) * perLon }
+            func northOf(_ v: [String: Any]) -> Double { ((v["latitude"] as? Double ?? 0) - lat) * 111_320 }
+            let square = [(-15.0, -15.0), (15, -15), (15, 15), (-15, 15)].map { e, n in
+                "[\(lat + n / 111_320),\(lon + e / perLon)]"
+            }
+            let set = try http(
+                lab, "POST", "/api/v1/geofence",
+                body: #"{"corners":[\#(square.joined(separator: ","))],"floor":2,"ceiling":30}"#)
+            let setAnswer = try #require(set.json as? [String: Any], "\(set.status) \(set.body)")
+            let inForce = try #require(setAnswer["inForce"] as? [String: Any], "\(set.body)")
+            let epoch = try #require(inForce["epoch"] as? Int, "\(set.body)")
+            #expect(set.status == 200 && (inForce["corners"] as? [[Double]])?.count == 4, "\(set.body)")
+            #expect(
+                inForce["announcedBy"] as? String == "station" && inForce["ceiling"] as? Double == 30, "\(set.body)")
+            try await waitUntil("the station sees the drone fly the new fence", timeout: .seconds(5)) {
+                let nodes =
+                    (try http(lab, "GET", "/api/v1/geofence").json as? [String: Any])?["nodes"] as? [[String: Any]]
+                return nodes?.contains { $0["name"] as? String == "drone-2" && $0["current"] as? Bool == true } == true
+            }
+            let own = try #require(
+                try ControlClient.request(ControlRequest.geofence, socket: drone.socketPath, timeout: .seconds(2))
+                    .geofence)
+            #expect(own.inForce?.epoch == UInt64(epoch) && own.inForce?.corners?.count == 4, "\(own)")
+            #expect(own.nodes.first?.name == "drone-2" && own.nodes.first?.current == true, "\(own.nodes)")
+            #expect(
+                drone.log.contains("geofence of 4 corners, 2.0–30.0 m above home from station"),
+                "\(drone.log.suffix(2000))")
+            // The CLI on the drone's host prints the same.
+            let cli = try shell([try fleetmeshBinary(), "geofence", "--json", "--node", drone.socketPath])
+            let printed = try JSONDecoder().decode(GeofenceReport.self, from: Data(cli.output.utf8))
+            #expect(cli.status == 0 && printed.inForce?.epoch == UInt64(epoch), "\(cli.output)")
+
+            // Sent 40 m east, beyond the fence's edge at 15 m: the command is accepted, and collision avoidance moves
+            // the goal to the nearest point 1 m inside; the drone stops there and never crosses the edge.
+            let outside = try http(
+                lab, "POST", "/api/v1/uavs/\(uav)/commands",
+                body: #"{"args":["goto","\#(lat)","\#(lon + 40 / perLon)","4"],"timeoutMs":1000}"#)
+            #expect(
+                ((outside.json as? [String: Any])?["answers"] as? [[String: Any]])?.first?["answer"] as? String
+                    == "accepted", "\(outside.body)")
+            var farthestEast = -Double.infinity
+            var stoppedAt: [String: Any] = [:]
+            try await waitUntil("the drone stops at the fence's edge", timeout: .seconds(20)) {
+                let v = (try http(lab, "GET", "/api/v1/vehicles").json as? [[String: Any]])?.first {
+                    $0["uavNumber"] as? Int == uav
+                }
+                guard let v else { return false }
+                farthestEast = max(farthestEast, eastOf(v))
+                stoppedAt = v
+                return eastOf(v) > 10 && (v["speed"] as? Double ?? 9) < 0.1
+            }
+            print("goto 40 m east with the fence at 15 m: stopped \(eastOf(stoppedAt)) m east, at most \(farthestEast)")
+            #expect(farthestEast <= 15, "the drone left the fence: \(farthestEast) m east")
+            #expect((13...15).contains(eastOf(stoppedAt)) && abs(northOf(stoppedAt)) < 2, "\(stoppedAt)")
+
+            // Bad fences: 400, naming the field.
+            let fenceCases: [(String, String, Int, String)] = [
+                (
+                    "/api/v1/geofence", #"{"corners":[[50,14],[50.001,14]]}"#, 400,
+                    "setGeofence: corners: a geofence needs 3–64 corners, found 2"
+                ),
+                (
+                    "/api/v1/geofence", #"{"corners":[[50,14],[50.001,14.001],[50,14.001],[50.001,14]]}"#, 400,
+                    "setGeofence: corners: edge corners[0]–corners[1] crosses edge corners[2]–corners[3]"
+                ),
+                (
+                    "/api/v1/geofence", #"{"corners":[\#(square.joined(separator: ","))],"floor":50,"ceiling":10}"#,
+                    400,
+                    "setGeofence: ceiling: must be above the floor (50.0 m), found 10.0 m"
+                ),
+                (
+                    "/api/v1/geofence", #"{"corners":[[95,14],[50.001,14],[50,14.001]]}"#, 400,
+                    "setGeofence: corners[0]: latitude must be within -90…90 degrees, found 95"
+                ),
+                (
+                    "/api/v1/geofence", #"{"corners":[[50,14],[50,14],[50,14.001]]}"#, 400,
+                    "setGeofence: corners[1]: repeats corners[0]"
+                ),
+                ("/api/v1/geofence", #"{"corners":"50,14"}"#, 400, #"setGeofence: "corners" must be an array"#),
+                ("/api/v1/geofence", #"{"floor":2}"#, 400, #"setGeofence: "corners" is required"#),
+                (
+                    "/api/v1/geofence", #"{"corners":[\#(square.joined(separator: ","))],"height":3}"#, 400,
+                    #"setGeofence: unknown field "height" (setGeofence takes corners, floor, ceiling)"#
+                ),
+                (
+                    "/api/v1/geofence/clear", #"{"all":true}"#, 400,
+                    #"clearGeofence: unknown field "all" (clearGeofence takes no fields)"#
+                ),
+            ]
+            for (path, body, status, fragment) in fenceCases {
+                let r = try http(lab, "POST", path, body: body)
+                #expect(
+                    r.status == status && r.error?.contains(fragment) == true,
+                    "POST \(path) \(body): \(r.status) \(r.body)")
+            }
+            // None of them changed the fence in force; clearing does, and the drone takes that too.
+            let after = (try http(lab, "GET", "/api/v1/geofence").json as? [String: Any])?["inForce"] as? [String: Any]
+            #expect(after?["epoch"] as? Int == epoch, "\(String(describing: after))")
+            let cleared = try http(lab, "POST", "/api/v1/geofence/clear", body: "{}")
+            let clearedFence = (cleared.json as? [String: Any])?["inForce"] as? [String: Any]
+            #expect(
+                cleared.status == 200 && clearedFence?["corners"] == nil
+                    && (clearedFence?["epoch"] as? Int ?? 0) > epoch, "\(cleared.body)")
+            try await waitUntil("the drone takes the cleared fence", timeout: .seconds(5)) {
+                let r = try ControlClient.request(
+                    ControlRequest.geofence, socket: drone.socketPath, timeout: .seconds(2))
+                return r.geofence?.inForce?.corners == nil && r.geofence?.nodes.first?.current == true
+            }
+
             // Refusals: each a 4xx (or the node's own rejection) whose text names what was wrong.
             let unknownUAV = try http(lab, "POST", "/api/v1/uavs/99/commands", body: #"{"args":["land"]}"#)
             #expect(unknownUAV.status == 200 && unknownUAV.body.contains("unknown UAV number 99"), "\(unknownUAV.body)")
@@ -587,7 +699,27 @@ import Testing
             #expect((parsed?["groupConfirmation"] as? String)?.contains("2 drones") == true, "\(findings)")
             #expect(parsed?["groupAnswers"] as? Int == 2, "\(findings)")
             #expect((parsed?["phone"] as? [String: Any])?["width"] as? Int ?? 999 <= 400, "\(findings)")
-            for shot in ["2-takeoff", "3-trajectory-preview", "3-trajectory", "4-group-confirm", "5-phone"] {
+            // The geofence drawn on the page: four corners (five clicked, one removed), the dragged one where it was
+            // dropped, uploaded, drawn as the fence in force and flown by both drones, each saying so itself.
+            #expect(
+                (parsed?["fenceAnswer"] as? String)?.contains("Uploaded: 4 corners, 2.0–40.0 m") == true, "\(findings)")
+            #expect(parsed?["fenceAdopted"] as? Int == 2 && parsed?["fencePolygons"] as? Int == 1, "\(findings)")
+            #expect((parsed?["fenceCorners"] as? [[Double]])?.count == 4, "\(findings)")
+            #expect((parsed?["fenceDragErrorM"] as? Double ?? 99) < 1.5, "\(findings)")
+            #expect((parsed?["fenceFact"] as? String)?.hasPrefix("geofence: the one in force") == true, "\(findings)")
+            let fenceEpoch = UInt64(parsed?["fenceEpoch"] as? Int ?? 0)
+            for node in [station, second] {
+                let r = try ControlClient.request(
+                    ControlRequest.geofence, socket: node.socketPath, timeout: .seconds(2))
+                #expect(
+                    r.geofence?.inForce?.epoch == fenceEpoch && r.geofence?.inForce?.corners?.count == 4, "\(node.name)"
+                )
+                #expect(r.geofence?.nodes.first?.current == true, "\(node.name)")
+            }
+            for shot in [
+                "2-takeoff", "3-trajectory-preview", "3-trajectory", "4-group-confirm", "5-phone", "6-geofence",
+                "5-phone-geofence",
+            ] {
                 #expect(FileManager.default.fileExists(atPath: shots + "/\(shot).png"), "\(shot)")
             }
             print("dashboard in Chromium: \(findings)")

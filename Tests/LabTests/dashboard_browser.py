@@ -3,7 +3,8 @@
 the drone appears on the map and in the list, a click on 'Take off' makes its altitude rise on the page and in the
 plot, a path drawn by clicking the map is previewed (the station's plan as a solid line with its duration) and flown
 to its last waypoint, a target placed on the map makes it fly there, a group 'Hover' to every drone in the list asks
-for confirmation in the page and shows each drone's answer, the page fits a phone's 390 px width, and when the
+for confirmation in the page and shows each drone's answer, a geofence drawn on the map (corners clicked, one removed,
+one dragged) is uploaded and every drone flies it, the page fits a phone's 390 px width, and when the
 test cuts the drone's link (after this prints READY) the station's event log on the page says the drone was lost.
 Prints one JSON line of findings; exits 1 with the reason on the first failure.
 
@@ -185,6 +186,73 @@ try:
     findings["groupSummary"] = next(line for line in lines if "group hover: " in line)
     driver.find_element(By.ID, "pick-all").click()
 
+    # A geofence drawn on the page: five corners clicked around the drone, the fourth picked and removed, the third
+    # dragged 5 m further out, floor and ceiling typed, uploaded: the answer shows, the fence in force is drawn, and
+    # every drone flies it.
+    def container_point(lat_lon):
+        return driver.execute_script("const p = map.latLngToContainerPoint(L.latLng(arguments[0], arguments[1]));"
+                                     "return [p.x, p.y];", lat_lon[0], lat_lon[1])
+
+    def click_map(lat_lon):
+        element = driver.find_element(By.ID, "map")
+        point, size = container_point(lat_lon), element.size
+        ActionChains(driver).move_to_element_with_offset(
+            element, round(point[0] - size["width"] / 2), round(point[1] - size["height"] / 2)).click().perform()
+
+    lat, lon = drone_position()[:2]
+    per_lon = 111320 * math.cos(math.radians(lat))
+    def at(east, north):
+        return (lat + north / 111320, lon + east / per_lon)
+
+    driver.find_element(By.ID, "fence-edit").click()
+    wait_for("the geofence tools", 5, lambda: driver.find_element(By.ID, "fence-tools").is_displayed())
+    clicked_corners = [at(-30, -30), at(30, -30), at(30, 30), at(0, 45), at(-30, 30)]
+    driver.execute_script("map.fitBounds(L.latLngBounds(arguments[0]).pad(0.4), { maxZoom: 19, animate: false });",
+                          [list(c) for c in clicked_corners])
+    for c in clicked_corners:
+        click_map(c)
+    wait_for("five corners on the map", 5, lambda: len(driver.find_elements(By.CSS_SELECTOR, ".fence-corner")) == 5)
+    driver.find_elements(By.CSS_SELECTOR, ".fence-corner")[3].click()
+    wait_for("the fourth corner picked", 5,
+             lambda: "picked" in driver.find_elements(By.CSS_SELECTOR, ".fence-corner")[3].get_attribute("class"))
+    driver.find_element(By.ID, "fence-remove").click()
+    wait_for("four corners left", 5, lambda: len(driver.find_elements(By.CSS_SELECTOR, ".fence-corner")) == 4)
+    start, goal = container_point(at(30, 30)), container_point(at(35, 35))
+    dx, dy = goal[0] - start[0], goal[1] - start[1]
+    # In ten steps, as a hand drags (the drag starts only after the first few pixels of movement).
+    drag = ActionChains(driver).click_and_hold(driver.find_elements(By.CSS_SELECTOR, ".fence-corner")[2])
+    done = (0, 0)
+    for k in range(1, 11):
+        step = (round(dx * k / 10), round(dy * k / 10))
+        drag = drag.move_by_offset(step[0] - done[0], step[1] - done[1])
+        done = step
+    drag.release().perform()
+    edited = wait_for("the dragged corner moved", 5, lambda: driver.execute_script(
+        "return fence.corners.map((c) => [c.lat, c.lng]);") if metres_between(driver.execute_script(
+            "return [fence.corners[2].lat, fence.corners[2].lng];"), at(30, 30)) > 2 else None)
+    findings["fenceDragErrorM"] = round(metres_between(edited[2], at(35, 35)), 2)
+    for field, value in (("fence-floor", "2"), ("fence-ceiling", "40")):
+        box = driver.find_element(By.ID, field)
+        box.clear()
+        box.send_keys(value)
+    driver.save_screenshot(os.path.join(shots, "6-geofence-edit.png"))
+    driver.find_element(By.ID, "fence-upload").click()
+    findings["fenceAnswer"] = wait_for("the upload's answer", 10, lambda: driver.find_element(By.ID, "fence-info").text
+                                       if "Uploaded" in driver.find_element(By.ID, "fence-info").text else None)
+    state = driver.find_element(By.ID, "fence-state")
+    wait_for("every drone flying the new fence", 10,
+             lambda: int(state.get_attribute("data-drones") or 0) >= 2
+             and state.get_attribute("data-adopted") == state.get_attribute("data-drones"))
+    findings["fenceEpoch"] = int(state.get_attribute("data-epoch"))
+    findings["fenceAdopted"] = int(state.get_attribute("data-adopted"))
+    findings["fenceState"] = state.text
+    findings["fencePolygons"] = len(driver.find_elements(By.CSS_SELECTOR, "path.geofence-in-force"))
+    findings["fenceCorners"] = driver.execute_script("return state.geofence.inForce.corners;")
+    driver.execute_script("document.getElementById('geofence').scrollIntoView();")
+    driver.save_screenshot(os.path.join(shots, "6-geofence.png"))
+    driver.find_element(By.CSS_SELECTOR, f'#vehicles tr[data-uav="{uav}"]').click()
+    findings["fenceFact"] = driver.find_element(By.ID, "sel-facts").text.splitlines()[-1]
+
     # A phone's width (390 px): nothing may stick out to the right, with the path tools open.
     driver.set_window_size(390, 844)
     driver.find_element(By.ID, "draw-path").click()
@@ -203,6 +271,23 @@ try:
     if overflow["out"] or overflow["scrollWidth"] > overflow["width"]:
         fail(f"the page overflows a 390 px screen: {overflow}")
     driver.find_element(By.ID, "path-cancel").click()
+    # The same with the geofence tools open.
+    driver.find_element(By.ID, "fence-edit").click()
+    wait_for("the geofence tools", 5, lambda: driver.find_element(By.ID, "fence-tools").is_displayed())
+    overflow = driver.execute_script(
+        "const w = document.documentElement.clientWidth;"
+        "const out = [...document.querySelectorAll('header *, aside *')]"
+        "  .filter((e) => e.getClientRects().length && e.getBoundingClientRect().right > w + 0.5)"
+        "  .map((e) => e.id || e.className || e.tagName);"
+        "return { width: w, scrollWidth: document.documentElement.scrollWidth, out };")
+    findings["phoneGeofence"] = overflow
+    driver.execute_script("document.getElementById('map').scrollIntoView();")
+    driver.save_screenshot(os.path.join(shots, "5-phone-geofence-map.png"))
+    driver.execute_script("document.getElementById('geofence').scrollIntoView();")
+    driver.save_screenshot(os.path.join(shots, "5-phone-geofence.png"))
+    if overflow["out"] or overflow["scrollWidth"] > overflow["width"]:
+        fail(f"the page overflows a 390 px screen with the geofence tools: {overflow}")
+    driver.find_element(By.ID, "fence-cancel").click()
     driver.set_window_size(1280, 800)
 
     # The test cuts the drone's link now; the station's event log on the page must say it lost the drone.

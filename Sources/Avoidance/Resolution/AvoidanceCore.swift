@@ -18,8 +18,8 @@ import Flight
 /// The decision changes only the navigator's adjustment; publish the navigator's prediction at once when
 /// ``AvoidanceDecision/changed`` is set.
 public struct AvoidanceCore: Sendable {
-    /// Settings.
-    public let configuration: AvoidanceConfiguration
+    /// Settings (only the geofence changes after start: ``replaceGeofence(_:)``).
+    public private(set) var configuration: AvoidanceConfiguration
     /// The latest decision.
     public private(set) var decision: AvoidanceDecision = .notAvoiding
 
@@ -51,6 +51,18 @@ public struct AvoidanceCore: Sendable {
         ox = [Double](repeating: 0, count: k)
         oy = ox
         oz = ox
+    }
+
+    /// Flies with `fence` (nil: none) from the next decision on. The plan flown now is weighed again at once and
+    /// parking spots are chosen afresh, against the new fence.
+    public mutating func replaceGeofence(_ fence: Geofence?) {
+        guard fence != configuration.geofence else { return }
+        configuration.geofence = fence
+        parkingSpot = nil
+        parkingGoal = nil
+        spotProgress = nil
+        avoidedSpots = []
+        lastSearch = -Double.infinity
     }
 
     /// Decides what the own drone flies next, from its state and goal and the other drones' tracks (in the same local

@@ -59,6 +59,8 @@ public struct CoordinatorConfiguration: Sendable {
     public var mapOrigin: MapOriginAnnouncement?
     /// How often a station with a map origin floods it (also at once when it changes or a neighbour comes up).
     public var mapOriginInterval: Duration = .seconds(2)
+    /// How often a station floods the geofence in force (also at once when it sets one).
+    public var geofenceInterval: Duration = .seconds(2)
 
     /// A configuration with defaults for everything but identity.
     public init(nodeID: NodeID, role: NodeRole, name: String, pinnedUAVNumber: UInt8? = nil) {

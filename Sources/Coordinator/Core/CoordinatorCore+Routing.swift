@@ -14,6 +14,7 @@ extension CoordinatorCore {
             out.append(.send(.linkState(database[id]!), to: peer, reliability: .reliable))
         }
         out += announceMapOrigin(now: now)
+        out += handGeofence(to: peer)
         out += sendCommandsOnNewRoutes(now: now)
         return out
     }
@@ -62,7 +63,7 @@ extension CoordinatorCore {
         LinkStateAdvertisement(
             origin: nodeID, incarnation: incarnation, sequence: sequence, role: role,
             name: configuration.name, uavNumber: role == .drone ? uavNumber : nil,
-            numberPinned: numberPinned, flying: isFlying, neighbours: neighbours)
+            numberPinned: numberPinned, flying: isFlying, neighbours: neighbours, geofence: fenceInUse)
     }
 
     /// Floods a fresh advertisement if something changed or the refresh is due.
@@ -203,6 +204,7 @@ extension CoordinatorCore {
             return [.controlLost(uavNumber: n, to: holder)]
         case .leaseUpdate(let n, let release): return receiveLeaseUpdate(env, n, release: release, now: now)
         case .mapOrigin(let a): return receiveMapOrigin(env, a, now: now)
+        case .geofence(let a): return receiveGeofence(env, a, now: now)
         }
     }
 }

@@ -14,6 +14,7 @@ extension CoordinatorCore {
         out += publishDue(now: now)
         out += reportAvoidanceIfDue(now: now)
         out += mapOriginDue(now: now)
+        out += geofenceDue(now: now)
         out += sendCommandsOnNewRoutes(now: now)
         out += retransmitCommands(now: now)
         out += renewLeases(now: now)

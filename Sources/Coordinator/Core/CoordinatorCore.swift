@@ -79,6 +79,13 @@ public struct CoordinatorCore: Sendable {
     var mapOriginDirty = false
     var reportedOriginConflicts: Set<MapOriginConflictKey> = []
 
+    // MARK: Geofence
+    /// The best-ranked geofence announcement heard (or set here), nil until one is.
+    var fenceInForce: HeardGeofence?
+    /// The announcement this node's shell says it uses (its link-state advertisement carries it).
+    var fenceInUse: GeofenceStamp?
+    var nextGeofenceAt: MeshInstant
+
     /// Starts a core. `persistedUAVNumber` is the number the shell stored after the last `.persistUAVNumber`;
     /// a pinned number in the configuration overrides it.
     public init(
@@ -97,6 +104,7 @@ public struct CoordinatorCore: Sendable {
         self.stationHeardAt = now
         self.failsafeSilenceStart = now
         self.nextMapOriginAt = now
+        self.nextGeofenceAt = now
         if configuration.role == .station, let origin = configuration.mapOrigin {
             self.ownOrigin = origin
             self.mapOriginDirty = true

@@ -37,6 +37,10 @@ public enum Directive: Hashable, Sendable {
     /// Reported once per pair of announcements.
     case mapOriginConflict(
         kept: MapOriginAnnouncement, keptBy: NodeID, ignored: MapOriginAnnouncement, ignoredBy: NodeID)
+    /// The geofence in force on this node changed: a better-ranked announcement was heard or set here (`fence` nil: a
+    /// station announced that there is none). The shell hands it to the vehicle and reports what it uses with
+    /// `onGeofenceInUse`.
+    case geofenceChanged(GeofenceAnnouncement)
     /// Station: a newer telemetry sample from this node is in the fleet picture (only while
     /// ``CoordinatorCore/reportsTelemetryArrivals`` is on: a live display pushes it on at once).
     case telemetryArrived(from: NodeID)

@@ -27,6 +27,8 @@ public enum CoordinatorMessageType {
     public static let mapOrigin: UInt16 = 0x520A
     /// Routed avoidance report.
     public static let avoidanceReport: UInt16 = 0x520B
+    /// Routed geofence announcement.
+    public static let geofence: UInt16 = 0x520C
 }
 
 /// Limits the decoder enforces.
@@ -57,8 +59,8 @@ extension CoordinatorMessage {
         if type == CoordinatorMessageType.linkState {
             self = .linkState(try LinkStateAdvertisement(from: &r))
         } else {
-            guard (CoordinatorMessageType.telemetry...CoordinatorMessageType.avoidanceReport).contains(type) else {
-                throw WireError("message type: expected 0x4C01 or 0x5201…0x520b, found 0x" + String(type, radix: 16))
+            guard (CoordinatorMessageType.telemetry...CoordinatorMessageType.geofence).contains(type) else {
+                throw WireError("message type: expected 0x4C01 or 0x5201…0x520c, found 0x" + String(type, radix: 16))
             }
             let env = try Envelope(from: &r)
             self = .routed(env, try MeshPayload(type: type, from: &r))
@@ -192,6 +194,22 @@ extension MeshPayload {
             w.u8(a.forcedZone != nil && a.southernHemisphere ? 1 : 0)
             w.u64(a.epoch)
             return CoordinatorMessageType.mapOrigin
+        case .geofence(let a):
+            w.nodeID(a.announcedBy)
+            w.u64(a.epoch)
+            guard let fence = a.fence else {
+                w.u8(0)
+                return CoordinatorMessageType.geofence
+            }
+            w.u8(1)
+            w.i32(fence.floorMillimetres)
+            w.i32(fence.ceilingMillimetres)
+            w.u8(UInt8(fence.corners.count))
+            for c in fence.corners {
+                w.i32(c.latitudeE7)
+                w.i32(c.longitudeE7)
+            }
+            return CoordinatorMessageType.geofence
         }
     }
 
@@ -347,9 +365,48 @@ extension MeshPayload {
                 MapOriginAnnouncement(
                     position: position, forcedZone: zone == 0 ? nil : zone,
                     southernHemisphere: hemisphere == 1, epoch: epoch))
+        case CoordinatorMessageType.geofence:
+            self = .geofence(try GeofenceAnnouncement(from: &r))
         default:
             let n = try readUAVNumber(&r, "leaseRevoked.uavNumber", allowNone: false)!
             self = .leaseRevoked(uavNumber: n, newHolder: try r.shortString("leaseRevoked.newHolder"))
+        }
+    }
+}
+
+extension GeofenceAnnouncement {
+    /// Reads the body of a geofence message; a fence the checks of ``SharedGeofence`` refuse is a `WireError` naming
+    /// the field.
+    init(from r: inout WireReader) throws(WireError) {
+        let announcer = try r.nodeID("geofence.announcedBy")
+        let epoch = try r.u64("geofence.epoch")
+        guard try r.tag("geofence.kind", max: 1) == 1 else {
+            self.init(announcedBy: announcer, epoch: epoch, fence: nil)
+            return
+        }
+        let floor = try r.i32("geofence.floor")
+        let ceiling = try r.i32("geofence.ceiling")
+        let countAt = r.offset
+        let count = Int(try r.u8("geofence.cornerCount"))
+        guard (3...SharedGeofence.maxCorners).contains(count) else {
+            throw WireError(
+                "geofence.cornerCount at offset \(countAt): expected 3…\(SharedGeofence.maxCorners), found \(count)")
+        }
+        guard r.remaining >= count * 8 else {
+            throw WireError(
+                "truncated geofence.corners: expected \(count * 8) bytes for \(count) corners, found \(r.remaining)")
+        }
+        var corners: [GeoPoint] = []
+        for i in 0..<count {
+            let lat = try r.i32("geofence.corners[\(i)].latitudeE7")
+            let lon = try r.i32("geofence.corners[\(i)].longitudeE7")
+            corners.append(GeoPoint(latitudeE7: lat, longitudeE7: lon, altitudeMillimetres: 0))
+        }
+        do {
+            let fence = try SharedGeofence(corners: corners, floorMillimetres: floor, ceilingMillimetres: ceiling)
+            self.init(announcedBy: announcer, epoch: epoch, fence: fence)
+        } catch {
+            throw WireError("geofence.\(error.description)")
         }
     }
 }

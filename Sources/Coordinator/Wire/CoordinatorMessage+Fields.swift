@@ -9,11 +9,15 @@ extension LinkStateAdvertisement {
         w.u64(incarnation)
         w.u64(sequence)
         w.u8(role == .station ? 0 : 1)
-        w.u8((numberPinned ? 1 : 0) | (flying ? 2 : 0))
+        w.u8((numberPinned ? 1 : 0) | (flying ? 2 : 0) | (geofence != nil ? 4 : 0))
         w.u8(uavNumber ?? 0)
         w.shortString(name)
         w.u16(UInt16(min(neighbours.count, WireLimits.maxNeighbours)))
         for n in neighbours.prefix(WireLimits.maxNeighbours) { w.nodeID(n) }
+        if let geofence {
+            w.u64(geofence.epoch)
+            w.nodeID(geofence.announcedBy)
+        }
     }
 
     init(from r: inout WireReader) throws(WireError) {
@@ -23,9 +27,9 @@ extension LinkStateAdvertisement {
         let role: NodeRole = try r.tag("lsa.role", max: 1) == 0 ? .station : .drone
         let flagsAt = r.offset
         let flags = try r.u8("lsa.flags")
-        guard flags & ~3 == 0 else {
+        guard flags & ~7 == 0 else {
             throw WireError(
-                "lsa.flags at offset \(flagsAt): expected bits 0–1 only, found 0x\(String(flags, radix: 16))")
+                "lsa.flags at offset \(flagsAt): expected bits 0–2 only, found 0x\(String(flags, radix: 16))")
         }
         let number = try readUAVNumber(&r, "lsa.uavNumber", allowNone: true)
         let name = try r.shortString("lsa.name")
@@ -41,9 +45,15 @@ extension LinkStateAdvertisement {
         var neighbours: [NodeID] = []
         neighbours.reserveCapacity(count)
         for i in 0..<count { neighbours.append(try r.nodeID("lsa.neighbours[\(i)]")) }
+        var geofence: GeofenceStamp?
+        if flags & 4 != 0 {
+            let epoch = try r.u64("lsa.geofence.epoch")
+            geofence = GeofenceStamp(epoch: epoch, announcedBy: try r.nodeID("lsa.geofence.announcedBy"))
+        }
         self.init(
             origin: origin, incarnation: incarnation, sequence: sequence, role: role, name: name,
-            uavNumber: number, numberPinned: flags & 1 != 0, flying: flags & 2 != 0, neighbours: neighbours)
+            uavNumber: number, numberPinned: flags & 1 != 0, flying: flags & 2 != 0, neighbours: neighbours,
+            geofence: geofence)
     }
 }
 

@@ -1,7 +1,7 @@
 import MeshTypes
 
 /// A node's description of itself, flooded to every node (link-state routing with sequence numbers).
-/// It also carries what the numbering needs: role, UAV number, pin and flying flags.
+/// It also carries what the numbering needs (role, UAV number, pin and flying flags) and the geofence the node uses.
 public struct LinkStateAdvertisement: Hashable, Sendable {
     /// The node described.
     public var origin: NodeID
@@ -21,11 +21,13 @@ public struct LinkStateAdvertisement: Hashable, Sendable {
     public var flying: Bool
     /// The origin's neighbours (direct sessions), sorted.
     public var neighbours: [NodeID]
+    /// The station's geofence announcement the origin uses (nil: none heard; a drone flies its configured fence).
+    public var geofence: GeofenceStamp?
 
     /// An advertisement from its fields.
     public init(
         origin: NodeID, incarnation: Incarnation, sequence: UInt64, role: NodeRole, name: String,
-        uavNumber: UInt8?, numberPinned: Bool, flying: Bool, neighbours: [NodeID]
+        uavNumber: UInt8?, numberPinned: Bool, flying: Bool, neighbours: [NodeID], geofence: GeofenceStamp? = nil
     ) {
         self.origin = origin
         self.incarnation = incarnation
@@ -36,6 +38,7 @@ public struct LinkStateAdvertisement: Hashable, Sendable {
         self.numberPinned = numberPinned
         self.flying = flying
         self.neighbours = neighbours
+        self.geofence = geofence
     }
 
     /// Whether this advertisement supersedes `other` (same origin): larger sequence, ties broken by larger incarnation.
@@ -108,11 +111,14 @@ public enum MeshPayload: Hashable, Sendable {
     case mapOrigin(MapOriginAnnouncement)
     /// A drone's new collision-avoidance decision (to each reachable station, reliable, at most one a second).
     case avoidanceReport(AvoidanceReport)
+    /// A station's geofence, or "no fence" (broadcast, unreliable; every station floods the one in force every 2 s, and
+    /// every node hands it to a neighbour that comes up; the best-ranked announcement is in force on every node).
+    case geofence(GeofenceAnnouncement)
 
     /// How the payload travels over each hop.
     public var reliability: Reliability {
         switch self {
-        case .telemetry, .prediction, .target, .manualControl, .mapOrigin: return .unreliable
+        case .telemetry, .prediction, .target, .manualControl, .mapOrigin, .geofence: return .unreliable
         case .command, .commandAnswer, .failsafeReport, .leaseRevoked, .leaseUpdate, .avoidanceReport: return .reliable
         }
     }

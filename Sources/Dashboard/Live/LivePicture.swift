@@ -5,8 +5,8 @@ import ServiceLifecycle
 /// The live picture every WebSocket client receives (docs/DASHBOARD.md, "The live stream"):
 /// - each vehicle's telemetry pushed as it arrives at the station, paced per client (its watched drones at `watchHz`,
 ///   the rest at `othersHz`; a sample that comes sooner is held and replaced by newer ones, never queued);
-/// - a periodic frame with the predictions and the map origin, carrying every vehicle once a second (and first for a
-///   new client), so vehicles that fell silent or left are seen as such;
+/// - a periodic frame with the predictions and the map origin, carrying every vehicle and the geofence once a second
+///   (and first for a new client), so vehicles that fell silent or left are seen as such;
 /// - the node's events as they are logged.
 /// Each message is encoded once for all clients. A client's outbox holds only the newest of each kind, so a slow
 /// client skips ahead and never slows the node or grows memory.
@@ -19,6 +19,8 @@ actor LivePicture: Service {
         var vehicles: [VehicleReport]?
         var airspace: [AirspaceReport]
         var origin: OriginReport?
+        /// The geofence in force and which one every node uses (full frames only).
+        var geofence: GeofenceReport?
     }
 
     /// One vehicle's telemetry as it arrived (an entry of a `vehicles` message).
@@ -136,6 +138,7 @@ actor LivePicture: Service {
         async let airspace = backend.answer(.airspace).airspace
         async let origin = backend.answer(.origin).origin
         async let vehicles = full ? backend.answer(.vehicles).vehicles : nil
+        async let geofence = full ? backend.answer(.geofence).geofence : nil
         // The first frame only learns where the events are; each later one sends those logged since.
         let page = await backend.answer(.events(.init(after: eventsSeen ?? 0, limit: eventsSeen == nil ? 1 : 1000)))
         let events = eventsSeen == nil ? [] : page.events?.events ?? []
@@ -145,6 +148,7 @@ actor LivePicture: Service {
         var fullText: String?
         if full {
             frame.vehicles = await vehicles ?? []
+            frame.geofence = await geofence
             fullText = encode(frame)
             if let fullText { lastFullFrame = (fullText, now) }
         }

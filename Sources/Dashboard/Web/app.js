@@ -17,6 +17,7 @@ const state = {
   history: new Map(),    // node → [{t, altitude, speed, battery}] of the last PLOT_SECONDS
   placingTarget: false,
   picked: new Set(),     // nodes ticked in the list for group commands
+  geofence: null,        // GeofenceReport: the fence in force and which one every node uses
 };
 const PLOT_SECONDS = 300;
 
@@ -26,7 +27,7 @@ map.createPane("grid").style.zIndex = 350;
 map.createPane("overlays").style.zIndex = 380;
 const layers = {
   grid: L.layerGroup().addTo(map), paths: L.layerGroup().addTo(map), rings: L.layerGroup().addTo(map),
-  drawing: L.layerGroup().addTo(map),
+  drawing: L.layerGroup().addTo(map), fence: L.layerGroup().addTo(map), fenceEdit: L.layerGroup().addTo(map),
 };
 const markers = new Map();   // node → L.marker
 let centred = false, gridDrawn = false;
@@ -170,6 +171,7 @@ function render(picture) {
   }
   state.airspace = new Map(picture.airspace.map((a) => [a.node, a]));
   state.origin = picture.origin;
+  if (picture.geofence) showGeofence(picture.geofence);
   if (!gridDrawn) {
     const first = state.origin || [...state.vehicles.values()][0];
     if (first) {
@@ -393,7 +395,7 @@ function drawSelected() {
     `${v.activity}${v.armed ? ", armed" : ""} · ${v.altitude.toFixed(1)} m · ${v.speed.toFixed(1)} m/s · heading ${v.heading.toFixed(0)}°\n` +
     `battery ${v.batteryPercent} % · telemetry ${v.ageMs} ms old${v.stale ? " (stale)" : ""}` +
     (v.linkQuality != null ? ` · autopilot link ${v.linkQuality} %` : "") +
-    (a ? ` · prediction ${a.ageMs} ms old` : "");
+    (a ? ` · prediction ${a.ageMs} ms old` : "") + `\ngeofence: ${fenceOf(v.node)}`;
 }
 
 function select(uav) {
@@ -465,6 +467,7 @@ function placeTarget(latlng) {
 
 document.getElementById("place-target").addEventListener("click", () => {
   if (path.drawing) endDrawing(true);
+  if (fence.editing) endFenceEditing();
   state.placingTarget = !state.placingTarget;
   document.getElementById("place-target").setAttribute("aria-pressed", String(state.placingTarget));
   document.getElementById("map-hint").textContent = state.placingTarget
@@ -472,6 +475,7 @@ document.getElementById("place-target").addEventListener("click", () => {
 });
 
 map.on("click", (e) => {
+  if (fence.editing) { addCorner(e.latlng); return; }
   const v = selectedVehicle();
   if (!v || session.role !== "operator") return;
   if (path.drawing) { addWaypoint(e.latlng); return; }
@@ -488,6 +492,7 @@ const path = { drawing: false, uav: null, waypoints: [], preview: null, line: nu
 function startDrawing() {
   const v = selectedVehicle();
   if (!v || session.role !== "operator") return;
+  if (fence.editing) endFenceEditing();
   if (state.placingTarget) document.getElementById("place-target").click();
   endDrawing(true);
   path.drawing = true;
@@ -640,9 +645,10 @@ document.getElementById("pick-all").addEventListener("change", (e) => {
 });
 
 // The page's own confirmation (a dialog rather than window.confirm): resolves true when the operator agrees.
-function confirmInPage(text) {
+function confirmInPage(text, ok = "Send to all of them") {
   const dialog = document.getElementById("confirm");
   document.getElementById("confirm-text").textContent = text;
+  document.getElementById("confirm-ok").textContent = ok;
   dialog.returnValue = "";
   dialog.showModal();
   document.getElementById("confirm-cancel").focus();
@@ -774,6 +780,150 @@ document.getElementById("drive").addEventListener("click", () => {
 window.addEventListener("gamepadconnected", showGamepad);
 window.addEventListener("gamepaddisconnected", showGamepad);
 
+// The geofence: the one in force (GET /api/v1/geofence, and every full live frame) on the map with how many drones fly
+// it; operators edit it on the map (click adds a corner after the picked one, drag moves one, "Remove corner" removes
+// the picked or last one) and upload it (POST /api/v1/geofence), or clear it (POST /api/v1/geofence/clear).
+const fence = { editing: false, corners: [], picked: -1 };
+
+function fenceText(f) {
+  if (!f.corners) return `no geofence (cleared by ${f.announcedBy})`;
+  return `${f.corners.length} corners, ${f.floor.toFixed(1)}–${f.ceiling.toFixed(1)} m above home, from ${f.announcedBy}`;
+}
+
+// Which announcement one node flies, in words, for its facts.
+function fenceOf(node) {
+  const n = state.geofence?.nodes.find((x) => x.node === node);
+  if (!n || n.epoch == null) return "its configured one (no announcement taken yet)";
+  return n.current ? `the one in force (epoch ${n.epoch})` : `an older one (epoch ${n.epoch})`;
+}
+
+function showGeofence(report) {
+  state.geofence = report;
+  const f = report.inForce;
+  const drones = report.nodes.filter((n) => n.role === "drone");
+  const adopted = drones.filter((n) => n.current).length;
+  const el = document.getElementById("fence-state");
+  el.dataset.epoch = f ? String(f.epoch) : "";
+  el.dataset.adopted = String(adopted);
+  el.dataset.drones = String(drones.length);
+  el.textContent = f
+    ? `${fenceText(f)} (epoch ${f.epoch}); flown by ${adopted} of ${drones.length} drone${drones.length === 1 ? "" : "s"}`
+    : "none announced: each drone flies its configured fence, if any";
+  layers.fence.clearLayers();
+  if (f && f.corners) {
+    L.polygon(f.corners, {
+      color: "#c62828", weight: 2, fillOpacity: 0.04, interactive: false, className: "geofence-in-force",
+    }).addTo(layers.fence);
+  }
+}
+
+function showFenceInfo(text, kind) {
+  const info = document.getElementById("fence-info");
+  info.hidden = !text;
+  info.textContent = text || "";
+  info.className = "hint " + (kind || "");
+}
+
+function startFenceEditing() {
+  if (session.role !== "operator") return;
+  if (path.drawing) endDrawing(true);
+  if (state.placingTarget) document.getElementById("place-target").click();
+  const f = state.geofence?.inForce;
+  fence.corners = f && f.corners ? f.corners.map((c) => L.latLng(c[0], c[1])) : [];
+  fence.picked = -1;
+  if (f && f.corners) {
+    document.getElementById("fence-floor").value = f.floor;
+    document.getElementById("fence-ceiling").value = f.ceiling;
+  }
+  fence.editing = true;
+  showFenceTools();
+  drawFenceEdit();
+}
+
+function endFenceEditing() {
+  fence.editing = false;
+  fence.corners = [];
+  fence.picked = -1;
+  layers.fenceEdit.clearLayers();
+  showFenceTools();
+}
+
+function showFenceTools() {
+  document.getElementById("fence-tools").hidden = !fence.editing;
+  document.getElementById("fence-edit").setAttribute("aria-pressed", String(fence.editing));
+}
+
+// The edited polygon (dashed) and a draggable marker per corner; the picked corner is filled.
+function drawFenceEdit() {
+  layers.fenceEdit.clearLayers();
+  if (!fence.editing) return;
+  L.polygon(fence.corners, {
+    color: "#c62828", weight: 2, dashArray: "6 5", fillOpacity: 0.08, interactive: false, className: "geofence-edit",
+  }).addTo(layers.fenceEdit);
+  fence.corners.forEach((c, i) => {
+    const icon = L.divIcon({
+      className: `fence-corner${i === fence.picked ? " picked" : ""}`, html: `<div title="corner ${i + 1}"></div>`,
+      iconSize: [22, 22], iconAnchor: [11, 11],
+    });
+    const m = L.marker(c, { icon, draggable: true, title: `corner ${i + 1}` }).addTo(layers.fenceEdit);
+    m.on("click", (e) => { L.DomEvent.stopPropagation(e); fence.picked = i; drawFenceEdit(); });
+    m.on("dragend", () => { fence.corners[i] = m.getLatLng(); fence.picked = i; drawFenceEdit(); });
+  });
+  const n = fence.corners.length;
+  showFenceInfo(n < 3 ? `${n} corner${n === 1 ? "" : "s"}: a geofence needs at least 3.` : `${n} corners.`);
+}
+
+function addCorner(latlng) {
+  const at = fence.picked >= 0 ? fence.picked + 1 : fence.corners.length;
+  fence.corners.splice(at, 0, latlng);
+  fence.picked = at;
+  drawFenceEdit();
+}
+
+async function uploadFence() {
+  const body = {
+    corners: fence.corners.map((c) => [Number(c.lat.toFixed(7)), Number(c.lng.toFixed(7))]),
+    floor: Number(document.getElementById("fence-floor").value),
+    ceiling: Number(document.getElementById("fence-ceiling").value),
+  };
+  const r = await post("/api/v1/geofence", body);
+  const answer = await r.json().catch(() => ({ error: `the station answered ${r.status}` }));
+  if (!r.ok) {
+    showFenceInfo(`Upload refused: ${answer.error}`, "error");
+    logEvent(`geofence upload: ${answer.error}`, "rejected");
+    return;
+  }
+  endFenceEditing();
+  showGeofence(answer);
+  showFenceInfo(`Uploaded: ${fenceText(answer.inForce)} (epoch ${answer.inForce.epoch}); the drones take it within seconds.`, "ok");
+  logEvent(`geofence uploaded: ${fenceText(answer.inForce)}`, "completed");
+}
+
+async function clearFence() {
+  if (!await confirmInPage("Clear the geofence? Every drone then flies without one, configured or not.", "Clear it")) return;
+  const r = await post("/api/v1/geofence/clear", {});
+  const answer = await r.json().catch(() => ({ error: `the station answered ${r.status}` }));
+  if (!r.ok) { showFenceInfo(`Clear refused: ${answer.error}`, "error"); return; }
+  endFenceEditing();
+  showGeofence(answer);
+  showFenceInfo("Cleared: no geofence.", "ok");
+  logEvent("geofence cleared", "completed");
+}
+
+document.getElementById("fence-edit").addEventListener("click", () => {
+  if (fence.editing) endFenceEditing(); else startFenceEditing();
+});
+document.getElementById("fence-remove").addEventListener("click", () => {
+  if (fence.corners.length === 0) return;
+  const i = fence.picked >= 0 ? fence.picked : fence.corners.length - 1;
+  fence.corners.splice(i, 1);
+  fence.picked = Math.min(i, fence.corners.length) - 1;
+  drawFenceEdit();
+});
+document.getElementById("fence-upload").addEventListener("click", () => uploadFence());
+document.getElementById("fence-cancel").addEventListener("click", () => { endFenceEditing(); showFenceInfo(null); });
+document.getElementById("fence-clear").addEventListener("click", () => clearFence());
+
 // Who this browser is: with accounts on the station, a login first (the session cookie is HttpOnly; the CSRF token the
 // login answers goes with every state-changing request).
 const session = { role: "operator", csrfToken: null };
@@ -826,6 +976,7 @@ function start() {
   if (started) return;
   started = true;
   loadMapLayers().catch((e) => logEvent(`map layers: ${e.message}`, "warning"));
+  fetch("/api/v1/geofence").then((r) => r.json()).then(showGeofence).catch(() => {});
   fetch("/api/v1/status").then((r) => r.json()).then((s) => {
     if (s.node) document.getElementById("station").textContent = s.node.name;
   }).catch(() => {});

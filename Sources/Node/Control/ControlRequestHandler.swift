@@ -62,6 +62,25 @@ enum ControlRequestHandler {
             return ControlResponse(manual: report)
         case .events(let e):
             return ControlResponse(events: await coordinator.events(after: e.after, limit: e.limit))
+        case .geofence:
+            return ControlResponse(geofence: await coordinator.geofenceReport())
+        case .setGeofence(let g):
+            let fence: SharedGeofence
+            do {
+                fence = try SharedGeofence(degrees: g.corners, floor: g.floor, ceiling: g.ceiling)
+            } catch {
+                return ControlResponse(error: "setGeofence: \(error)")
+            }
+            guard let report = await coordinator.setGeofence(fence) else {
+                return ControlResponse(error: "setGeofence: only a station announces a geofence (this node is a drone)")
+            }
+            return ControlResponse(geofence: report)
+        case .clearGeofence:
+            guard let report = await coordinator.setGeofence(nil) else {
+                return ControlResponse(
+                    error: "clearGeofence: only a station announces a geofence (this node is a drone)")
+            }
+            return ControlResponse(geofence: report)
         }
     }
 }

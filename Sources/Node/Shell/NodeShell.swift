@@ -342,6 +342,8 @@ public actor NodeShell {
                 logger.warning(
                     "map origin conflict: \(displayName(ignoredBy)) announces \(Self.describe(ignored, zone: nil)) (epoch \(ignored.epoch)), \(displayName(keptBy)) announces \(Self.describe(kept, zone: nil)) (epoch \(kept.epoch)); every node uses \(displayName(keptBy))'s (newer epoch, ties to the lower node id)"
                 )
+            case .geofenceChanged(let announcement):
+                adoptGeofence(announcement, now: t)
             case .telemetryArrived(let node):
                 pushVehicle(node, now: t)
             }
