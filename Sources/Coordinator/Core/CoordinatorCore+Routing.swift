@@ -62,7 +62,8 @@ extension CoordinatorCore {
         LinkStateAdvertisement(
             origin: nodeID, incarnation: incarnation, sequence: sequence, role: role,
             name: configuration.name, uavNumber: role == .drone ? uavNumber : nil,
-            numberPinned: numberPinned, flying: isFlying, neighbours: neighbours)
+            numberPinned: numberPinned, flying: isFlying, neighbours: neighbours,
+            controller: role == .drone ? lease?.holder : nil)
     }
 
     /// Floods a fresh advertisement if something changed or the refresh is due.
