@@ -4,6 +4,7 @@ extension ControlRequest: Codable {
     /// The fields each command takes besides `command` and `v`.
     public static let fields: [String: [String]] = [
         "send": ["uav", "args", "timeoutMs", "takeover"],
+        "group": ["uavs", "args", "leadMs", "timeoutMs", "takeover"],
         "target": ["latitude", "longitude", "altitude", "uav", "all", "follow", "timeoutMs"],
         "manual": ["uavs", "uav", "rateHz", "durationMs", "axes", "takeover"],
         "events": ["after", "limit"],
@@ -47,6 +48,7 @@ extension ControlRequest: Codable {
         case "origin": self = .origin
         case "sources": self = .sources
         case "send": self = .send(try Send(fields))
+        case "group": self = .group(try Group(fields))
         case "target": self = .target(try TargetLocation(fields))
         case "events": self = .events(try Events(fields))
         case "geofence": self = .geofence
@@ -72,6 +74,12 @@ extension ControlRequest: Codable {
             try c.encode(s.args, forKey: "args")
             try c.encode(s.timeoutMs, forKey: "timeoutMs")
             if s.takeover { try c.encode(true, forKey: "takeover") }
+        case .group(let g):
+            try c.encode(g.uavs, forKey: "uavs")
+            try c.encode(g.args, forKey: "args")
+            try c.encode(g.leadMs, forKey: "leadMs")
+            try c.encode(g.timeoutMs, forKey: "timeoutMs")
+            if g.takeover { try c.encode(true, forKey: "takeover") }
         case .target(let t):
             try c.encode(t.latitude, forKey: "latitude")
             try c.encode(t.longitude, forKey: "longitude")
@@ -132,6 +140,30 @@ extension ControlRequest.Send {
         self.init(
             uav: uav, args: try f.value("args", [String].self, "an array of strings (the command as words)") ?? [],
             timeoutMs: timeoutMs, takeover: try f.value("takeover", Bool.self, "true or false") ?? false)
+    }
+}
+
+extension ControlRequest.Group {
+    init(_ f: Fields) throws(ControlRequestError) {
+        let uavs = try f.value("uavs", [Int].self, "an array of UAV numbers") ?? []
+        guard !uavs.isEmpty, uavs.count <= 250, uavs.allSatisfy({ (1...250).contains($0) }) else {
+            throw f.error(#""uavs" must list UAV numbers 1–250, found \#(uavs)"#)
+        }
+        if let twice = uavs.first(where: { n in uavs.filter { $0 == n }.count > 1 }) {
+            throw f.error(#""uavs" lists UAV \#(twice) twice"#)
+        }
+        let lead = try f.value("leadMs", Int.self, "an integer number of milliseconds") ?? Self.defaultLeadMs
+        guard Self.leadRangeMs.contains(lead) else {
+            throw f.error(
+                #""leadMs" must be \#(Self.leadRangeMs.lowerBound)–\#(Self.leadRangeMs.upperBound), found \#(lead)"#)
+        }
+        let timeoutMs = try f.value("timeoutMs", Int.self, "an integer number of milliseconds") ?? 30_000
+        guard (1...600_000).contains(timeoutMs) else {
+            throw f.error(#""timeoutMs" must be 1–600000, found \#(timeoutMs)"#)
+        }
+        self.init(
+            uavs: uavs, args: try f.value("args", [String].self, "an array of strings (the command as words)") ?? [],
+            leadMs: lead, timeoutMs: timeoutMs, takeover: try f.value("takeover", Bool.self, "true or false") ?? false)
     }
 }
 

@@ -23,6 +23,8 @@ public enum ControlRequest: Sendable, Equatable {
     case sources
     /// A command to one drone, answered once its final answer is in.
     case send(Send)
+    /// One command to several drones that start it at the same moment, answered once every final answer is in.
+    case group(Group)
     /// A target location for one drone or all.
     case target(TargetLocation)
     /// A manual-control stream to some drones.
@@ -78,6 +80,36 @@ public enum ControlRequest: Sendable, Equatable {
         public init(uav: Int, args: [String], timeoutMs: Int = 30_000, takeover: Bool = false) {
             self.uav = uav
             self.args = args
+            self.timeoutMs = timeoutMs
+            self.takeover = takeover
+        }
+    }
+
+    /// `group`: the drones holding `uavs` are each told `args` and all start it at one moment, `leadMs` after the node
+    /// sends it (scheduled on every drone's own clock through the mesh's clock estimates).
+    public struct Group: Sendable, Equatable {
+        /// 1–250 distinct UAV numbers.
+        public var uavs: [Int]
+        public var args: [String]
+        /// How far ahead of sending the drones start: 100–60,000 ms.
+        public var leadMs: Int
+        /// How long to wait for the final answers after the start: 1–600,000 ms.
+        public var timeoutMs: Int
+        /// Take the drones' control leases even if another station holds them.
+        public var takeover: Bool
+
+        /// The lead when none is given: enough for a relayed route and a retransmission or two.
+        public static let defaultLeadMs = 1500
+        /// The shortest and longest lead taken.
+        public static let leadRangeMs = 100...60_000
+
+        public init(
+            uavs: [Int], args: [String], leadMs: Int = Group.defaultLeadMs, timeoutMs: Int = 30_000,
+            takeover: Bool = false
+        ) {
+            self.uavs = uavs
+            self.args = args
+            self.leadMs = leadMs
             self.timeoutMs = timeoutMs
             self.takeover = takeover
         }
@@ -143,6 +175,7 @@ public enum ControlRequest: Sendable, Equatable {
         case .origin: "origin"
         case .sources: "sources"
         case .send: "send"
+        case .group: "group"
         case .target: "target"
         case .manual: "manual"
         case .events: "events"
@@ -154,7 +187,7 @@ public enum ControlRequest: Sendable, Equatable {
 
     /// Every command, as the node lists them in its error for an unknown one.
     public static let commands = [
-        "status", "peers", "vehicles", "airspace", "send", "target", "origin", "sources", "manual", "events",
+        "status", "peers", "vehicles", "airspace", "send", "group", "target", "origin", "sources", "manual", "events",
         "geofence", "setGeofence", "clearGeofence",
     ]
 }

@@ -1,4 +1,4 @@
-/// The answer: exactly one of its fields, by command (`status`, `vehicles`, `airspace`, `command`, `target`,
+/// The answer: exactly one of its fields, by command (`status`, `vehicles`, `airspace`, `command`, `group`, `target`,
 /// `origin`, `sources`, `manual`, `events`, `geofence`), or `error`.
 public struct ControlResponse: Codable, Sendable {
     public var status: NodeStatus?
@@ -6,6 +6,7 @@ public struct ControlResponse: Codable, Sendable {
     public var vehicles: [VehicleReport]?
     public var airspace: [AirspaceReport]?
     public var command: CommandReport?
+    public var group: GroupCommandReport?
     public var target: TargetReport?
     public var origin: OriginReport?
     public var sources: TargetSourcesReport?
@@ -15,7 +16,8 @@ public struct ControlResponse: Codable, Sendable {
 
     public init(
         status: NodeStatus? = nil, error: String? = nil, vehicles: [VehicleReport]? = nil,
-        airspace: [AirspaceReport]? = nil, command: CommandReport? = nil, target: TargetReport? = nil,
+        airspace: [AirspaceReport]? = nil, command: CommandReport? = nil, group: GroupCommandReport? = nil,
+        target: TargetReport? = nil,
         origin: OriginReport? = nil, sources: TargetSourcesReport? = nil, manual: ManualStreamReport? = nil,
         events: EventsReport? = nil, geofence: GeofenceReport? = nil
     ) {
@@ -24,6 +26,7 @@ public struct ControlResponse: Codable, Sendable {
         self.vehicles = vehicles
         self.airspace = airspace
         self.command = command
+        self.group = group
         self.target = target
         self.origin = origin
         self.sources = sources

@@ -30,6 +30,12 @@ public struct VehicleReport: Codable, Sendable, Equatable {
     public var velocityNorth: Double?
     public var velocityEast: Double?
     public var velocityUp: Double?
+    /// The name of the station holding the drone's control lease, as the drone announces it; absent when none does.
+    public var controller: String?
+    /// That station's NodeID, 32 hex digits.
+    public var controllerNode: String?
+    /// Whether that station is the node answering (present with `controller`).
+    public var controlledHere: Bool?
 
     public init(
         uavNumber: Int? = nil,
@@ -49,7 +55,10 @@ public struct VehicleReport: Codable, Sendable, Equatable {
         linkQuality: Int? = nil,
         velocityNorth: Double? = nil,
         velocityEast: Double? = nil,
-        velocityUp: Double? = nil
+        velocityUp: Double? = nil,
+        controller: String? = nil,
+        controllerNode: String? = nil,
+        controlledHere: Bool? = nil
     ) {
         self.uavNumber = uavNumber
         self.node = node
@@ -69,6 +78,9 @@ public struct VehicleReport: Codable, Sendable, Equatable {
         self.velocityNorth = velocityNorth
         self.velocityEast = velocityEast
         self.velocityUp = velocityUp
+        self.controller = controller
+        self.controllerNode = controllerNode
+        self.controlledHere = controlledHere
     }
 }
 

@@ -38,9 +38,9 @@ public struct DashboardService: Service, CustomStringConvertible {
         ("/api/v1/vehicles", [.get]), ("/api/v1/airspace", [.get]), ("/api/v1/sources", [.get]),
         ("/api/v1/origin", [.get]), ("/api/v1/events", [.get]), ("/api/v1/session", [.get]),
         ("/api/v1/login", [.post]), ("/api/v1/logout", [.post]), ("/api/v1/uavs/{uav}/commands", [.post]),
-        ("/api/v1/uavs/{uav}/trajectory-preview", [.post]), ("/api/v1/targets", [.post]), ("/api/v1/live", [.get]),
-        ("/api/v1/map", [.get]), ("/api/v1/overlays/{index}", [.get]), ("/api/v1/geofence", [.get, .post]),
-        ("/api/v1/geofence/clear", [.post]),
+        ("/api/v1/uavs/{uav}/trajectory-preview", [.post]), ("/api/v1/group-commands", [.post]),
+        ("/api/v1/targets", [.post]), ("/api/v1/live", [.get]), ("/api/v1/map", [.get]),
+        ("/api/v1/overlays/{index}", [.get]), ("/api/v1/geofence", [.get, .post]), ("/api/v1/geofence/clear", [.post]),
     ]
 
     /// The methods `path` takes, if it is one of `routes`.
@@ -84,6 +84,7 @@ public struct DashboardService: Service, CustomStringConvertible {
         addLogin(to: router, access: access)
         addAPI(to: router)
         addGeofence(to: router)
+        addGroupCommands(to: router)
         addMap(to: router)
         addLive(to: router, live: live)
         let logger = self.logger

@@ -19,6 +19,8 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
     public private(set) var endpoint: SecureEndpoint<Address>
     public private(set) var membership: MembershipTable<Address>
     private var channels: [NodeID: ReliableChannel] = [:]
+    /// Each peer's clock against this node's, from heartbeats (`PeerClock`).
+    private var clocks: [NodeID: PeerClock] = [:]
     private var heartbeatCounter: UInt32 = 0
     /// Rejected datagrams counted by category, for status.
     public private(set) var rejections: [String: Int] = [:]
@@ -73,6 +75,12 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
             perform(actions, peer: id, now: now, into: &out)
         }
         return out
+    }
+
+    /// The peer's clock minus this node's, as its heartbeats show it (`PeerClock`); nil while there are no recent samples
+    /// both ways (no session, or just established).
+    public func clockOffset(of peer: NodeID, now: MeshInstant) -> Duration? {
+        clocks[peer]?.offset(now: now)
     }
 
     /// Whether a peer in this state is in session (its reliable channel runs).
@@ -161,6 +169,7 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
                 if let known, known != info.incarnation {
                     out.append(.note(.info, "peer \(info.id) restarted (incarnation \(info.incarnation)); new session"))
                     channels[info.id] = nil
+                    clocks[info.id] = nil
                 }
                 let fresh = channels[info.id] == nil
                 if fresh { channels[info.id] = ReliableChannel() }
@@ -236,6 +245,7 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
             case .closeSession(let peer):
                 endpoint.forget(peer)
                 channels[peer] = nil
+                clocks[peer] = nil
             }
         }
     }
@@ -255,9 +265,13 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
             switch frame {
             case .heartbeat(let id, let sent):
                 replies.append(.heartbeatReply(id: id, sentAtMicros: sent))
+                clocks[peer, default: PeerClock()].onHeartbeat(sentAtMicros: sent, now: t)
             case .heartbeatReply(_, let sent):
                 let rtt = Duration.microseconds(Int64(t.nanoseconds / 1000) - Int64(sent))
-                if rtt >= .zero { membership.onHeartbeatReply(id: peer, rtt: rtt, now: t) }
+                if rtt >= .zero {
+                    membership.onHeartbeatReply(id: peer, rtt: rtt, now: t)
+                    clocks[peer, default: PeerClock()].onRoundTrip(rtt, now: t)
+                }
                 // The peer hears us: whatever waited in the reliable window through a one-way outage goes now.
                 resumeChannel(with: peer, .heard, now: t, into: &out)
             case .goodbye:

@@ -15,7 +15,8 @@ import SecureTransport
 /// - a peer in session (`established` or `suspect`) is a coordinator neighbour; `lost` or `left` ends that;
 /// - a mesh message of type 256 or above is a coordinator message; one that does not decode is reported
 ///   (`malformedMessage`) and dropped;
-/// - the coordinator's sends go out on the peer's reliable channel or unreliably, as it asks;
+/// - the coordinator's sends go out on the peer's reliable channel or unreliably, as it asks; a scheduled command's
+///   start time, an instant on this node's clock inside the coordinator, leaves on the receiving peer's clock;
 /// - the coordinator's UAV number is the one the mesh layer shows in hellos and status.
 ///
 /// The node's actor (`NodeShell` in the `Node` target) runs one over real sockets, Avahi and the vehicle;
@@ -95,12 +96,13 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
         return perform(directives, now: now)
     }
 
-    /// An operator's command to a UAV number (with `takeover`, the drone's control lease moves to this station);
-    /// returns its id and the effects.
+    /// An operator's command to a UAV number (with `takeover`, the drone's control lease moves to this station; with
+    /// `start`, an instant on this node's clock, the drone starts it then); returns its id and the effects.
     public mutating func sendCommand(
-        _ command: Command, toUAV number: UInt8, takeover: Bool = false, now: MeshInstant
+        _ command: Command, toUAV number: UInt8, takeover: Bool = false, start: MeshInstant? = nil, now: MeshInstant
     ) -> (CommandID, [Effect]) {
-        let (id, directives) = coordinator.sendCommand(command, toUAV: number, takeover: takeover, now: now)
+        let (id, directives) = coordinator.sendCommand(
+            command, toUAV: number, takeover: takeover, start: start, now: now)
         return (id, perform(directives, now: now))
     }
 
@@ -182,7 +184,11 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
         for d in directives {
             switch d {
             case .send(let message, let to, let reliability):
-                let (type, payload) = message.encode()
+                // A scheduled command's start leaves on the receiver's clock (the mesh layer's estimate from
+                // heartbeats); without an estimate the receiver is told the moment could not be carried.
+                let outgoing =
+                    message.carriesClockTime ? message.onClock(offset: mesh.clockOffset(of: to, now: now)) : message
+                let (type, payload) = outgoing.encode()
                 let out =
                     reliability == .reliable
                     ? mesh.sendReliable(type, payload, to: to, now: now)

@@ -52,13 +52,14 @@ struct VehiclesCommand: ParsableCommand {
         let vehicles = try target.ask(ControlRequest.vehicles).vehicles ?? []
         try printListing(
             vehicles, json: json, none: "no vehicles yet",
-            header: ["UAV", "NAME", "ROLE", "POSITION", "ALT", "ACTIVITY", "SPEED", "BATTERY", "AGE"]
+            header: ["UAV", "NAME", "ROLE", "POSITION", "ALT", "ACTIVITY", "SPEED", "BATTERY", "CONTROL", "AGE"]
         ) { v in
             [
                 v.uavNumber.map(String.init) ?? "-", v.name, v.role,
                 String(format: "%.6f %.6f", v.latitude, v.longitude),
                 String(format: "%.1f m", v.altitude), v.activity, String(format: "%.1f m/s", v.speed),
                 "\(v.batteryPercent) %",
+                v.controller.map { $0 + (v.controlledHere == true ? " (this node)" : "") } ?? "-",
                 formatMs(v.ageMs) + (v.stale ? " STALE" : ""),
             ]
         }
@@ -87,26 +88,44 @@ struct AirspaceCommand: ParsableCommand {
     }
 }
 
+/// UAV numbers as the CLI takes them: `4`, or `1,2,4`.
+struct UAVList: ExpressibleByArgument {
+    var numbers: [Int]
+
+    init?(argument: String) {
+        let parts = argument.split(separator: ",", omittingEmptySubsequences: false)
+        let numbers = parts.compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard !numbers.isEmpty, numbers.count == parts.count else { return nil }
+        self.numbers = numbers
+    }
+}
+
 struct SendCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "send", abstract: "Send a command to a drone and print its answers.",
+        commandName: "send", abstract: "Send a command to a drone (or, with --together, to several at one moment).",
         discussion: """
             Commands: takeoff ALT, land, hover, goto LAT LON ALT [SPEED], rtl, follow on|off, \
             trajectory LAT,LON,ALT … (metres above home, degrees, m/s). A trajectory's waypoints can also come from a \
             file: `trajectory @route.txt`, one LAT,LON,ALT per line (blank lines and # comments skipped); the drone \
-            plans a path from where it is through every waypoint and holds at the last. Exits 0 when the command was accepted and completed, 1 when it was rejected or failed, \
-            2 when no final answer came within --timeout.
+            plans a path from where it is through every waypoint and holds at the last. With --together, UAV is a \
+            list (1,2,4): every drone starts the command at the same moment, --lead seconds after it is sent, each on \
+            its own clock (accepted means scheduled). Exits 0 when the command was accepted and completed (by every \
+            drone), 1 when it was rejected or failed, 2 when no final answer came within --timeout.
             """)
 
     @OptionGroup var target: NodeOption
-    @Option(help: "Seconds to wait for the final answer.")
+    @Option(help: "Seconds to wait for the final answer (with --together: after the start).")
     var timeout: Double = 30
     @Flag(help: "Print JSON.")
     var json = false
     @Flag(help: "Take control of the drone even if another station holds it (it is told it lost control).")
     var takeover = false
-    @Argument(help: "The drone's UAV number (1-250).")
-    var uav: Int
+    @Flag(help: "Start the command at the same moment on every drone listed (scheduled through the mesh's clocks).")
+    var together = false
+    @Option(help: "With --together: seconds from sending to the start (0.1-60).")
+    var lead: Double = Double(ControlRequest.Group.defaultLeadMs) / 1000
+    @Argument(help: "The drone's UAV number (1-250); with --together, a list: 1,2,4.")
+    var uav: UAVList
     @Argument(parsing: .allUnrecognized, help: "The command and its arguments.")
     var command: [String] = []
 
@@ -115,8 +134,14 @@ struct SendCommand: ParsableCommand {
             throw failure("error: --timeout must be more than 0 and at most 600 seconds", code: 64)
         }
         let ms = Int(timeout * 1000)
+        if together { return try runTogether(timeoutMs: ms) }
+        guard uav.numbers.count == 1 else {
+            throw failure(
+                "error: several UAV numbers (\(uav.numbers.map(String.init).joined(separator: ","))) need --together",
+                code: 64)
+        }
         let request = ControlRequest.send(
-            .init(uav: uav, args: try expandWaypointFiles(command), timeoutMs: ms, takeover: takeover))
+            .init(uav: uav.numbers[0], args: try expandWaypointFiles(command), timeoutMs: ms, takeover: takeover))
         let response = try target.ask(request, timeout: .milliseconds(ms + 5000))
         guard let report = response.command else { throw failure("error: empty answer", code: 1) }
         if json {
@@ -134,6 +159,46 @@ struct SendCommand: ParsableCommand {
         if report.timedOut { throw ExitCode(2) }
         if !report.succeeded { throw ExitCode(1) }
     }
+
+    /// `--together`: one `group` request; prints when the drones start, then each drone's answers.
+    func runTogether(timeoutMs: Int) throws {
+        let leadMs = Int((lead * 1000).rounded())
+        guard ControlRequest.Group.leadRangeMs.contains(leadMs) else {
+            throw failure("error: --lead must be 0.1-60 seconds, found \(lead)", code: 64)
+        }
+        let request = ControlRequest.group(
+            .init(
+                uavs: uav.numbers, args: try expandWaypointFiles(command), leadMs: leadMs, timeoutMs: timeoutMs,
+                takeover: takeover))
+        let response = try target.ask(request, timeout: .milliseconds(leadMs + timeoutMs + 5000))
+        guard let group = response.group else { throw failure("error: empty answer", code: 1) }
+        if json {
+            try printJSON(group)
+        } else {
+            let numbers = group.commands.map { String($0.uavNumber) }.joined(separator: ", ")
+            print(
+                "\(group.command) to UAV \(numbers): starts at \(formatClock(group.startsAtMs)) (\(group.leadMs) ms after sending)"
+            )
+            for report in group.commands {
+                for a in report.answers {
+                    print(
+                        "UAV \(report.uavNumber) \(report.command): \(a.answer)\(a.reason.map { " (\($0))" } ?? "")\(a.answer == "accepted" ? " (scheduled)" : "") after \(formatMs(a.afterMs))"
+                    )
+                }
+                if report.timedOut {
+                    print("UAV \(report.uavNumber) \(report.command): no final answer within \(timeout) s of the start")
+                }
+            }
+        }
+        if group.commands.contains(where: \.timedOut) { throw ExitCode(2) }
+        if !group.succeeded { throw ExitCode(1) }
+    }
+}
+
+/// `12:34:56.789 UTC` for wall-clock milliseconds since the epoch.
+func formatClock(_ ms: Int64) -> String {
+    let day = ms / 1000 % 86_400
+    return String(format: "%02d:%02d:%02d.%03d UTC", day / 3600, day / 60 % 60, day % 60, ms % 1000)
 }
 
 struct TargetCommand: ParsableCommand {

@@ -39,6 +39,12 @@ struct ControlRequestTests {
             try decode(#"{"command":"manual","uavs":[2,5],"rateHz":100,"durationMs":2000,"axes":[500,0,0,0]}"#)
                 == .manual(.init(uavs: [2, 5], rateHz: 100, durationMs: 2000, axes: [500, 0, 0, 0])))
         #expect(try decode(#"{"command":"manual","uav":4}"#) == .manual(.init(uavs: [4])))
+        #expect(
+            try decode(#"{"command":"group","uavs":[1,2,4],"args":["takeoff","10"]}"#)
+                == .group(.init(uavs: [1, 2, 4], args: ["takeoff", "10"], leadMs: 1500, timeoutMs: 30_000)))
+        #expect(
+            try decode(#"{"command":"group","uavs":[3],"args":["hover"],"leadMs":100,"timeoutMs":5,"takeover":true}"#)
+                == .group(.init(uavs: [3], args: ["hover"], leadMs: 100, timeoutMs: 5, takeover: true)))
         #expect(try decode(#"{"command":"events"}"#) == .events(.init(after: 0, limit: 200)))
         #expect(try decode(#"{"command":"events","after":41,"limit":10}"#) == .events(.init(after: 41, limit: 10)))
         #expect(try decode(#"{"command":"geofence"}"#) == .geofence)
@@ -68,6 +74,7 @@ struct ControlRequestTests {
         .manual(.init(uavs: [1, 250], rateHz: 1000, durationMs: 600_000, axes: [-1000, 1000, 0, 5], takeover: true)),
         .events(.init()), .events(.init(after: 1_000_000, limit: 1)), .geofence, .clearGeofence,
         .setGeofence(.init(corners: [[50.075, 14.437], [-33.5, 151.25], [0, 0]], floor: -5, ceiling: 0.5)),
+        .group(.init(uavs: [250, 1], args: ["land"], leadMs: 60_000, timeoutMs: 600_000, takeover: true)),
     ])
     func everyRequestSurvivesTheWire(_ request: ControlRequest) throws {
         let bytes = try JSONEncoder().encode(request)
@@ -82,15 +89,15 @@ struct ControlRequestTests {
             ("[1,2]", #"malformed control request: expected one JSON object like {"command":"status"}"#),
             (
                 #"{"uav":2}"#,
-                #"malformed control request: "command" is required (one of status, peers, vehicles, airspace, send, target, origin, sources, manual, events, geofence, setGeofence, clearGeofence)"#
+                #"malformed control request: "command" is required (one of status, peers, vehicles, airspace, send, group, target, origin, sources, manual, events, geofence, setGeofence, clearGeofence)"#
             ),
             (
                 #"{"command":5}"#,
-                #"malformed control request: "command" must be a string: one of status, peers, vehicles, airspace, send, target, origin, sources, manual, events, geofence, setGeofence, clearGeofence, found 5.0"#
+                #"malformed control request: "command" must be a string: one of status, peers, vehicles, airspace, send, group, target, origin, sources, manual, events, geofence, setGeofence, clearGeofence, found 5.0"#
             ),
             (
                 #"{"command":"jump"}"#,
-                "unknown command 'jump' (known: status, peers, vehicles, airspace, send, target, origin, sources, manual, events, geofence, setGeofence, clearGeofence)"
+                "unknown command 'jump' (known: status, peers, vehicles, airspace, send, group, target, origin, sources, manual, events, geofence, setGeofence, clearGeofence)"
             ),
             (#"{"command":"events","limit":0}"#, #"events: "limit" must be 1–1000, found 0"#),
             (
@@ -172,6 +179,28 @@ struct ControlRequestTests {
             (
                 #"{"command":"manual","uavs":[3],"axes":{"x":1}}"#,
                 #"manual: "axes" must be four integers x, y, z, r, found an object"#
+            ),
+            (#"{"command":"group","args":["hover"]}"#, #"group: "uavs" must list UAV numbers 1–250, found []"#),
+            (
+                #"{"command":"group","uavs":[1,251],"args":["hover"]}"#,
+                #"group: "uavs" must list UAV numbers 1–250, found [1, 251]"#
+            ),
+            (#"{"command":"group","uavs":[4,2,4],"args":["hover"]}"#, #"group: "uavs" lists UAV 4 twice"#),
+            (
+                #"{"command":"group","uavs":[1],"args":["hover"],"leadMs":99}"#,
+                #"group: "leadMs" must be 100–60000, found 99"#
+            ),
+            (
+                #"{"command":"group","uavs":[1],"args":["hover"],"leadMs":60001}"#,
+                #"group: "leadMs" must be 100–60000, found 60001"#
+            ),
+            (
+                #"{"command":"group","uavs":[1],"args":["hover"],"leadMs":"soon"}"#,
+                #"group: "leadMs" must be an integer number of milliseconds, found the string "soon""#
+            ),
+            (
+                #"{"command":"group","uavs":[1],"args":["hover"],"uav":1}"#,
+                #"group: unknown field "uav" (group takes uavs, args, leadMs, timeoutMs, takeover)"#
             ),
         ]
         for (json, expected) in cases {

@@ -113,6 +113,30 @@ let sampleMessages: [CoordinatorMessage] = {
             LinkStateAdvertisement(
                 origin: a, incarnation: 1, sequence: 2, role: .drone, name: "fenced", uavNumber: 3, numberPinned: false,
                 flying: false, neighbours: [b], geofence: GeofenceStamp(epoch: .max, announcedBy: b))),
+        // A drone's advertisement naming the station that controls it.
+        .linkState(
+            LinkStateAdvertisement(
+                origin: a, incarnation: 9, sequence: 4, role: .drone, name: "d", uavNumber: 3, numberPinned: false,
+                flying: true, neighbours: [b], controller: b)),
+        // Scheduled commands: a start on the receiver's clock, and one whose start could not be carried.
+        .routed(
+            env,
+            .command(
+                CommandRequest(
+                    counter: 14, uavNumber: 8, targetIncarnation: 5, takeover: true, command: .hover,
+                    start: .at(MeshInstant(nanoseconds: 12_345_678_000))))),
+        .routed(
+            env,
+            .command(
+                CommandRequest(
+                    counter: 15, uavNumber: 8, targetIncarnation: 5, takeover: false, command: .land,
+                    start: .clockUnknown))),
+        .routed(
+            env,
+            .commandAnswer(
+                counter: 1, requesterIncarnation: 2,
+                answer: .rejected(.startTime("arrived 120 ms after its start time (send it again with a longer lead)")))
+        ),
     ]
 }()
 
@@ -166,6 +190,27 @@ struct CodecTests {
         badFlags[33] = 0x80
         let e3 = #expect(throws: WireError.self) { try CoordinatorMessage(type: lt, payload: badFlags) }
         #expect(e3?.reason.contains("lsa.flags") == true)
+    }
+
+    @Test("a scheduled command: flags bit 1 and the start in microseconds before the kind; the old layout otherwise")
+    func scheduledCommandLayout() throws {
+        let scheduled = sampleMessages[sampleMessages.count - 3].encode().payload
+        // Unicast envelope 50, counter 8, number 1, incarnation 8: flags at 67, the start at 68…75, the kind at 76.
+        #expect(scheduled.count == 50 + 8 + 1 + 8 + 1 + 8 + 1)
+        #expect(scheduled[67] == 0b11)
+        #expect(Array(scheduled[68..<76]) == [0, 0, 0, 0, 0, 0xBC, 0x61, 0x4E])  // 12,345,678 µs
+        let unknown = sampleMessages[sampleMessages.count - 2].encode().payload
+        #expect(unknown[67] == 0b10 && unknown[68..<76].allSatisfy { $0 == 0 })
+        // An unscheduled command keeps version 1's bytes: takeover 0/1, then the kind.
+        let plain = sampleMessages[8].encode().payload
+        #expect(plain.count == 50 + 8 + 1 + 8 + 1 + 1 && plain[67] == 0)
+        var bad = scheduled
+        bad[67] = 0b100
+        let e = #expect(throws: WireError.self) { try CoordinatorMessage(type: 0x5204, payload: bad) }
+        #expect(e?.reason.hasPrefix("command.flags at offset 67") == true)
+        // The controller rides only when bit 2 is set: 16 bytes after the number.
+        let lsa = sampleMessages[sampleMessages.count - 4].encode().payload
+        #expect(lsa[33] == 0b110 && lsa.count == 35 + 16 + 1 + 1 + 2 + 16)
     }
 
     @Test("the documented layouts hold: sizes of fixed messages")

@@ -256,6 +256,14 @@ import Testing
             }
             let first = try send(a, [String(number), "takeoff", "3"])
             #expect(first.status == 0, "\(first.output)")
+            /// Whom each station reports as the drone's controller, and whether it says it is itself.
+            func controller(seenBy station: NodeProcess) throws -> (String?, Bool?) {
+                let v = try vehicles(station).first { $0.uavNumber == number }
+                return (v?.controller, v?.controlledHere)
+            }
+            try await waitUntil("both stations report station-a as the controller", timeout: .seconds(3)) {
+                try controller(seenBy: a) == ("station-a", true) && controller(seenBy: b) == ("station-a", false)
+            }
             // station-a holds the lease: station-b is refused, naming the holder, and nothing is executed.
             let refused = try send(b, [String(number), "hover"])
             #expect(refused.status == 1)
@@ -263,6 +271,12 @@ import Testing
             // An explicit takeover moves the lease; then station-a is the one refused.
             let taken = try send(b, ["--takeover", String(number), "hover"])
             #expect(taken.status == 0, "\(taken.output)")
+            let moved = try await waitUntil("both stations report the new holder", timeout: .seconds(3)) {
+                try controller(seenBy: a) == ("station-b", false) && controller(seenBy: b) == ("station-b", true)
+            }
+            print("both stations report station-b as the controller \(moved) after the takeover's answer")
+            let table = try shell([try fleetmeshBinary(), "vehicles", "--node", b.socketPath])
+            #expect(table.output.contains("station-b (this node)"), "\(table.output)")
             try await waitUntil(
                 "station-a is refused after the takeover", timeout: .seconds(5), poll: .milliseconds(200)
             ) {

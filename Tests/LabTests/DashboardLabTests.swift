@@ -106,6 +106,21 @@ import Testing
                 $0["answer"] as? String
             }
             #expect(answers == ["accepted", "completed"], "\(takeoff.body)")
+            // The station controls it now, and says so.
+            let controlled = try #require(
+                (try http(lab, "GET", "/api/v1/vehicles").json as? [[String: Any]])?.first {
+                    $0["uavNumber"] as? Int == uav
+                })
+            #expect(controlled["controller"] as? String == "station" && controlled["controlledHere"] as? Bool == true)
+
+            // A group command at one moment: accepted (scheduled), then completed, starting 300 ms after sending.
+            let group = try http(
+                lab, "POST", "/api/v1/group-commands", body: #"{"uavs":[\#(uav)],"args":["hover"],"leadMs":300}"#)
+            let report = try #require(group.json as? [String: Any], "\(group.status) \(group.body)")
+            let groupAnswers = ((report["commands"] as? [[String: Any]])?.first?["answers"] as? [[String: Any]])?
+                .compactMap { $0["answer"] as? String }
+            #expect(group.status == 200 && groupAnswers == ["accepted", "completed"], "\(group.body)")
+            #expect(report["leadMs"] as? Int == 300 && report["startsAtMs"] is Int, "\(group.body)")
 
             // A trajectory preview from where the drone hovers: 11 m north, planned as the drone would fly it.
             let here = try #require(
@@ -249,6 +264,17 @@ import Testing
                     "POST", "/api/v1/uavs/\(uav)/commands", #"{"args":["land"],"takeover":null}"#, 400,
                     "takeover is null"
                 ),
+                (
+                    "POST", "/api/v1/group-commands", #"{"uavs":[\#(uav)],"args":["hover"],"leadMs":50}"#, 400,
+                    #"group: "leadMs" must be 100–60000, found 50"#
+                ),
+                ("POST", "/api/v1/group-commands", #"{"uavs":[],"args":["hover"]}"#, 400, #"group: "uavs" must list"#),
+                (
+                    "POST", "/api/v1/group-commands", #"{"uavs":[\#(uav)],"args":["fly"]}"#, 400,
+                    "group: unknown command 'fly'"
+                ),
+                ("POST", "/api/v1/group-commands", #"{"uavs":[1],"v":1}"#, 400, #"group: unknown field "v""#),
+                ("GET", "/api/v1/group-commands", nil, 405, "it takes POST"),
                 ("PUT", "/api/v1/vehicles", "{}", 405, "PUT is not allowed on /api/v1/vehicles (it takes GET, HEAD)"),
                 ("GET", "/api/v1/targets", nil, 405, "it takes POST"),
                 ("POST", "/api/v1/uavs/0/commands", #"{"args":["land"]}"#, 400, "uav"),
@@ -696,8 +722,18 @@ import Testing
             #expect((parsed?["trajectoryEndErrorM"] as? Double ?? 99) < 3, "\(findings)")
             #expect(abs((parsed?["pathAltitudeDefault"] as? Double ?? 0) - 6) < 1, "\(findings)")
             // The group hover: asked first in the page, then answered by each drone.
-            #expect((parsed?["groupConfirmation"] as? String)?.contains("2 drones") == true, "\(findings)")
+            #expect(
+                (parsed?["groupConfirmation"] as? String)?.contains("2 drones at the same moment") == true,
+                "\(findings)")
             #expect(parsed?["groupAnswers"] as? Int == 2, "\(findings)")
+            // Scheduled on both drones through POST /api/v1/group-commands.
+            #expect(parsed?["groupScheduled"] as? Int == 2, "\(findings)")
+            #expect(parsed?["groupStart"] is String, "\(findings)")
+            // The drone this station took off carries its "you" badge, in the list and the panel too.
+            #expect(parsed?["controllerBadge"] as? String == "you", "\(findings)")
+            #expect(parsed?["controllerCell"] as? String == "you", "\(findings)")
+            #expect(
+                (parsed?["controllerFacts"] as? String)?.hasPrefix("controlled by this station") == true, "\(findings)")
             #expect((parsed?["phone"] as? [String: Any])?["width"] as? Int ?? 999 <= 400, "\(findings)")
             // The geofence drawn on the page: four corners (five clicked, one removed), the dragged one where it was
             // dropped, uploaded, drawn as the fence in force and flown by both drones, each saying so itself.

@@ -35,8 +35,46 @@ import Testing
         return numbers
     }
 
+    /// When each drone's vehicle took the command whose verdict event ends with `suffix` (`takeoff 4 accepted`), from the
+    /// drones' own event logs: wall-clock milliseconds, and every lab host shares one clock.
+    func startTimes(_ drones: [NodeProcess], _ suffix: String, after: [String: Int] = [:]) throws -> [String: Int64] {
+        var times: [String: Int64] = [:]
+        for d in drones {
+            let events =
+                try ControlClient.request(
+                    ControlRequest.events(.init(after: after[d.name] ?? 0, limit: 1000)), socket: d.socketPath,
+                    timeout: .seconds(2)
+                ).events?.events ?? []
+            if let e = events.last(where: { $0.kind == "command" && $0.text.hasSuffix(suffix) }) {
+                times[d.name] = e.timeMs
+            }
+        }
+        return times
+    }
+
+    /// The latest event number of each drone, to read only what comes after.
+    func latestEvents(_ drones: [NodeProcess]) throws -> [String: Int] {
+        try Dictionary(
+            uniqueKeysWithValues: drones.map { d in
+                (
+                    d.name,
+                    try ControlClient.request(
+                        ControlRequest.events(.init(after: 0, limit: 1)), socket: d.socketPath, timeout: .seconds(2)
+                    ).events?.latest ?? 0
+                )
+            })
+    }
+
+    func spread(_ times: [String: Int64]) -> Int64 { (times.values.max() ?? 0) - (times.values.min() ?? 0) }
+
+    /// Also the group command at one moment (issue #14): five drones, one of them (drone-7) out of station-a's range
+    /// and reached through a relay, start a scheduled takeoff and hover together; their start moments, from their own
+    /// event logs on the lab's one clock, lie within 50 ms. The same hover sent the unscheduled way (five `send`
+    /// requests at once, as the page used to) is measured for comparison.
     @Test func fiveDronesTwoStationsAndAKilledStationsLeasesAndFailsafe() async throws {
         try await Lab.with(hosts: 7) { lab in
+            // station-a cannot hear drone-7: its commands go through a relay.
+            try lab.lab("block", "1", "7")
             let a = try lab.startNode(host: 1, name: "station-a", role: "station")
             let b = try lab.startNode(host: 2, name: "station-b", role: "station")
             let drones = try (3...7).map { try lab.startNode(host: $0, name: "drone-\($0)", logLevel: "info") }
@@ -50,10 +88,57 @@ import Testing
             // Stations carry no number.
             #expect(try a.status().node.uavNumber == nil && b.status().node.uavNumber == nil)
 
-            // station-a flies drone-3; station-b is refused while station-a lives.
-            let x = numbers["drone-3"]!
-            let up = try send(a, [String(x), "takeoff", "4"])
+            // station-a flies all five at one moment: a takeoff scheduled 1.5 s ahead on every drone's clock.
+            let all = drones.map { String(numbers[$0.name]!) }.joined(separator: ",")
+            let up = try send(a, ["--together", "--json", all, "takeoff", "4"])
             #expect(up.status == 0, "\(up.output)")
+            let group = try JSONDecoder().decode(GroupCommandReport.self, from: Data(up.output.utf8))
+            #expect(group.commands.count == 5 && group.succeeded)
+            let takeoff = try startTimes(drones, "takeoff 4 accepted")
+            #expect(takeoff.count == 5, "\(takeoff)")
+            // Every drone started on its own clock at the station's moment (the log's milliseconds truncate).
+            #expect(takeoff.values.allSatisfy { abs($0 - group.startsAtMs) <= 50 }, "\(takeoff) vs \(group.startsAtMs)")
+            #expect(spread(takeoff) <= 50, "\(takeoff)")
+            #expect(drones[4].log.contains("starts as scheduled"))
+            // The unscheduled way: five sends at once, one per drone.
+            let before = try latestEvents(drones)
+            let uavs = drones.map { numbers[$0.name]! }
+            let socket = a.socketPath
+            await withTaskGroup(of: Void.self) { tasks in
+                for n in uavs {
+                    tasks.addTask {
+                        _ = try? ControlClient.request(
+                            ControlRequest.send(.init(uav: n, args: ["hover"], timeoutMs: 10_000)), socket: socket,
+                            timeout: .seconds(15))
+                    }
+                }
+            }
+            let unscheduled = try startTimes(drones, "hover accepted", after: before)
+            #expect(unscheduled.count == 5, "\(unscheduled)")
+            let beforeGroup = try latestEvents(drones)
+            let hover = try send(a, ["--together", "--lead", "1", all, "hover"])
+            #expect(hover.status == 0, "\(hover.output)")
+            let scheduled = try startTimes(drones, "hover accepted", after: beforeGroup)
+            #expect(scheduled.count == 5 && spread(scheduled) <= 50, "\(scheduled)")
+            let timers = drones.flatMap { d in
+                d.log.split(separator: "\n").filter { $0.contains("starts as scheduled") }.compactMap {
+                    $0.split(separator: "(").last.map { "\(d.name) \($0.prefix { $0 != " " })" }
+                }
+            }
+            print(
+                "group commands to 5 drones (drone-7 relayed): start spread scheduled takeoff \(spread(takeoff)) ms (each from the station's moment: \(takeoff.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value - group.startsAtMs)" }.joined(separator: ", ")) ms), scheduled hover \(spread(scheduled)) ms, unscheduled hover (5 sends at once) \(spread(unscheduled)) ms; timers fired late by (ms) \(timers.joined(separator: ", "))"
+            )
+            // Both stations see station-a controlling every drone ("this node" at station-a).
+            try await waitUntil("both stations show station-a controlling the five", timeout: .seconds(3)) {
+                let seenByA = try vehicles(a).filter { $0.role == "drone" }
+                let seenByB = try vehicles(b).filter { $0.role == "drone" }
+                return seenByA.count == 5 && seenByB.count == 5
+                    && seenByA.allSatisfy { $0.controller == "station-a" && $0.controlledHere == true }
+                    && seenByB.allSatisfy { $0.controller == "station-a" && $0.controlledHere == false }
+            }
+
+            // station-b is refused while station-a lives.
+            let x = numbers["drone-3"]!
             let refused = try send(b, [String(x), "hover"])
             #expect(refused.status == 1 && refused.output.contains("controlled by station-a"), "\(refused.output)")
 

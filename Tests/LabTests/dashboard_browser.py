@@ -68,6 +68,15 @@ try:
              lambda: "completed" in driver.find_element(By.ID, "events").text)
     driver.save_screenshot(os.path.join(shots, "2-takeoff.png"))
 
+    # This station now holds the drone's control lease: the map's badge, the list and the panel say "you".
+    badge = f".drone.uav-{uav}.controlled-here .ctl.here"
+    findings["controllerBadge"] = wait_for("the 'you' badge on the drone's marker", 5,
+                                           lambda: (driver.find_elements(By.CSS_SELECTOR, badge) or [None])[0]
+                                           and driver.find_element(By.CSS_SELECTOR, badge).text)
+    findings["controllerCell"] = driver.find_element(By.CSS_SELECTOR, f'#vehicles tr[data-uav="{uav}"] td.ctl').text
+    findings["controllerFacts"] = driver.find_element(By.ID, "sel-facts").text.splitlines()[-1]
+    driver.save_screenshot(os.path.join(shots, "2a-controller.png"))
+
     # The plot (Chart.js from Debian's libjs-chart.js) holds the drone's samples of the last minutes.
     findings["plotSamples"] = wait_for("samples in the plot", 10,
                                        lambda: int(driver.find_element(By.ID, "plot").get_attribute("data-samples") or 0)
@@ -167,10 +176,12 @@ try:
     wait_for("the drone holding after the stick is released", 15,
              lambda: float(driver.find_element(By.CSS_SELECTOR, f'#vehicles tr[data-uav="{uav}"] td.speed').text) < 0.3)
 
-    # A group command: every drone ticked ("all"), 'Hover' asks in the page first, then each drone answers.
+    # A group command at the same moment: every drone ticked ("all"), 'Hover' asks in the page first, then each drone
+    # answers (accepted: scheduled), all starting at the moment the station chose.
     drones = len(driver.find_elements(By.CSS_SELECTOR, "#vehicles tbody tr"))
     driver.find_element(By.ID, "pick-all").click()
     wait_for("the group bar", 5, lambda: driver.find_element(By.ID, "group").is_displayed())
+    driver.find_element(By.ID, "group-together").click()
     driver.find_element(By.CSS_SELECTOR, 'button[data-group="hover"]').click()
     if drones > 1:
         wait_for("the confirmation in the page", 5, lambda: driver.find_element(By.ID, "confirm").is_displayed())
@@ -184,6 +195,8 @@ try:
     answered = [re.search(r"\bUAV (\d+) hover: (accepted|rejected|failed)", line) for line in lines]
     findings["groupAnswers"] = len({m.group(1) for m in answered if m})
     findings["groupSummary"] = next(line for line in lines if "group hover: " in line)
+    findings["groupStart"] = next((line for line in lines if "every drone starts at" in line), None)
+    findings["groupScheduled"] = len([line for line in lines if re.search(r"\bUAV \d+ hover: accepted \(scheduled\)", line)])
     driver.find_element(By.ID, "pick-all").click()
 
     # A geofence drawn on the page: five corners clicked around the drone, the fourth picked and removed, the third

@@ -42,6 +42,12 @@ public struct CoordinatorConfiguration: Sendable {
     /// could run a command again.
     public var answerRetention: Duration = .seconds(660)
 
+    /// Drones: a scheduled command (a group command fired at one moment) that starts further ahead than this is refused.
+    public var scheduleHorizon: Duration = .seconds(60)
+    /// Drones: a scheduled command that arrives more than this after its start time is refused (one that arrives
+    /// later by less starts at once).
+    public var lateStartTolerance: Duration = .milliseconds(10)
+
     /// A control lease lapses after this long without a command from its station.
     public var leaseDuration: Duration = .seconds(30)
     /// Whether a station renews the leases it holds by itself (every third of `leaseDuration`) until it calls

@@ -3,9 +3,11 @@ import MeshTypes
 extension CoordinatorCore {
     /// Sends `command` to the drone holding `uavNumber`. Answers come back as `.commandAnswer(id, …)` directives:
     /// immediately if the number is unknown or contested, else `accepted` then one final answer. The command is
-    /// retransmitted until answered; the drone executes it at most once.
+    /// retransmitted until answered; the drone executes it at most once. With `start` (an instant on this node's
+    /// clock) the drone starts it then, on its own clock (`accepted` then means scheduled): several drones sent the same
+    /// `start` start together.
     public mutating func sendCommand(
-        _ command: Command, toUAV number: UInt8, takeover: Bool = false,
+        _ command: Command, toUAV number: UInt8, takeover: Bool = false, start: MeshInstant? = nil,
         now: MeshInstant
     ) -> (id: CommandID, directives: [Directive]) {
         commandCounter += 1
@@ -20,7 +22,7 @@ extension CoordinatorCore {
         let targetIncarnation = target == nodeID ? incarnation : database[target]!.incarnation
         let request = CommandRequest(
             counter: commandCounter, uavNumber: number, targetIncarnation: targetIncarnation,
-            takeover: takeover, command: command)
+            takeover: takeover, command: command, start: start.map { .at($0) })
         outstanding[commandCounter] = OutstandingCommand(
             request: request, target: target, firstSent: now, acceptedAt: nil,
             nextRetransmit: now + configuration.commandRetransmitInterval,
@@ -42,7 +44,16 @@ extension CoordinatorCore {
 
     /// Drone: the vehicle's verdict on a command from `.executeCommand`.
     public mutating func onVehicleVerdict(_ id: CommandID, _ verdict: VehicleVerdict, now: MeshInstant) -> [Directive] {
-        guard var record = commandRecords[id], record.answer == nil else { return [] }
+        guard var record = commandRecords[id] else { return [] }
+        if record.scheduled {
+            // `accepted` went out when it was scheduled: a refusal at the start makes it fail.
+            guard record.answer == .accepted, case .rejected(let why) = verdict else { return [] }
+            record.answer = .failed("refused at its start: \(why)")
+            record.finishedAt = now
+            commandRecords[id] = record
+            return answer(id, record.answer!, now: now)
+        }
+        guard record.answer == nil else { return [] }
         switch verdict {
         case .accepted:
             record.answer = .accepted
@@ -75,7 +86,7 @@ extension CoordinatorCore {
 
     // MARK: Drone side
 
-    private mutating func answer(_ id: CommandID, _ a: CommandAnswer, now: MeshInstant) -> [Directive] {
+    mutating func answer(_ id: CommandID, _ a: CommandAnswer, now: MeshInstant) -> [Directive] {
         sendRouted(
             .commandAnswer(counter: id.counter, requesterIncarnation: id.originIncarnation, answer: a),
             to: .node(id.origin), now: now)
@@ -96,10 +107,27 @@ extension CoordinatorCore {
         guard req.targetIncarnation == incarnation else { return refuse(.targetRestarted, &self) }
         refreshRoutes()
         guard claimants(of: req.uavNumber).count == 1 else { return refuse(.contestedNumber(req.uavNumber), &self) }
+        var start: MeshInstant?
+        if let requested = req.start {
+            switch checkStart(requested, now: now) {
+            case .failure(let why): return refuse(.startTime(why.description), &self)
+            case .success(let t): start = t
+            }
+        }
         var out: [Directive] = []
         switch leaseGate(origin: env.origin, takeover: req.takeover, now: now) {
         case .refused(let holderName): return refuse(.controlledBy(holderName), &self)
         case .granted(let directives): out = directives
+        }
+        // The newest command the drone takes wins: one still waiting for its start will not start.
+        out += cancelScheduledCommands("cancelled before its start: superseded by \(req.command.summary)", now: now)
+        if let start, start > now {
+            commandRecords[id] = CommandRecord(
+                uavNumber: req.uavNumber, answer: .accepted, finishedAt: nil, scheduled: true)
+            scheduledCommands[id] = ScheduledCommand(command: req.command, start: start)
+            out.append(.scheduleStart(id, at: start))
+            out += answer(id, .accepted, now: now)
+            return out
         }
         commandRecords[id] = CommandRecord(uavNumber: req.uavNumber, answer: nil, finishedAt: nil)
         out.append(.executeCommand(id, req.command))

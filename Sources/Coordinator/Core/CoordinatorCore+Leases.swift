@@ -21,7 +21,10 @@ extension CoordinatorCore {
         }
         let changed = lease?.holder != origin
         lease = Lease(holder: origin, name: displayName(of: origin), expires: now + configuration.leaseDuration)
-        if changed { out.append(.leaseChanged(holder: origin, name: lease!.name)) }
+        if changed {
+            out += cancelScheduledCommands("cancelled before its start: control taken by \(lease!.name)", now: now)
+            out.append(.leaseChanged(holder: origin, name: lease!.name))
+        }
         return .granted(out)
     }
 
@@ -31,7 +34,9 @@ extension CoordinatorCore {
         refreshRoutes()
         if now >= l.expires || routesStore[l.holder] == nil {
             lease = nil
-            return [.leaseChanged(holder: nil, name: nil)]
+            return cancelScheduledCommands(
+                "cancelled before its start: the control lease of \(l.name) lapsed", now: now)
+                + [.leaseChanged(holder: nil, name: nil)]
         }
         return []
     }
@@ -76,7 +81,8 @@ extension CoordinatorCore {
         }
         if release {
             lease = nil
-            return [.leaseChanged(holder: nil, name: nil)]
+            return cancelScheduledCommands("cancelled before its start: \(l.name) released control", now: now)
+                + [.leaseChanged(holder: nil, name: nil)]
         }
         lease!.expires = now + configuration.leaseDuration
         return []

@@ -63,7 +63,8 @@ extension CoordinatorCore {
         LinkStateAdvertisement(
             origin: nodeID, incarnation: incarnation, sequence: sequence, role: role,
             name: configuration.name, uavNumber: role == .drone ? uavNumber : nil,
-            numberPinned: numberPinned, flying: isFlying, neighbours: neighbours, geofence: fenceInUse)
+            numberPinned: numberPinned, flying: isFlying, neighbours: neighbours, geofence: fenceInUse,
+            controller: role == .drone ? lease?.holder : nil)
     }
 
     /// Floods a fresh advertisement if something changed or the refresh is due.

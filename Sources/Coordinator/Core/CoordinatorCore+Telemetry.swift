@@ -12,6 +12,9 @@ public struct FleetVehicle: Hashable, Sendable {
     public var age: Duration
     /// Whether the age exceeds `telemetryStaleAfter`.
     public var isStale: Bool
+    /// The station holding the drone's control lease, as the drone's latest advertisement says (this drone's own
+    /// lease for its own vehicle); nil when no station controls it or its advertisement is not known.
+    public var controller: NodeID?
 }
 
 /// One drone's predicted trajectory in the airspace picture.
@@ -127,7 +130,8 @@ extension CoordinatorCore {
         let age = now - s.receivedAt
         return FleetVehicle(
             node: node, uavNumber: s.uavNumber == 0 ? nil : s.uavNumber, state: s.value, age: age,
-            isStale: age > configuration.telemetryStaleAfter)
+            isStale: age > configuration.telemetryStaleAfter,
+            controller: node == nodeID ? lease?.holder : database[node]?.controller)
     }
 
     mutating func receivePrediction(_ env: Envelope, _ n: UInt8, _ p: TrajectoryPrediction, now: MeshInstant) {

@@ -61,8 +61,14 @@ public struct CoordinatorCore: Sendable {
     var nextRecordSweepAt = MeshInstant(nanoseconds: 0)
     var latestManualSequence: [NodeID: (Incarnation, UInt64)] = [:]
 
+    /// Drone: scheduled commands accepted and waiting for their start, by identity.
+    var scheduledCommands: [CommandID: ScheduledCommand] = [:]
+
     // MARK: Leases and failsafe
-    var lease: Lease?
+    var lease: Lease? {
+        // The holder is in this drone's advertisement: every station shows who controls it.
+        didSet { if oldValue?.holder != lease?.holder { ownAdvertisementDirty = true } }
+    }
     /// Station side: drones whose lease this node believes it holds, with their number and the next renewal time.
     var controlled: [NodeID: ControlledDrone] = [:]
     var stationHeardAt: MeshInstant
@@ -210,6 +216,15 @@ struct CommandRecord: Sendable {
     var uavNumber: UInt8
     var answer: CommandAnswer?
     var finishedAt: MeshInstant?
+    /// A scheduled command: `accepted` was answered when it was scheduled, so the vehicle's verdict at its start only
+    /// matters if it refuses (then the command failed).
+    var scheduled = false
+}
+
+/// A scheduled command waiting on a drone for its start.
+struct ScheduledCommand: Sendable {
+    var command: Command
+    var start: MeshInstant
 }
 
 /// A drone this station controls.

@@ -16,6 +16,9 @@ public enum Directive: Hashable, Sendable {
     case applyTarget(Target, from: NodeID)
     /// Drone: ask the local vehicle to validate and start the command; answer with `onVehicleVerdict`, then `onVehicleCompletion`.
     case executeCommand(CommandID, Command)
+    /// Drone: a scheduled command was accepted; call `onScheduledStart(id, now:)` at `start` (on this node's clock).
+    /// If a newer command cancels it first, that call does nothing.
+    case scheduleStart(CommandID, at: MeshInstant)
     /// Drone: hand this manual-control sample to the local vehicle.
     case applyManualControl(ManualControl, from: NodeID)
     /// Command origin: an answer to one of this node's commands (`accepted` first, then one final answer).

@@ -51,6 +51,9 @@ public enum CommandRejection: Hashable, Sendable, CustomStringConvertible {
     case targetRestarted
     /// The vehicle refused (battery too low, not airborne, …).
     case vehicle(String)
+    /// The drone refused a scheduled command's start time (it arrived too late, starts too far ahead, or could not be
+    /// carried to it); the reason says which.
+    case startTime(String)
 
     public var description: String {
         switch self {
@@ -59,6 +62,7 @@ public enum CommandRejection: Hashable, Sendable, CustomStringConvertible {
         case .controlledBy(let s): return "controlled by \(s)"
         case .targetRestarted: return "target drone restarted"
         case .vehicle(let s): return s
+        case .startTime(let s): return s
         }
     }
 }

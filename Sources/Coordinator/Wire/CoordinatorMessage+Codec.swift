@@ -109,7 +109,14 @@ extension MeshPayload {
             w.u64(c.counter)
             w.u8(c.uavNumber)
             w.u64(c.targetIncarnation)
-            w.bool(c.takeover)
+            w.u8((c.takeover ? 1 : 0) | (c.start != nil ? 2 : 0))
+            switch c.start {
+            case nil: break
+            // Microseconds on the receiving node's clock; 0 says the moment could not be carried (never a real
+            // start: it is the receiver's own start, long past).
+            case .at(let t): w.u64(max(1, t.nanoseconds / 1000))
+            case .clockUnknown: w.u64(0)
+            }
             switch c.command {
             case .takeoff(let alt):
                 w.u8(0)
@@ -149,6 +156,9 @@ extension MeshPayload {
                 case .targetRestarted: w.u8(3)
                 case .vehicle(let s):
                     w.u8(4)
+                    w.shortString(s)
+                case .startTime(let s):
+                    w.u8(5)
                     w.shortString(s)
                 }
             case .completed: w.u8(2)
@@ -276,7 +286,23 @@ extension MeshPayload {
             let counter = try r.u64("command.counter")
             let n = try readUAVNumber(&r, "command.uavNumber", allowNone: false)!
             let inc = try r.u64("command.targetIncarnation")
-            let takeover = try r.bool("command.takeover")
+            let flagsAt = r.offset
+            let flags = try r.u8("command.flags")
+            guard flags & ~3 == 0 else {
+                throw WireError(
+                    "command.flags at offset \(flagsAt): only bits 0 (takeover) and 1 (scheduled) may be set, found 0x\(String(flags, radix: 16))"
+                )
+            }
+            var start: CommandStart?
+            if flags & 2 != 0 {
+                let startAt = r.offset
+                let micros = try r.u64("command.start")
+                guard micros <= UInt64.max / 1000 else {
+                    throw WireError(
+                        "command.start at offset \(startAt): expected ≤ \(UInt64.max / 1000) µs, found \(micros)")
+                }
+                start = micros == 0 ? .clockUnknown : .at(MeshInstant(nanoseconds: micros * 1000))
+            }
             let command: Command
             switch try r.tag("command.kind", max: 6) {
             case 0: command = .takeoff(altitudeMillimetres: try r.i32("command.takeoff.altitude"))
@@ -299,7 +325,8 @@ extension MeshPayload {
             }
             self = .command(
                 CommandRequest(
-                    counter: counter, uavNumber: n, targetIncarnation: inc, takeover: takeover, command: command))
+                    counter: counter, uavNumber: n, targetIncarnation: inc, takeover: flags & 1 != 0, command: command,
+                    start: start))
         case CoordinatorMessageType.commandAnswer:
             let counter = try r.u64("answer.counter")
             let inc = try r.u64("answer.requesterIncarnation")
@@ -307,12 +334,13 @@ extension MeshPayload {
             switch try r.tag("answer.kind", max: 3) {
             case 0: answer = .accepted
             case 1:
-                switch try r.tag("answer.rejection", max: 4) {
+                switch try r.tag("answer.rejection", max: 5) {
                 case 0: answer = .rejected(.unknownUAVNumber(try r.u8("answer.rejection.uavNumber")))
                 case 1: answer = .rejected(.contestedNumber(try r.u8("answer.rejection.uavNumber")))
                 case 2: answer = .rejected(.controlledBy(try r.shortString("answer.rejection.station")))
                 case 3: answer = .rejected(.targetRestarted)
-                default: answer = .rejected(.vehicle(try r.shortString("answer.rejection.reason")))
+                case 4: answer = .rejected(.vehicle(try r.shortString("answer.rejection.reason")))
+                default: answer = .rejected(.startTime(try r.shortString("answer.rejection.startTime")))
                 }
             case 2: answer = .completed
             default: answer = .failed(try r.shortString("answer.failure.reason"))

@@ -9,8 +9,9 @@ extension LinkStateAdvertisement {
         w.u64(incarnation)
         w.u64(sequence)
         w.u8(role == .station ? 0 : 1)
-        w.u8((numberPinned ? 1 : 0) | (flying ? 2 : 0) | (geofence != nil ? 4 : 0))
+        w.u8((numberPinned ? 1 : 0) | (flying ? 2 : 0) | (geofence != nil ? 4 : 0) | (controller != nil ? 8 : 0))
         w.u8(uavNumber ?? 0)
+        if let controller { w.nodeID(controller) }
         w.shortString(name)
         w.u16(UInt16(min(neighbours.count, WireLimits.maxNeighbours)))
         for n in neighbours.prefix(WireLimits.maxNeighbours) { w.nodeID(n) }
@@ -27,11 +28,12 @@ extension LinkStateAdvertisement {
         let role: NodeRole = try r.tag("lsa.role", max: 1) == 0 ? .station : .drone
         let flagsAt = r.offset
         let flags = try r.u8("lsa.flags")
-        guard flags & ~7 == 0 else {
+        guard flags & ~15 == 0 else {
             throw WireError(
-                "lsa.flags at offset \(flagsAt): expected bits 0–2 only, found 0x\(String(flags, radix: 16))")
+                "lsa.flags at offset \(flagsAt): expected bits 0–3 only, found 0x\(String(flags, radix: 16))")
         }
         let number = try readUAVNumber(&r, "lsa.uavNumber", allowNone: true)
+        let controller = flags & 8 != 0 ? try r.nodeID("lsa.controller") : nil
         let name = try r.shortString("lsa.name")
         let countAt = r.offset
         let count = Int(try r.u16("lsa.neighbourCount"))
@@ -53,7 +55,7 @@ extension LinkStateAdvertisement {
         self.init(
             origin: origin, incarnation: incarnation, sequence: sequence, role: role, name: name,
             uavNumber: number, numberPinned: flags & 1 != 0, flying: flags & 2 != 0, neighbours: neighbours,
-            geofence: geofence)
+            geofence: geofence, controller: controller)
     }
 }
 

@@ -23,12 +23,17 @@ public struct LinkStateAdvertisement: Hashable, Sendable {
     public var neighbours: [NodeID]
     /// The station's geofence announcement the origin uses (nil: none heard; a drone flies its configured fence).
     public var geofence: GeofenceStamp?
+    /// Drones: the station holding the drone's control lease (nil: none). It changes seldom (a first command, a
+    /// takeover, a lapse), so it rides here, flooded on change, rather than in every telemetry sample.
+    public var controller: NodeID?
 
     /// An advertisement from its fields.
     public init(
         origin: NodeID, incarnation: Incarnation, sequence: UInt64, role: NodeRole, name: String,
-        uavNumber: UInt8?, numberPinned: Bool, flying: Bool, neighbours: [NodeID], geofence: GeofenceStamp? = nil
+        uavNumber: UInt8?, numberPinned: Bool, flying: Bool, neighbours: [NodeID], geofence: GeofenceStamp? = nil,
+        controller: NodeID? = nil
     ) {
+        self.controller = controller
         self.origin = origin
         self.incarnation = incarnation
         self.sequence = sequence
@@ -136,14 +141,46 @@ public struct CommandRequest: Hashable, Sendable {
     public var takeover: Bool
     /// The command.
     public var command: Command
+    /// When the drone starts it (nil: as soon as it arrives).
+    public var start: CommandStart?
 
     /// A request from its fields.
-    public init(counter: UInt64, uavNumber: UInt8, targetIncarnation: Incarnation, takeover: Bool, command: Command) {
+    public init(
+        counter: UInt64, uavNumber: UInt8, targetIncarnation: Incarnation, takeover: Bool, command: Command,
+        start: CommandStart? = nil
+    ) {
         self.counter = counter
         self.uavNumber = uavNumber
         self.targetIncarnation = targetIncarnation
         self.takeover = takeover
         self.command = command
+        self.start = start
+    }
+}
+
+/// The moment a scheduled command starts. Nodes share no clock: each holds the moment on its own monotonic clock, and
+/// every hop translates it into the next hop's clock as it sends the command (`onClock(of:)`, with the offset the
+/// mesh layer estimates from heartbeats), so the drone receives it on its own clock.
+public enum CommandStart: Hashable, Sendable {
+    /// At this instant on the clock of the node holding the request.
+    case at(MeshInstant)
+    /// A hop on the way had no estimate of the next hop's clock, so the moment could not be carried (the drone refuses).
+    case clockUnknown
+}
+
+extension CoordinatorMessage {
+    /// This message as it must leave for a neighbour whose clock is `offset` ahead of this node's (`nil`: unknown): a
+    /// scheduled command's start moves onto the neighbour's clock; every other message is unchanged.
+    public func onClock(offset: Duration?) -> CoordinatorMessage {
+        guard case .routed(let env, .command(var request)) = self, case .at(let t) = request.start else { return self }
+        request.start = offset.map { .at(t + $0) } ?? .clockUnknown
+        return .routed(env, .command(request))
+    }
+
+    /// Whether sending this message needs the receiver's clock (a scheduled command with a known start).
+    public var carriesClockTime: Bool {
+        guard case .routed(_, .command(let request)) = self, case .at = request.start else { return false }
+        return true
     }
 }
 

@@ -229,11 +229,30 @@ function redraw() {
   });
 }
 
+// The station controlling a drone (its control lease, as the drone announces it): "you" for this station, else the
+// station's name, each station in a colour of its own.
+const CONTROLLER_COLOURS = ["#6a1b9a", "#ad1457", "#00838f", "#5d4037", "#283593", "#9e6c00"];
+function controllerText(v) {
+  return v.controller == null ? "" : v.controlledHere ? "you" : v.controller;
+}
+function controllerColour(v) {
+  if (v.controlledHere) return "#2e7d32";
+  let h = 0;
+  for (const c of v.controllerNode || v.controller || "") h = (h * 31 + c.charCodeAt(0)) >>> 0;
+  return CONTROLLER_COLOURS[h % CONTROLLER_COLOURS.length];
+}
+
 function drawVehicles() {
   for (const [node, v] of state.vehicles) {
     const selected = v.uavNumber === state.selected;
-    const className = `drone uav-${label(v)}${selected ? " selected" : ""}${v.stale ? " stale" : ""}`;
-    const icon = L.divIcon({ className, html: `<div title="${v.name}">${label(v)}</div>`, iconSize: [26, 26] });
+    const ctl = controllerText(v);
+    const className = `drone uav-${label(v)}${selected ? " selected" : ""}${v.stale ? " stale" : ""}` +
+      (v.controlledHere ? " controlled-here" : v.controller != null ? " controlled" : "");
+    const title = escapeHTML(v.name + (ctl ? ` · controlled by ${v.controlledHere ? "this station" : v.controller}` : ""));
+    const badge = ctl
+      ? `<span class="ctl${v.controlledHere ? " here" : ""}" style="background:${controllerColour(v)}">${escapeHTML(ctl.length > 10 ? ctl.slice(0, 9) + "…" : ctl)}</span>`
+      : "";
+    const icon = L.divIcon({ className, html: `<div title="${title}">${label(v)}</div>${badge}`, iconSize: [26, 26] });
     let m = markers.get(node);
     if (!m) {
       m = L.marker([v.latitude, v.longitude], { icon }).addTo(map);
@@ -241,7 +260,7 @@ function drawVehicles() {
       markers.set(node, m);
     } else {
       m.setLatLng([v.latitude, v.longitude]);
-      if (m.options.icon.options.className !== className) m.setIcon(icon);
+      if (m.options.icon.options.className !== className || m.options.icon.options.html !== icon.options.html) m.setIcon(icon);
     }
   }
 }
@@ -309,7 +328,7 @@ function drawList() {
     if (!tr) {
       tr = document.createElement("tr");
       tr.append(pickCell(v.node));
-      for (const cls of ["uav", "name", "activity", "alt", "speed", "battery"]) {
+      for (const cls of ["uav", "name", "activity", "alt", "speed", "battery", "ctl"]) {
         const td = document.createElement("td");
         td.className = cls;
         tr.append(td);
@@ -321,8 +340,12 @@ function drawList() {
     tr.dataset.uav = label(v);
     tr.classList.toggle("selected", v.uavNumber === state.selected);
     tr.classList.toggle("stale", v.stale);
-    const texts = [label(v), v.name, v.activity, v.altitude.toFixed(1), v.speed.toFixed(1), v.batteryPercent + " %"];
+    const texts = [label(v), v.name, v.activity, v.altitude.toFixed(1), v.speed.toFixed(1), v.batteryPercent + " %",
+      controllerText(v) || "–"];
     tr.querySelectorAll("td:not(.pick)").forEach((td, i) => { if (td.textContent !== texts[i]) td.textContent = texts[i]; });
+    const ctlCell = tr.querySelector("td.ctl");
+    ctlCell.classList.toggle("here", !!v.controlledHere);
+    ctlCell.title = v.controller == null ? "no station controls it" : `controlled by ${v.controller}`;
     body.append(tr);   // moves it into sorted place
   }
   document.getElementById("count").textContent = `(${sorted.length})`;
@@ -395,7 +418,10 @@ function drawSelected() {
     `${v.activity}${v.armed ? ", armed" : ""} · ${v.altitude.toFixed(1)} m · ${v.speed.toFixed(1)} m/s · heading ${v.heading.toFixed(0)}°\n` +
     `battery ${v.batteryPercent} % · telemetry ${v.ageMs} ms old${v.stale ? " (stale)" : ""}` +
     (v.linkQuality != null ? ` · autopilot link ${v.linkQuality} %` : "") +
-    (a ? ` · prediction ${a.ageMs} ms old` : "") + `\ngeofence: ${fenceOf(v.node)}`;
+    (a ? ` · prediction ${a.ageMs} ms old` : "") +
+    "\n" + (v.controller == null ? "no station controls it"
+      : v.controlledHere ? `controlled by this station (${v.controller})` : `controlled by ${v.controller}`) +
+    `\ngeofence: ${fenceOf(v.node)}`;
 }
 
 function select(uav) {
@@ -604,7 +630,8 @@ document.getElementById("path-preview").addEventListener("click", () => previewP
 document.getElementById("path-send").addEventListener("click", () => sendPath());
 document.getElementById("path-cancel").addEventListener("click", () => endDrawing(true));
 
-// Group commands: the drones ticked in the list, each sent the command at once; more than one asks first.
+// Group commands: the drones ticked in the list, each sent the command at once, or ("at the same moment") one request
+// that every drone starts together on its own clock; more than one drone asks first.
 function pickCell(node) {
   const td = document.createElement("td");
   td.className = "pick";
@@ -655,22 +682,51 @@ function confirmInPage(text, ok = "Send to all of them") {
   return new Promise((resolve) => dialog.addEventListener("close", () => resolve(dialog.returnValue === "ok"), { once: true }));
 }
 
+const GROUP_LEAD_MS = 1500;
+
 async function groupCommand(args) {
   if (session.role !== "operator") return;
   const targets = pickedVehicles();
   if (targets.length === 0) return;
   const numbers = targets.map((v) => v.uavNumber);
   const text = args.join(" ");
-  if (targets.length > 1 && !(await confirmInPage(`Send "${text}" to ${targets.length} drones: UAV ${numbers.join(", ")}?`))) {
+  const together = document.getElementById("group-together").checked;
+  const how = together ? ` at the same moment (${GROUP_LEAD_MS / 1000} s after sending)` : "";
+  if (targets.length > 1 && !(await confirmInPage(`Send "${text}" to ${targets.length} drones${how}: UAV ${numbers.join(", ")}?`))) {
     logEvent(`group ${text}: cancelled`);
     return;
   }
   const started = performance.now();
-  logEvent(`group ${text} to UAV ${numbers.join(", ")}: sent`);
-  const finals = await Promise.all(numbers.map((uav) => command(uav, args)));
+  logEvent(`group ${text} to UAV ${numbers.join(", ")}${how}: sent`);
+  const finals = together ? await groupTogether(numbers, args, text) : await Promise.all(numbers.map((uav) => command(uav, args)));
   const done = finals.filter((f) => f === "completed").length;
   logEvent(`group ${text}: ${done} of ${numbers.length} completed in ${Math.round(performance.now() - started)} ms`,
     done === numbers.length ? "completed" : "failed");
+}
+
+// One group command that every drone starts at the same moment (POST /api/v1/group-commands); each drone's answers are
+// logged as for one drone; resolves to their final answers.
+async function groupTogether(numbers, args, text) {
+  const body = { uavs: numbers, args, leadMs: GROUP_LEAD_MS, timeoutMs: 60000, takeover: document.getElementById("takeover").checked };
+  try {
+    const r = await post("/api/v1/group-commands", body);
+    const answer = await r.json();
+    if (!r.ok) { logEvent(`group ${text}: ${answer.error}`, "rejected"); return numbers.map(() => null); }
+    const at = new Date(answer.startsAtMs);
+    const hms = at.toLocaleTimeString([], { hour12: false }) + "." + String(at.getMilliseconds()).padStart(3, "0");
+    logEvent(`group ${answer.command}: every drone starts at ${hms}`);
+    return answer.commands.map((c) => {
+      const parts = c.answers.map((a) => `${a.answer === "accepted" ? "accepted (scheduled)" : a.answer}` +
+        `${a.reason ? " (" + a.reason + ")" : ""} ${a.afterMs} ms`);
+      if (c.timedOut) parts.push("no final answer (timed out)");
+      const last = c.answers[c.answers.length - 1];
+      logEvent(`UAV ${c.uavNumber} ${c.command}: ${parts.join(", ")}`, last ? last.answer : "failed");
+      return last ? last.answer : null;
+    });
+  } catch (e) {
+    logEvent(`group ${text}: the station did not answer (${e})`, "failed");
+    return numbers.map(() => null);
+  }
 }
 
 document.querySelectorAll("[data-group]").forEach((b) => b.addEventListener("click", () => {

@@ -390,7 +390,7 @@ extension GroundControlBridge {
     public static func result(for rejection: CommandRejection) -> MAVResult {
         switch rejection {
         case .unknownUAVNumber, .controlledBy: return .denied
-        case .contestedNumber, .targetRestarted: return .temporarilyRejected
+        case .contestedNumber, .targetRestarted, .startTime: return .temporarilyRejected
         case .vehicle(let reason):
             if reason.hasPrefix("autopilot silent") || reason.hasPrefix("autopilot not connected")
                 || reason.hasPrefix("no position") || reason.hasPrefix("no home")

@@ -37,6 +37,17 @@ enum ControlRequestHandler {
                 command: await coordinator.send(
                     command, toUAV: UInt8(send.uav), takeover: send.takeover,
                     timeout: .milliseconds(send.timeoutMs)))
+        case .group(let group):
+            let command: Command
+            do {
+                command = try FleetCommandParser.parse(group.args)
+            } catch {
+                return ControlResponse(error: "group: \(error)")
+            }
+            return ControlResponse(
+                group: await coordinator.sendGroup(
+                    command, toUAVs: group.uavs.map { UInt8($0) }, lead: .milliseconds(group.leadMs),
+                    takeover: group.takeover, timeout: .milliseconds(group.timeoutMs)))
         case .target(let target):
             let location: GeoPoint
             do {

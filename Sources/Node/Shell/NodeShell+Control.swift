@@ -140,7 +140,9 @@ extension NodeShell {
             speed: speed, heading: Double(s.headingCentidegrees) / 100, activity: "\(s.activity)", armed: s.armed,
             batteryPercent: Int(s.batteryPercent), ageMs: Int(v.age.wholeNanoseconds / 1_000_000), stale: v.isStale,
             linkQuality: Int(s.linkQuality), velocityNorth: Double(s.velocityNorthCmS) / 100,
-            velocityEast: Double(s.velocityEastCmS) / 100, velocityUp: -Double(s.velocityDownCmS) / 100)
+            velocityEast: Double(s.velocityEastCmS) / 100, velocityUp: -Double(s.velocityDownCmS) / 100,
+            controller: v.controller.map(displayName), controllerNode: v.controller?.hex,
+            controlledHere: v.controller.map { $0 == core.nodeID })
     }
 
     /// The airspace picture (predictions).

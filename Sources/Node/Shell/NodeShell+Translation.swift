@@ -53,6 +53,13 @@ extension NodeShell {
         }
     }
 
+    /// `12:34:56.789`: a wall-clock time in milliseconds since the epoch, in UTC.
+    static func clockTime(_ ms: Int64) -> String {
+        let seconds = ms / 1000
+        let day = seconds % 86_400
+        return String(format: "%02d:%02d:%02d.%03d UTC", day / 3600, day / 60 % 60, day % 60, ms % 1000)
+    }
+
     /// Whether no further answer follows this one.
     static func isFinal(_ answer: CommandAnswer) -> Bool {
         if case .accepted = answer { return false }

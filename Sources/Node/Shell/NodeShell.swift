@@ -72,6 +72,8 @@ public actor NodeShell {
     /// Answers to commands a control request is waiting for.
     var answers: [CommandID: [CommandReport.Answer]] = [:]
     var commandSentAt: [CommandID: MeshInstant] = [:]
+    /// Scheduled commands this node sent: when they start (wall-clock ms), for the log.
+    var commandStartsAtMs: [CommandID: Int64] = [:]
     /// `send` calls waiting for a command's final answer (completed, failed or rejected).
     var finalAnswerWaiters: [CommandID: CheckedContinuation<Void, Never>] = [:]
     /// Commands whose wait ended (final answer or timeout): a waiter arriving late returns at once.
@@ -296,11 +298,18 @@ public actor NodeShell {
                 }
                 // The verdict (an autopilot's may come later) leaves before any completion the vehicle reports at once.
                 withPilot(now: t) { $0.execute(id, command, now: t) }
+            case .scheduleStart(let id, let start):
+                armStart(id, at: start)
             case .applyManualControl(let sample, _):
                 manualStats.record(sentAtMicros: sample.sentAtMicros, wallSeconds: Date().timeIntervalSince1970)
                 withPilot(now: t) { $0.applyManualControl(sample, now: t) }
             case .commandAnswer(let id, let answer):
-                event(.info, "command", "command \(id): \(Self.describe(answer))")
+                let starts = commandStartsAtMs[id].map { ms in
+                    " (starts at \(Self.clockTime(ms)))"
+                }
+                event(
+                    .info, "command",
+                    "command \(id): \(Self.describe(answer))\(answer == .accepted ? starts ?? "" : "")")
                 forwardToGroundControl(id, answer)
                 if answers[id] != nil {
                     let after = commandSentAt[id].map { Int((t - $0).wholeNanoseconds / 1_000_000) } ?? 0

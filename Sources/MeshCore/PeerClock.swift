@@ -1,0 +1,64 @@
+import MeshTypes
+
+/// An estimate of one peer's monotonic clock against this node's, from timestamps the mesh already exchanges: every
+/// heartbeat carries its sender's clock (`sentAtMicros`), and every heartbeat reply gives a round trip.
+///
+/// A heartbeat that left the peer at `sent` (its clock) and arrived here at `t` (ours) gives `t − sent = δ − θ`,
+/// where δ is the one-way delay and θ the peer's clock minus ours. Queueing only ever adds to δ, so the smallest
+/// `t − sent` of the last one to two seconds is the best sample, and half the smallest round trip of the same span
+/// stands for its δ: `θ ≈ minRTT / 2 − min(t − sent)`. The error is half the asymmetry between the two directions
+/// of that link (well under a millisecond on a LAN or the lab's veths, a few milliseconds on a radio link). Samples
+/// are kept per window of one second and the previous window is still used, so the estimate follows drift between
+/// two monotonic clocks (parts per million) and a peer's restart (the shell resets the estimate then) within 2 s.
+public struct PeerClock: Sendable, Equatable {
+    /// How long one window of samples lasts.
+    public static let window: Duration = .seconds(1)
+
+    struct Window: Sendable, Equatable {
+        var start: MeshInstant
+        /// Smallest arrival time here minus sending time there, microseconds.
+        var minGap: Int64?
+        /// Smallest round trip, microseconds.
+        var minRoundTrip: Int64?
+    }
+
+    var current: Window?
+    var previous: Window?
+
+    public init() {}
+
+    /// A heartbeat from the peer, stamped `sentAtMicros` on its clock, arrived `now`.
+    public mutating func onHeartbeat(sentAtMicros: UInt64, now: MeshInstant) {
+        let gap = Int64(clamping: now.nanoseconds / 1000) &- Int64(clamping: sentAtMicros)
+        roll(now)
+        current!.minGap = min(current!.minGap ?? .max, gap)
+    }
+
+    /// A heartbeat reply from the peer: the round trip of one of this node's heartbeats.
+    public mutating func onRoundTrip(_ rtt: Duration, now: MeshInstant) {
+        guard rtt >= .zero else { return }
+        roll(now)
+        current!.minRoundTrip = min(current!.minRoundTrip ?? .max, rtt.wholeNanoseconds / 1000)
+    }
+
+    /// The peer's clock minus this node's (add it to one of this node's instants to get the same moment on the peer's
+    /// clock); nil until both a heartbeat and a reply were seen within the last two windows.
+    public func offset(now: MeshInstant) -> Duration? {
+        let windows = [current, previous].compactMap { $0 }.filter { now - $0.start < Self.window * 2 }
+        guard let gap = windows.compactMap(\.minGap).min(), let rtt = windows.compactMap(\.minRoundTrip).min()
+        else { return nil }
+        return .microseconds(rtt / 2 - gap)
+    }
+
+    /// Half the smallest recent round trip: the delay the offset assumes for each direction.
+    public func oneWayDelay(now: MeshInstant) -> Duration? {
+        let windows = [current, previous].compactMap { $0 }.filter { now - $0.start < Self.window * 2 }
+        return windows.compactMap(\.minRoundTrip).min().map { .microseconds($0 / 2) }
+    }
+
+    private mutating func roll(_ now: MeshInstant) {
+        if let c = current, now - c.start < Self.window { return }
+        previous = current
+        current = Window(start: now)
+    }
+}

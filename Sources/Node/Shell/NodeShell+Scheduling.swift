@@ -1,0 +1,74 @@
+import ControlProtocol
+import Coordinator
+import Foundation
+import MeshTypes
+
+/// Commands that start at one moment on several drones: the station's side (`sendGroup`: one start instant, sent to
+/// each drone, which the mesh carries onto each drone's clock) and the drone's (a timer per scheduled command, armed
+/// by the core's `.scheduleStart` and handed back to it when due).
+extension NodeShell {
+    /// Sends `command` to every drone in `numbers`, all to start `lead` from now, and waits until each has its final
+    /// answer or `timeout` after the start has passed. With `takeover`, their control leases move to this station.
+    public func sendGroup(
+        _ command: Command, toUAVs numbers: [UInt8], lead: Duration, takeover: Bool = false, timeout: Duration
+    ) async -> GroupCommandReport {
+        let t = now
+        let start = t + lead
+        let startsAtMs = Int64(((Date().timeIntervalSince1970 + lead.secondsDouble) * 1000).rounded())
+        var ids: [CommandID] = []
+        for n in numbers {
+            let (id, effects) = node.sendCommand(command, toUAV: n, takeover: takeover, start: start, now: t)
+            ids.append(id)
+            answers[id] = []
+            commandSentAt[id] = t
+            commandStartsAtMs[id] = startsAtMs
+            logger.info(
+                "command \(id) \(command.summary) to UAV \(n)\(takeover ? " (takeover)" : ""), starting in \(Self.milliseconds(lead)) ms"
+            )
+            apply(effects, now: t)
+        }
+        let deadline = clock.now + lead + timeout
+        let waits = ids
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { for id in waits { await self.waitForFinalAnswer(id) } }
+            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
+            await group.next()
+            group.cancelAll()
+            for id in waits { self.endWait(id) }
+        }
+        var reports: [CommandReport] = []
+        for (id, n) in zip(ids, numbers) {
+            finishedWaits.remove(id)
+            let got = answers.removeValue(forKey: id) ?? []
+            commandSentAt[id] = nil
+            commandStartsAtMs[id] = nil
+            reports.append(
+                CommandReport(
+                    uavNumber: Int(n), command: command.summary, answers: got,
+                    timedOut: !got.contains { $0.answer != "accepted" }))
+        }
+        return GroupCommandReport(
+            command: command.summary, leadMs: Int(Self.milliseconds(lead)), startsAtMs: startsAtMs, commands: reports)
+    }
+
+    /// Drone: arms the timer of a scheduled command (`.scheduleStart`); at `start` the core hands it to the vehicle.
+    func armStart(_ id: CommandID, at start: MeshInstant) {
+        let deadline = clock.now + (start - now)
+        Task { [weak self] in
+            try? await Task.sleep(until: deadline, clock: .continuous)
+            await self?.startScheduled(id, due: start)
+        }
+    }
+
+    /// Drone: a scheduled command's moment came. Logged with how late the timer fired, then handed to the core (which
+    /// does nothing if a newer command cancelled it).
+    func startScheduled(_ id: CommandID, due: MeshInstant) {
+        let t = now
+        guard core.pendingStarts[id] != nil else { return }
+        let late = Double((t - due).wholeNanoseconds) / 1e6
+        event(.info, "command", "command \(id) starts as scheduled (\(String(format: "%.1f", late)) ms after its time)")
+        coordinate(now: t) { $0.onScheduledStart(id, now: t) }
+    }
+
+    static func milliseconds(_ d: Duration) -> Int64 { d.wholeNanoseconds / 1_000_000 }
+}

@@ -1,0 +1,116 @@
+import Coordinator
+import Determinism
+import MeshCore
+import MeshTypes
+import NodeCore
+import SecureTransport
+import Testing
+
+/// A scheduled command's start crosses clocks: the mesh layer estimates each neighbour's clock from heartbeats
+/// (`PeerClock`), and each hop moves the start onto the next hop's clock as it sends the command.
+@Suite struct ScheduledStartTests {
+    @Test("the estimate is the peer's clock minus ours, from the fastest heartbeat and the fastest round trip")
+    func peerClockFromHeartbeats() {
+        var clock = PeerClock()
+        // The peer's clock reads 5 s more than ours; 2 ms one way, sometimes 9 ms more of queueing.
+        let peerAhead: Int64 = 5_000_000
+        for i in 0..<20 {
+            let sentHere = MeshInstant(nanoseconds: UInt64(1_000_000_000 + i * 50_000_000))
+            let queue: Int64 = i % 3 == 0 ? 0 : 9_000
+            // Their heartbeat: sent at their clock, arrives here 2 ms (plus queueing) later.
+            let theirSend = Int64(sentHere.nanoseconds / 1000) + peerAhead
+            clock.onHeartbeat(
+                sentAtMicros: UInt64(theirSend), now: sentHere + .microseconds(2_000 + queue))
+            // Our heartbeat's round trip: 4 ms, plus queueing on some.
+            clock.onRoundTrip(.microseconds(4_000 + queue), now: sentHere + .microseconds(4_000 + queue))
+        }
+        let now = MeshInstant(nanoseconds: 2_000_000_000)
+        #expect(clock.offset(now: now) == .microseconds(peerAhead))
+        #expect(clock.oneWayDelay(now: now) == .milliseconds(2))
+        // Samples older than two windows no longer count.
+        #expect(clock.offset(now: now + .seconds(3)) == nil)
+        #expect(PeerClock().offset(now: now) == nil)
+    }
+
+    /// Three nodes in a line (station — relay — drone), each with its own clock origin, links of 1 ms and 3 ms each way:
+    /// the drone is asked to start at the station's moment, on its own clock.
+    @Test("a relayed drone schedules the start at the station's moment on its own clock, within 0.1 ms")
+    func startCrossesTwoHopsOfClocks() throws {
+        let key = try MeshKey(bytes: Array(repeating: 0x3C, count: 32))
+        // node i's clock reads global time plus `skew[i]`.
+        let skew: [Int64] = [5_000_000_000, 200_000_000, 17_300_000_000]
+        let latency: [[Int64]] = [[0, 1_000_000, 0], [1_000_000, 0, 3_000_000], [0, 3_000_000, 0]]
+        var nodes: [NodeCore<Int>] = (0..<3).map { i in
+            let id = NodeID(high: UInt64(i + 1), low: 9)
+            let role: NodeRole = i == 2 ? .drone : .station
+            let mesh = MeshCore<Int>(
+                key: key, localID: id, incarnation: UInt64(50 + i), role: role, name: "n\(i)",
+                uavNumber: i == 2 ? 6 : nil, random: SeededRandom(seed: UInt64(i + 7)))
+            let configuration = CoordinatorConfiguration(
+                nodeID: id, role: role, name: "n\(i)", pinnedUAVNumber: i == 2 ? 6 : nil)
+            let coordinator = CoordinatorCore(
+                configuration: configuration, incarnation: UInt64(50 + i), persistedUAVNumber: nil,
+                now: MeshInstant(nanoseconds: UInt64(skew[i])))
+            return NodeCore(mesh: mesh, coordinator: coordinator)
+        }
+        var global: Int64 = 1_000_000_000
+        func local(_ i: Int) -> MeshInstant { MeshInstant(nanoseconds: UInt64(global + skew[i])) }
+        var inFlight: [(at: Int64, to: Int, from: Int, bytes: [UInt8])] = []
+        var starts: [(node: Int, id: CommandID, at: MeshInstant)] = []
+        var answers: [CommandAnswer] = []
+        func carry(_ effects: [NodeCore<Int>.Effect], at i: Int) {
+            for e in effects {
+                switch e {
+                case .datagram(let bytes, let to):
+                    guard latency[i][to] > 0 else { continue }
+                    inFlight.append((global + latency[i][to], to, i, bytes))
+                case .coordinator(.scheduleStart(let id, let at)): starts.append((i, id, at))
+                case .coordinator(.commandAnswer(_, let a)) where i == 0: answers.append(a)
+                default: break
+                }
+            }
+        }
+        func run(until end: Int64) {
+            while global < end {
+                global += 1_000_000
+                while let next = inFlight.indices.filter({ inFlight[$0].at <= global }).min(by: {
+                    inFlight[$0].at < inFlight[$1].at
+                }) {
+                    let d = inFlight.remove(at: next)
+                    carry(nodes[d.to].onDatagram(d.bytes, from: d.from, now: local(d.to)), at: d.to)
+                }
+                for i in 0..<3 where global % 10_000_000 == 0 {
+                    carry(
+                        nodes[i].onMeshTick(
+                            now: local(i), wallClockMicros: UInt64(global / 1000) + 1_700_000_000_000_000),
+                        at: i)
+                }
+                for i in 0..<3 where global % 50_000_000 == 0 {
+                    carry(nodes[i].onCoordinatorTick(now: local(i)), at: i)
+                }
+            }
+        }
+        // Each link's ends find each other; 0 and 2 never hear each other.
+        for (a, b) in [(0, 1), (1, 2)] {
+            carry(
+                nodes[a].onDiscovered(
+                    id: nodes[b].mesh.localID, incarnation: nil, name: "n\(b)", role: nil, uavNumber: nil, address: b,
+                    now: local(a)), at: a)
+        }
+        run(until: global + 3_000_000_000)
+        #expect(nodes[0].coordinator.route(to: nodes[2].mesh.localID)?.hops == 2)
+        let ahead = try #require(nodes[0].mesh.clockOffset(of: nodes[1].mesh.localID, now: local(0)))
+        #expect(abs((ahead - .nanoseconds(skew[1] - skew[0])).wholeNanoseconds) < 10_000)
+
+        let start = local(0) + .milliseconds(1500)
+        let (id, effects) = nodes[0].sendCommand(.hover, toUAV: 6, start: start, now: local(0))
+        carry(effects, at: 0)
+        run(until: global + 200_000_000)
+        #expect(answers == [.accepted])
+        let scheduled = try #require(starts.first { $0.node == 2 && $0.id == id })
+        // The same moment in global time, on both clocks.
+        let stationMoment = Int64(start.nanoseconds) - skew[0]
+        let droneMoment = Int64(scheduled.at.nanoseconds) - skew[2]
+        #expect(abs(droneMoment - stationMoment) < 100_000, "off by \(droneMoment - stationMoment) ns")
+    }
+}
