@@ -4,63 +4,16 @@ import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
 
-/// The JSON API: the CLI's requests over HTTP (docs/DASHBOARD.md). Reads answer from the node's picture; commands
-/// and targets answer as `fleetmesh send` and `fleetmesh target` do. A bad request is a 4xx whose JSON `error` names
-/// the field; nothing a client sends reaches the node unchecked.
+/// The OpenAPI document the JSON API is generated from, served at `/api/openapi.yaml`, and the helpers of a route
+/// written by hand (`router.post(…) { request, _ in try await Self.relay(request, as: "send", …) }`): a JSON request
+/// relayed to the node as a control request, answered as the CLI's `--json`, refused as `{"error": …}` naming the
+/// field. New endpoints belong in openapi.yaml and `DashboardAPI` (docs/DASHBOARD.md: how to add an endpoint); these
+/// helpers serve the hand-written ones until they are ported.
 extension DashboardService {
     /// Largest request body accepted (a trajectory upload fits many times over).
     static let maximumBody = 256 * 1024
 
     func addAPI(to router: Router<DashboardRequestContext>) {
-        let backend = self.backend
-        let api = router.group("/api/v1")
-        for (path, request) in [
-            ("status", ControlRequest.status), ("vehicles", .vehicles), ("airspace", .airspace),
-            ("sources", .sources), ("origin", .origin),
-        ] {
-            api.get(RouterPath(path)) { _, _ in Self.answer(await backend.answer(request), notFoundWhenError: true) }
-        }
-        api.get("events") { request, _ -> Response in
-            var fields: [String: Any] = ["command": "events"]
-            for (key, value) in request.uri.queryParameters {
-                guard key == "after" || key == "limit" else {
-                    return Self.problem(
-                        "events: unknown query parameter \"\(key)\" (events takes after, limit)", status: .badRequest)
-                }
-                guard let n = Int(value) else {
-                    return Self.problem(
-                        "events: \"\(key)\" must be an integer, found \"\(value)\"", status: .badRequest)
-                }
-                fields[String(key)] = n
-            }
-            return await Self.ask(fields, backend: backend)
-        }
-        api.post("uavs/:uav/commands") { request, context -> Response in
-            guard let text = context.parameters.get("uav"), let uav = Int(text) else {
-                return Self.problem("uav: expected a UAV number 1–250 in the path", status: .badRequest)
-            }
-            return try await Self.relay(request, as: "send", adding: ["uav": uav], to: backend)
-        }
-        api.post("uavs/:uav/trajectory-preview") { request, context -> Response in
-            guard let text = context.parameters.get("uav"), let uav = Int(text), (1...250).contains(uav) else {
-                return Self.problem(
-                    "uav: expected a UAV number 1–250 in the path, found \"\(context.parameters.get("uav") ?? "")\"",
-                    status: .badRequest)
-            }
-            let body = try await request.body.collect(upTo: Self.maximumBody)
-            do throws(PreviewRefusal) {
-                let waypoints = try TrajectoryPreview.waypoints(fromJSON: Data(buffer: body))
-                guard let vehicles = await backend.answer(.vehicles).vehicles else {
-                    return Self.problem("the node gave no answer", status: .internalServerError)
-                }
-                return Self.json(try TrajectoryPreview.plan(waypoints, for: uav, in: vehicles))
-            } catch {
-                return Self.problem(error.description, status: HTTPResponse.Status(code: error.status))
-            }
-        }
-        api.post("targets") { request, _ -> Response in
-            try await Self.relay(request, as: "target", adding: [:], to: backend)
-        }
         router.get("/api/openapi.yaml") { _, _ -> Response in
             guard let data = FileManager.default.contents(atPath: Self.webRoot + "/openapi.yaml") else {
                 return Self.problem("the OpenAPI document is missing from this installation", status: .notFound)
@@ -141,11 +94,16 @@ extension DashboardService {
 
     /// `value` as a JSON body (keys sorted).
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let data = (try? encoder.encode(value)) ?? Data(#"{"error":"could not encode the answer"}"#.utf8)
+        let data = jsonData(value)
         return Response(
             status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
             body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// `value` encoded as the API's answers are: compact JSON, keys sorted.
+    static func jsonData(_ value: some Encodable) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return (try? encoder.encode(value)) ?? Data(#"{"error":"could not encode the answer"}"#.utf8)
     }
 }

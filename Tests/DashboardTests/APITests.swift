@@ -1,0 +1,380 @@
+import ControlProtocol
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import NIOEmbedded
+import Synchronization
+import Testing
+
+@testable import Dashboard
+
+/// The JSON API through the dashboard's whole router (its middleware, the server generated from openapi.yaml, the
+/// handlers) against a node that records what it is asked: the answers are the control protocol's types byte for byte
+/// as the CLI's `--json` encodes them, a command reaches the node as its control request, and every malformed request
+/// is refused naming the field without reaching the node.
+@Suite struct APITests {
+    /// A node that answers from fixed reports and records every request.
+    final class Node: Sendable {
+        let asked = Mutex<[ControlRequest]>([])
+        let status = NodeStatus(
+            node: .init(
+                id: "0123456789abcdef0123456789abcdef", name: "station", publishedName: "station", role: "station",
+                uavNumber: nil, incarnation: "1", port: 4500, fingerprint: "ab:cd", uptimeMs: 1234,
+                avahi: "running", rejections: ["malformed": 2], groundControl: "listening on UDP 14550"),
+            peers: [
+                .init(
+                    id: "fedcba9876543210fedcba9876543210", name: "drone-2", role: "drone", uavNumber: 7,
+                    address: "10.0.0.2:4500", state: "established", hops: 1, incarnation: "3", lastHeardMsAgo: 12,
+                    rttMs: 1.5, linkQuality: 0.98, discoveredAtMs: 10, establishedAtMs: 20, stateSinceMs: 20)
+            ],
+            unverified: [
+                .init(claimedID: "00", claimedName: nil, address: "10.0.0.9", state: "discovered", seenForMs: 5)
+            ],
+            mapOrigin: nil,
+            manualControl: .init(received: 3, rateHz: 100, latencyP50Ms: 1.25, lastMsAgo: 40),
+            autopilot: .init(
+                link: "udpin:14601", connected: true, silent: false, autopilot: "ardupilot", systemID: 1,
+                componentID: 1, mode: "GUIDED", armed: true, linkQuality: 100, lastHeartbeatMsAgo: 300,
+                framesSent: 10, framesDropped: 0))
+        let vehicle = VehicleReport(
+            uavNumber: 7, node: "fedcba9876543210fedcba9876543210", name: "drone-2", role: "drone",
+            latitude: 50.0755, longitude: 14.4378, altitude: 10.25, speed: 0.5, heading: 90, activity: "hovering",
+            armed: true, batteryPercent: 88, ageMs: 40, stale: false, linkQuality: 100, velocityNorth: 0.1,
+            velocityEast: -0.2, velocityUp: 0)
+        let events = EventsReport(
+            events: [
+                .init(
+                    seq: 1, timeMs: 1_764_112_345_678, kind: "peer", level: "info", text: "peer drone-2 → established")
+            ],
+            latest: 1, droppedThrough: 0)
+
+        func answer(_ request: ControlRequest) -> ControlResponse {
+            asked.withLock { $0.append(request) }
+            switch request {
+            case .status, .peers: return ControlResponse(status: status)
+            case .vehicles: return ControlResponse(vehicles: [vehicle])
+            case .airspace: return ControlResponse(airspace: [])
+            case .origin: return ControlResponse(error: "origin: no map origin known yet")
+            case .sources:
+                return ControlResponse(sources: .init(subscribing: true, port: 4600, sources: [], rejected: [:]))
+            case .events: return ControlResponse(events: events)
+            case .send(let s):
+                guard s.args.first != "fly" else { return ControlResponse(error: "send: unknown command 'fly'") }
+                return ControlResponse(
+                    command: .init(
+                        uavNumber: s.uav, command: s.args.joined(separator: " "),
+                        answers: [.init(answer: "accepted", afterMs: 2), .init(answer: "completed", afterMs: 900)],
+                        timedOut: false))
+            case .target(let t):
+                return ControlResponse(
+                    target: .init(address: "all", latitude: t.latitude, longitude: t.longitude, altitude: t.altitude))
+            case .manual: return ControlResponse(error: "manual: not here")
+            }
+        }
+
+        /// The commands and targets the node was asked for (reads do not count).
+        var orders: [ControlRequest] {
+            asked.withLock { list in
+                list.filter {
+                    if case .send = $0 { return true }
+                    if case .target = $0 { return true }
+                    return false
+                }
+            }
+        }
+    }
+
+    struct Answer {
+        var status: Int
+        var headers: HTTPFields
+        var body: String
+        var error: String? {
+            (try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])?["error"] as? String
+        }
+    }
+
+    /// Collects a response body.
+    final class Sink: @unchecked Sendable {
+        var buffer = ByteBuffer()
+    }
+    struct SinkWriter: ResponseBodyWriter {
+        let sink: Sink
+        mutating func write(_ buffer: ByteBuffer) async throws {
+            var b = buffer
+            sink.buffer.writeBuffer(&b)
+        }
+        consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
+    }
+
+    let node = Node()
+    let responder: any HTTPResponder<DashboardRequestContext>
+
+    init() throws {
+        let node = self.node
+        let backend = DashboardBackend(answer: { node.answer($0) })
+        let overlay = DashboardOverlay(
+            name: "site", file: "/site.geojson", geoJSON: Data(#"{"type": "FeatureCollection", "features": []}"#.utf8))
+        let service = DashboardService(
+            configuration: DashboardConfiguration(overlays: [overlay]), backend: backend, clock: ContinuousClock(),
+            logger: Logger(label: "test"))
+        let router = try service.makeRouter(
+            live: LivePicture(backend: backend, interval: .seconds(1), clock: ContinuousClock()),
+            state: DashboardState(), access: AccessGuard(accounts: [], clock: ContinuousClock()))
+        responder = router.buildResponder()
+    }
+
+    func call(
+        _ method: HTTPRequest.Method, _ path: String, body: String? = nil, contentType: String = "application/json",
+        headers: HTTPFields = [:]
+    ) async throws -> Answer {
+        var fields = headers
+        if body != nil { fields[.contentType] = contentType }
+        let head = HTTPRequest(
+            method: method, scheme: "http", authority: "127.0.0.1:8080", path: path, headerFields: fields)
+        let request = Request(head: head, body: RequestBody(buffer: ByteBuffer(string: body ?? "")))
+        let context = DashboardRequestContext(
+            source: ApplicationRequestContextSource(channel: EmbeddedChannel(), logger: Logger(label: "test")))
+        let response: Response
+        do {
+            response = try await responder.respond(to: request, context: context)
+        } catch let error as any HTTPResponseError {
+            return Answer(status: Int(error.status.code), headers: [:], body: "")
+        }
+        let sink = Sink()
+        try await response.body.write(SinkWriter(sink: sink))
+        return Answer(status: response.status.code, headers: response.headers, body: String(buffer: sink.buffer))
+    }
+
+    /// What the hand-written routes answered: the value encoded with sorted keys.
+    func encoded(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    @Test func readsAnswerTheControlProtocolsTypesAsTheCLIEncodesThem() async throws {
+        let (expectedStatus, expectedVehicles, expectedEvents) = (
+            try encoded(node.status), try encoded([node.vehicle]), try encoded(node.events)
+        )
+        let status = try await call(.get, "/api/v1/status")
+        #expect(status.status == 200 && status.body == expectedStatus, "\(status.body)")
+        #expect(status.headers[.contentType] == "application/json" && status.headers[.cacheControl] == "no-store")
+        let vehicles = try await call(.get, "/api/v1/vehicles", headers: [.accept: "text/html"])
+        #expect(vehicles.status == 200 && vehicles.body == expectedVehicles, "\(vehicles.body)")
+        let events = try await call(.get, "/api/v1/events?after=0&limit=10")
+        #expect(events.body == expectedEvents, "\(events.body)")
+        #expect(node.asked.withLock { $0.contains(.events(.init(after: 0, limit: 10))) })
+        #expect(try await call(.get, "/api/v1/airspace").body == "[]")
+        let sources = try await call(.get, "/api/v1/sources")
+        #expect(sources.body == #"{"port":4600,"rejected":{},"sources":[],"subscribing":true}"#)
+        let origin = try await call(.get, "/api/v1/origin")
+        #expect(origin.status == 404 && origin.error == "origin: no map origin known yet")
+        #expect(
+            try await call(.get, "/api/v1/map").body
+                == #"{"overlays":[{"name":"site","url":"\/api\/v1\/overlays\/0"}],"tiles":null}"#)
+        let overlay = try await call(.get, "/api/v1/overlays/0")
+        #expect(overlay.status == 200 && overlay.headers[.contentType] == "application/geo+json")
+        #expect(overlay.body == #"{"features":[],"type":"FeatureCollection"}"#)
+        #expect(try await call(.get, "/healthz").body == #"{"alive":true}"#)
+        let ready = try await call(.get, "/readyz")
+        #expect(ready.status == 200 && ready.body == #"{"problems":[],"ready":true}"#, "\(ready.body)")
+        let session = try await call(.get, "/api/v1/session")
+        #expect(session.body == #"{"loginRequired":false,"role":"operator"}"#)
+        let login = try await call(.post, "/api/v1/login", body: #"{"name":"ops","password":"x"}"#)
+        #expect(login.status == 404 && login.error?.contains("this dashboard has no accounts") == true)
+    }
+
+    @Test func aCommandAndATargetReachTheNodeAsTheirControlRequests() async throws {
+        let takeoff = try await call(
+            .post, "/api/v1/uavs/7/commands", body: #"{"args":["takeoff","10"],"timeoutMs":5000}"#)
+        #expect(takeoff.status == 200, "\(takeoff.body)")
+        #expect(
+            takeoff.body
+                == #"{"answers":[{"afterMs":2,"answer":"accepted"},{"afterMs":900,"answer":"completed"}],"command":"takeoff 10","timedOut":false,"uavNumber":7}"#
+        )
+        let target = try await call(
+            .post, "/api/v1/targets",
+            body: #"{"latitude":50.1,"longitude":14.2,"altitude":12,"all":true,"follow":true}"#)
+        #expect(target.body == #"{"address":"all","altitude":12,"latitude":50.1,"longitude":14.2}"#, "\(target.body)")
+        #expect(
+            node.orders == [
+                .send(.init(uav: 7, args: ["takeoff", "10"], timeoutMs: 5000, takeover: false)),
+                .target(.init(latitude: 50.1, longitude: 14.2, altitude: 12, to: .all, follow: true)),
+            ])
+        // The node's own refusal of the words is a 400 with its message.
+        let fly = try await call(.post, "/api/v1/uavs/7/commands", body: #"{"args":["fly"]}"#)
+        #expect(fly.status == 400 && fly.error == "send: unknown command 'fly'")
+    }
+
+    /// Each refusal's status and message; none reaches the node as a command or target.
+    @Test func everyMalformedRequestIsRefusedNamingTheField() async throws {
+        let sendTakes = "(send takes args, timeoutMs, takeover)"
+        let tooMany = Array(repeating: "[50,14,10]", count: 201).joined(separator: ",")
+        let cases: [(HTTPRequest.Method, String, String?, Int, String)] = [
+            (.post, "/api/v1/uavs/7/commands", "{not json", 400, "malformed JSON: expected one object \(sendTakes)"),
+            (.post, "/api/v1/uavs/7/commands", "[1,2]", 400, "malformed JSON: expected one object \(sendTakes)"),
+            (.post, "/api/v1/uavs/7/commands", "", 400, "malformed JSON: expected one object \(sendTakes)"),
+            (
+                .post, "/api/v1/uavs/7/commands", #"{"args":"land"}"#, 400,
+                #"args: expected an array, found the string "land""#
+            ),
+            (.post, "/api/v1/uavs/7/commands", #"{"args":["land",5]}"#, 400, "args[1]: expected a string, found 5"),
+            (
+                .post, "/api/v1/uavs/7/commands", #"{"args":["land"],"uav":3}"#, 400,
+                #"send: unknown field "uav" \#(sendTakes)"#
+            ),
+            (
+                .post, "/api/v1/uavs/7/commands", #"{"args":["land"],"takeover":null}"#, 400,
+                "send: takeover is null (leave a field out to use its default)"
+            ),
+            (
+                .post, "/api/v1/uavs/7/commands", #"{"args":["land"],"timeoutMs":-5}"#, 400,
+                #"send: "timeoutMs" must be 1–600000, found -5"#
+            ),
+            (
+                .post, "/api/v1/uavs/7/commands", #"{"args":["land"],"timeoutMs":"x"}"#, 400,
+                #"timeoutMs: expected an integer, found the string "x""#
+            ),
+            (
+                .post, "/api/v1/uavs/7/commands", #"{"args":["land"],"takeover":1}"#, 400,
+                "takeover: expected true or false, found 1"
+            ),
+            (.post, "/api/v1/uavs/7/commands", #"{"timeoutMs":5}"#, 400, "args: missing (send needs args)"),
+            (
+                .post, "/api/v1/uavs/abc/commands", #"{"args":["land"]}"#, 400,
+                #"uav: expected a UAV number 1–250 in the path, found "abc""#
+            ),
+            (
+                .post, "/api/v1/uavs/0/commands", #"{"args":["land"]}"#, 400,
+                #"uav: expected a UAV number 1–250 in the path, found "0""#
+            ),
+            (
+                .post, "/api/v1/uavs/251/trajectory-preview", #"{"waypoints":[[50,14,10]]}"#, 400,
+                #"uav: expected a UAV number 1–250 in the path, found "251""#
+            ),
+            (
+                .post, "/api/v1/targets", #"{"latitude":"50","longitude":14,"altitude":10}"#, 400,
+                #"latitude: expected a number, found the string "50""#
+            ),
+            (
+                .post, "/api/v1/targets", #"{"latitude":50,"longitude":14}"#, 400,
+                "altitude: missing (target needs latitude, longitude, altitude)"
+            ),
+            (
+                .post, "/api/v1/targets", #"{"latitude":50,"longitude":14,"altitude":10}"#, 400,
+                #"target: say which drones: "uav" (1–250) or "all": true"#
+            ),
+            (
+                .post, "/api/v1/uavs/7/trajectory-preview", "[[50,14,10]]", 400,
+                "malformed JSON: expected one object (trajectory-preview takes waypoints)"
+            ),
+            (
+                .post, "/api/v1/uavs/7/trajectory-preview", #"{"waypoints":[[50,14,10]],"speed":3}"#, 400,
+                #"trajectory-preview: unknown field "speed" (trajectory-preview takes waypoints)"#
+            ),
+            (
+                .post, "/api/v1/uavs/7/trajectory-preview", "{}", 400,
+                "waypoints: missing (trajectory-preview needs waypoints)"
+            ),
+            (
+                .post, "/api/v1/uavs/7/trajectory-preview", #"{"waypoints":"50,14,10"}"#, 400,
+                #"waypoints: expected an array, found the string "50,14,10""#
+            ),
+            (
+                .post, "/api/v1/uavs/7/trajectory-preview", #"{"waypoints":[]}"#, 400,
+                "waypoints: expected at least one waypoint, found none"
+            ),
+            (
+                .post, "/api/v1/uavs/7/trajectory-preview", #"{"waypoints":[\#(tooMany)]}"#, 400,
+                "waypoints: at most 200 waypoints, found 201"
+            ),
+            (
+                .post, "/api/v1/uavs/7/trajectory-preview", #"{"waypoints":[[50,14]]}"#, 400,
+                "waypoints[0]: expected [latitude, longitude, altitude], found an array of 2"
+            ),
+            (
+                .post, "/api/v1/uavs/7/trajectory-preview", #"{"waypoints":[[50,14,10],{"lat":50}]}"#, 400,
+                "waypoints[1]: expected an array, found an object"
+            ),
+            (
+                .post, "/api/v1/uavs/7/trajectory-preview", #"{"waypoints":[[50,14,10],[50,"14",10]]}"#, 400,
+                #"waypoints[1][1]: expected a number, found the string "14""#
+            ),
+            (
+                .post, "/api/v1/uavs/7/trajectory-preview", #"{"waypoints":[[true,14,10]]}"#, 400,
+                "waypoints[0][0]: expected a number, found true"
+            ),
+            (
+                .post, "/api/v1/uavs/7/trajectory-preview", #"{"waypoints":[[50,14,null]]}"#, 400,
+                "waypoints[0][2]: expected a number, found null"
+            ),
+            (
+                .post, "/api/v1/uavs/7/trajectory-preview", #"{"waypoints":[[95,14,10]]}"#, 400,
+                "waypoints[0][0]: latitude must be within -90…90 degrees, found 95"
+            ),
+            (
+                .post, "/api/v1/uavs/9/trajectory-preview", #"{"waypoints":[[50,14,10]]}"#, 404,
+                "uav: no drone holds UAV number 9"
+            ),
+            (
+                .post, "/api/v1/login", #"{"name":"ops","password":"x","otp":1}"#, 400,
+                #"login: unknown field "otp" (login takes name, password)"#
+            ),
+            (.post, "/api/v1/login", #"{"name":null,"password":"x"}"#, 400, "name: expected a string, found null"),
+            (.get, "/api/v1/events?limit=5000", nil, 400, #"events: "limit" must be 1–1000, found 5000"#),
+            (.get, "/api/v1/events?after=x", nil, 400, #"events: "after" must be an integer, found "x""#),
+            (
+                .get, "/api/v1/events?since=3", nil, 400,
+                #"events: unknown query parameter "since" (events takes after, limit)"#
+            ),
+            (
+                .get, "/api/v1/overlays/x", nil, 400,
+                #"index: expected an overlay number 0, 1, … in the path, found "x""#
+            ),
+            (.get, "/api/v1/overlays/3", nil, 404, "no overlay 3: this station has 1 ([dashboard] overlays)"),
+            (.put, "/api/v1/vehicles", "{}", 405, "PUT is not allowed on /api/v1/vehicles (it takes GET, HEAD)"),
+            (
+                .get, "/api/v1/nothing", nil, 404,
+                "no such resource: GET /api/v1/nothing (the API is described at /api/openapi.yaml)"
+            ),
+        ]
+        for (method, path, body, status, message) in cases {
+            let answer = try await call(method, path, body: body)
+            #expect(
+                answer.status == status && answer.error == message,
+                "\(method) \(path) \(body ?? ""): \(answer.status) \(answer.body)")
+            if answer.status != 404 || path.hasPrefix("/api/v1/overlays") {
+                #expect(answer.headers[.contentType] == "application/json", "\(path): \(answer.headers)")
+            }
+        }
+        // Too large, or not JSON.
+        let large = try await call(
+            .post, "/api/v1/uavs/7/commands", body: #"{"args":["\#(String(repeating: "x", count: 300_000))"]}"#)
+        #expect(large.status == 413 && large.error == "413 Content Too Large", "\(large.body.prefix(200))")
+        let text = try await call(
+            .post, "/api/v1/uavs/7/commands", body: #"{"args":["land"]}"#, contentType: "text/plain")
+        #expect(text.status == 415 && text.error?.contains("application/json") == true)
+        #expect(node.orders.isEmpty, "\(node.orders)")
+    }
+
+    /// The committed generated code is the generator's output for today's openapi.yaml and configuration (`make
+    /// openapi` writes the hash), and the generated operations are the document's paths the routes table lists.
+    @Test func theGeneratedServerIsUpToDateWithTheDocument() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let document = try Data(contentsOf: root.appendingPathComponent("Sources/Dashboard/Web/openapi.yaml"))
+        let config = try Data(contentsOf: root.appendingPathComponent("Tools/openapi/openapi-generator-config.yaml"))
+        let digest = SHA256.hash(data: document + config).map { String(format: "%02x", $0) }.joined()
+        #expect(
+            digest == APIOperation.sourcesSHA256,
+            "Sources/Dashboard/Generated is older than openapi.yaml or its configuration: run `make openapi`")
+        let generated = Set(APIOperation.all.values.map { "\($0.method) \($0.path)" })
+        let routes = Set(
+            DashboardService.routes.filter { !["/api/openapi.yaml", "/api/v1/live"].contains($0.path) }
+                .flatMap { route in route.methods.map { "\($0.rawValue) \(route.path)" } })
+        #expect(generated == routes)
+    }
+}
