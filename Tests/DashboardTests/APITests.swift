@@ -360,6 +360,97 @@ import Testing
         #expect(node.orders.isEmpty, "\(node.orders)")
     }
 
+    /// Each answer schema of openapi.yaml lists exactly the fields its type sends with every optional one set, and
+    /// requires exactly those it sends with none set (schemathesis checks only the answers a lab run happens to give).
+    @Test func theDocumentDescribesEveryFieldOfEveryAnswer() throws {
+        func keys(_ value: some Encodable) throws -> Set<String> {
+            let object = try JSONSerialization.jsonObject(with: try JSONEncoder().encode(value)) as? [String: Any]
+            return Set(object?.keys.map { $0 } ?? [])
+        }
+        func check(_ schema: String, full: some Encodable, minimal: some Encodable) throws {
+            let described = try #require(APIOperation.schemas[schema], "no schema \(schema)")
+            let (sent, alwaysSent) = (try keys(full), try keys(minimal))
+            #expect(sent == Set(described.fields), "\(schema): its type sends \(sent)")
+            #expect(alwaysSent == Set(described.required), "\(schema): its type always sends \(alwaysSent)")
+        }
+        let origin = OriginReport(
+            latitude: 50, longitude: 14, altitude: 0, zone: "33N", zoneForced: false, announcedBy: "station",
+            announcedByNode: "00", epoch: 1, ageMs: 2, utmEasting: 1, utmNorthing: 2)
+        let full = node.status
+        var fullStatus = full
+        fullStatus.mapOrigin = origin
+        fullStatus.node.uavNumber = 3
+        fullStatus.autopilot?.remote = "10.0.0.3:14550"
+        let minimalNode = NodeStatus.LocalNode(
+            id: "00", name: "s", role: "station", incarnation: "1", port: 1, fingerprint: "f", uptimeMs: 1,
+            avahi: "running", rejections: [:])
+        try check("Status", full: fullStatus, minimal: NodeStatus(node: minimalNode, peers: []))
+        try check("LocalNode", full: fullStatus.node, minimal: minimalNode)
+        try check("Peer", full: full.peers[0], minimal: NodeStatus.Peer(id: "00", state: "relayed", hops: 2))
+        try check(
+            "UnverifiedAdvert",
+            full: NodeStatus.UnverifiedAdvert(
+                claimedID: "00", claimedName: "x", address: "a", state: "discovered", seenForMs: 1),
+            minimal: NodeStatus.UnverifiedAdvert(claimedID: "00", state: "discovered", seenForMs: 1))
+        try check(
+            "ManualControl",
+            full: ManualControlReport(
+                received: 1, rateHz: 1, latencyP50Ms: 1, latencyP99Ms: 1, latencyMaxMs: 1, gapP99Ms: 1, gapMaxMs: 1,
+                lastMsAgo: 1),
+            minimal: ManualControlReport(received: 1, lastMsAgo: 1))
+        try check(
+            "Autopilot", full: try #require(fullStatus.autopilot),
+            minimal: AutopilotReport(
+                link: "l", connected: false, silent: false, linkQuality: 0, framesSent: 0, framesDropped: 0))
+        try check(
+            "Vehicle", full: node.vehicle,
+            minimal: VehicleReport(
+                node: "00", name: "d", role: "drone", latitude: 0, longitude: 0, altitude: 0, speed: 0, heading: 0,
+                activity: "landed", armed: false, batteryPercent: 1, ageMs: 1, stale: false))
+        try check(
+            "Airspace", full: AirspaceReport(uavNumber: 1, node: "00", name: "d", ageMs: 1, stepMs: 1, points: []),
+            minimal: AirspaceReport(node: "00", name: "d", ageMs: 1, stepMs: 1, points: []))
+        let command = CommandReport(uavNumber: 1, command: "land", answers: [], timedOut: false)
+        try check("Command", full: command, minimal: command)
+        try check(
+            "CommandAnswer", full: CommandReport.Answer(answer: "rejected", reason: "r", afterMs: 1),
+            minimal: CommandReport.Answer(answer: "accepted", afterMs: 1))
+        try check(
+            "Target", full: TargetReport(address: "all", latitude: 0, longitude: 0, altitude: 0, follow: [command]),
+            minimal: TargetReport(address: "all", latitude: 0, longitude: 0, altitude: 0))
+        try check("Origin", full: origin, minimal: origin)
+        try check(
+            "Sources", full: TargetSourcesReport(subscribing: true, port: 1, sources: [], rejected: [:]),
+            minimal: TargetSourcesReport(subscribing: false, sources: [], rejected: [:]))
+        try check(
+            "TargetSource",
+            full: TargetSourceReport(
+                name: "n", addresses: [], targets: 1, lastTargetMsAgo: 1, lastAddress: "all", lastLatitude: 0,
+                lastLongitude: 0, lastAltitude: 0),
+            minimal: TargetSourceReport(name: "n", addresses: [], targets: 0))
+        try check("Events", full: node.events, minimal: node.events)
+        try check(
+            "Event",
+            full: EventReport(seq: 1, timeMs: 1, kind: "peer", level: "info", text: "t", node: "00", uavNumber: 1),
+            minimal: EventReport(seq: 1, timeMs: 1, kind: "peer", level: "info", text: "t"))
+        try check(
+            "Ready", full: ReadyReport(ready: true, problems: []), minimal: ReadyReport(ready: true, problems: []))
+        try check(
+            "Session",
+            full: DashboardService.SessionReport(loginRequired: true, name: "ops", role: .operator, csrfToken: "t"),
+            minimal: DashboardService.SessionReport(loginRequired: false, name: nil, role: .operator, csrfToken: nil))
+        let tiles = DashboardService.MapReport.Tiles(url: "/tiles/{z}/{x}/{y}.png", maxZoom: 1, attribution: "a")
+        try check(
+            "Map", full: DashboardService.MapReport(tiles: tiles, overlays: []),
+            minimal: DashboardService.MapReport(tiles: nil, overlays: []))
+        try check(
+            "MapTiles", full: tiles, minimal: DashboardService.MapReport.Tiles(url: "u", maxZoom: 1, attribution: nil))
+        let overlay = DashboardService.MapReport.Overlay(name: "n", url: "u")
+        try check("MapOverlay", full: overlay, minimal: overlay)
+        let preview = TrajectoryPreview(points: [], durationS: 0, lengthM: 0, legs: 0)
+        try check("Preview", full: preview, minimal: preview)
+    }
+
     /// The committed generated code is the generator's output for today's openapi.yaml and configuration (`make
     /// openapi` writes the hash), and the generated operations are the document's paths the routes table lists.
     @Test func theGeneratedServerIsUpToDateWithTheDocument() throws {

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Writes Sources/Dashboard/Generated/APIOperations.swift from the dashboard's OpenAPI document: for each operation, its
 parameters and its body's fields, which the dashboard's API middleware checks to refuse a request naming the field
-(the generated server ignores unknown query parameters and takes null for a left-out field), and the SHA-256 of the
-document and the generator's configuration, which a unit test compares so that the committed code cannot fall behind.
+(the generated server ignores unknown query parameters and takes null for a left-out field); each object schema's
+properties, which a unit test compares with the answers' own types; and the SHA-256 of the document and the
+generator's configuration, which a unit test compares so that the committed code cannot fall behind.
 
 Usage (`make openapi` runs it after swift-openapi-generator):
     python3 Tools/openapi/operations.py DOCUMENT CONFIG OUTPUT
@@ -82,6 +83,14 @@ def main():
                 f"            pathParameters: [{', '.join(in_path)}],\n"
                 f"            body: {body}),"
             )
+    schemas = []
+    for name, schema in document.get("components", {}).get("schemas", {}).items():
+        if schema.get("type") == "object" and "properties" in schema:
+            schemas.append(
+                f"        {swift_string(name)}: APIOperation.Body(\n"
+                f"            fields: {swift_list(schema['properties'].keys())},\n"
+                f"            required: {swift_list(schema.get('required', []))}),"
+            )
     with open(output_path, "w") as out:
         out.write(
             "// swift-format-ignore-file\n"
@@ -90,7 +99,9 @@ def main():
             "    /// SHA-256 of openapi.yaml followed by Tools/openapi/openapi-generator-config.yaml, as generated from.\n"
             f"    static let sourcesSHA256 = {swift_string(digest)}\n\n"
             "    /// Every operation of openapi.yaml, by operationId.\n"
-            "    static let all: [String: APIOperation] = [\n" + "\n".join(entries) + "\n    ]\n}\n"
+            "    static let all: [String: APIOperation] = [\n" + "\n".join(entries) + "\n    ]\n\n"
+            "    /// Every object schema of openapi.yaml (components/schemas) by name: its properties and those it requires.\n"
+            "    static let schemas: [String: APIOperation.Body] = [\n" + "\n".join(schemas) + "\n    ]\n}\n"
         )
 
 

@@ -88,4 +88,98 @@ extension APIOperation {
             pathParameters: [APIOperation.Parameter(name: "index", isInteger: true, minimum: 0, maximum: 9999, description: "an overlay number 0, 1, …")],
             body: nil),
     ]
+
+    /// Every object schema of openapi.yaml (components/schemas) by name: its properties and those it requires.
+    static let schemas: [String: APIOperation.Body] = [
+        "SendRequest": APIOperation.Body(
+            fields: ["args", "timeoutMs", "takeover"],
+            required: ["args"]),
+        "TargetRequest": APIOperation.Body(
+            fields: ["latitude", "longitude", "altitude", "uav", "all", "follow", "timeoutMs"],
+            required: ["latitude", "longitude", "altitude"]),
+        "PreviewRequest": APIOperation.Body(
+            fields: ["waypoints"],
+            required: ["waypoints"]),
+        "LoginRequest": APIOperation.Body(
+            fields: ["name", "password"],
+            required: ["name", "password"]),
+        "Error": APIOperation.Body(
+            fields: ["error"],
+            required: ["error"]),
+        "Alive": APIOperation.Body(
+            fields: ["alive"],
+            required: ["alive"]),
+        "Ready": APIOperation.Body(
+            fields: ["ready", "problems"],
+            required: ["ready", "problems"]),
+        "Session": APIOperation.Body(
+            fields: ["loginRequired", "name", "role", "csrfToken"],
+            required: ["loginRequired", "role"]),
+        "LoggedOut": APIOperation.Body(
+            fields: ["loggedOut"],
+            required: ["loggedOut"]),
+        "Status": APIOperation.Body(
+            fields: ["node", "peers", "unverified", "mapOrigin", "manualControl", "autopilot"],
+            required: ["node", "peers"]),
+        "LocalNode": APIOperation.Body(
+            fields: ["id", "name", "publishedName", "role", "uavNumber", "incarnation", "port", "fingerprint", "uptimeMs", "avahi", "rejections", "groundControl"],
+            required: ["id", "name", "role", "incarnation", "port", "fingerprint", "uptimeMs", "avahi", "rejections"]),
+        "Peer": APIOperation.Body(
+            fields: ["id", "name", "role", "uavNumber", "address", "state", "hops", "incarnation", "lastHeardMsAgo", "rttMs", "linkQuality", "discoveredAtMs", "establishedAtMs", "stateSinceMs"],
+            required: ["id", "state", "hops"]),
+        "UnverifiedAdvert": APIOperation.Body(
+            fields: ["claimedID", "claimedName", "address", "state", "seenForMs"],
+            required: ["claimedID", "state", "seenForMs"]),
+        "ManualControl": APIOperation.Body(
+            fields: ["received", "rateHz", "latencyP50Ms", "latencyP99Ms", "latencyMaxMs", "gapP99Ms", "gapMaxMs", "lastMsAgo"],
+            required: ["received", "lastMsAgo"]),
+        "Autopilot": APIOperation.Body(
+            fields: ["link", "remote", "connected", "silent", "autopilot", "systemID", "componentID", "mode", "armed", "linkQuality", "lastHeartbeatMsAgo", "framesSent", "framesDropped"],
+            required: ["link", "connected", "silent", "linkQuality", "framesSent", "framesDropped"]),
+        "Vehicle": APIOperation.Body(
+            fields: ["uavNumber", "node", "name", "role", "latitude", "longitude", "altitude", "speed", "heading", "activity", "armed", "batteryPercent", "ageMs", "stale", "linkQuality", "velocityNorth", "velocityEast", "velocityUp"],
+            required: ["node", "name", "role", "latitude", "longitude", "altitude", "speed", "heading", "activity", "armed", "batteryPercent", "ageMs", "stale"]),
+        "Airspace": APIOperation.Body(
+            fields: ["uavNumber", "node", "name", "ageMs", "stepMs", "points"],
+            required: ["node", "name", "ageMs", "stepMs", "points"]),
+        "Command": APIOperation.Body(
+            fields: ["uavNumber", "command", "timedOut", "answers"],
+            required: ["uavNumber", "command", "answers", "timedOut"]),
+        "CommandAnswer": APIOperation.Body(
+            fields: ["answer", "reason", "afterMs"],
+            required: ["answer", "afterMs"]),
+        "Target": APIOperation.Body(
+            fields: ["address", "latitude", "longitude", "altitude", "follow"],
+            required: ["address", "latitude", "longitude", "altitude"]),
+        "Origin": APIOperation.Body(
+            fields: ["latitude", "longitude", "altitude", "zone", "zoneForced", "announcedBy", "announcedByNode", "epoch", "ageMs", "utmEasting", "utmNorthing"],
+            required: ["latitude", "longitude", "altitude", "zone", "zoneForced", "announcedBy", "announcedByNode", "epoch", "ageMs", "utmEasting", "utmNorthing"]),
+        "Sources": APIOperation.Body(
+            fields: ["subscribing", "port", "sources", "rejected"],
+            required: ["subscribing", "sources", "rejected"]),
+        "TargetSource": APIOperation.Body(
+            fields: ["name", "addresses", "targets", "lastTargetMsAgo", "lastAddress", "lastLatitude", "lastLongitude", "lastAltitude"],
+            required: ["name", "addresses", "targets"]),
+        "Events": APIOperation.Body(
+            fields: ["latest", "droppedThrough", "events"],
+            required: ["events", "latest", "droppedThrough"]),
+        "Event": APIOperation.Body(
+            fields: ["seq", "timeMs", "kind", "level", "text", "node", "uavNumber"],
+            required: ["seq", "timeMs", "kind", "level", "text"]),
+        "Preview": APIOperation.Body(
+            fields: ["points", "durationS", "lengthM", "legs"],
+            required: ["points", "durationS", "lengthM", "legs"]),
+        "Map": APIOperation.Body(
+            fields: ["tiles", "overlays"],
+            required: ["tiles", "overlays"]),
+        "MapTiles": APIOperation.Body(
+            fields: ["url", "maxZoom", "attribution"],
+            required: ["url", "maxZoom"]),
+        "MapOverlay": APIOperation.Body(
+            fields: ["name", "url"],
+            required: ["name", "url"]),
+        "GeoJSON": APIOperation.Body(
+            fields: ["type"],
+            required: ["type"]),
+    ]
 }
