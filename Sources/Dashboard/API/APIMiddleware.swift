@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Logging
 import OpenAPIRuntime
 
 /// Runs around every operation of the generated server (`DashboardAPI`) and keeps the API's behaviour what it was when
@@ -11,6 +12,8 @@ import OpenAPIRuntime
 struct APIMiddleware: ServerMiddleware {
     /// Largest request body accepted, bytes.
     let maximumBody: Int
+    /// Where a failure of the station's own (5xx) is logged.
+    let logger: Logger
 
     func intercept(
         _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
@@ -44,12 +47,16 @@ struct APIMiddleware: ServerMiddleware {
             let name = operation?.name ?? operationID
             switch error.underlyingError {
             case let refusal as APIRefusal:
+                if refusal.status.kind == .serverError { logger.error("dashboard: \(refusal.message)") }
                 return Self.problem(refusal.message, status: refusal.status)
             case let decoding as DecodingError:
                 let message =
                     operation?.message(for: decoding, body: json) ?? "\(name): \(error.causeDescription)"
                 return Self.problem(message, status: .badRequest)
             default:
+                if error.httpStatus.kind == .serverError {
+                    logger.error("dashboard: \(name) failed: \(error.causeDescription) (\(error.underlyingError))")
+                }
                 return Self.problem("\(name): \(error.causeDescription)", status: error.httpStatus)
             }
         }

@@ -22,7 +22,7 @@ struct DashboardAPI: APIProtocol {
         let group = router.group().add(middleware: APICallerMiddleware(cookieName: access.cookieName))
         try registerHandlers(
             on: group, configuration: .init(jsonEncodingOptions: [.sortedKeys]),
-            middlewares: [APIMiddleware(maximumBody: DashboardService.maximumBody)])
+            middlewares: [APIMiddleware(maximumBody: DashboardService.maximumBody, logger: logger)])
     }
 
     /// An error body naming what was wrong.
