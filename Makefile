@@ -7,7 +7,7 @@ SWIFT ?= swift
 DETERMINISTIC := SWIFT_DETERMINISTIC_HASHING=1
 LAB_SUITES := MeshLabTests|OutageLabTests|CoordinatorLabTests|MapOriginLabTests|TargetSourceLabTests|FleetLabTests|AvoidanceLabTests|MAVLinkLabTests|DemoLabTests|DashboardLabTests
 
-.PHONY: all setup build test unit-test lab-test demo bench soak format format-check clean
+.PHONY: all setup build test unit-test lab-test demo bench soak format format-check openapi clean
 
 all: build
 
@@ -44,7 +44,8 @@ soak: build
 	$(DETERMINISTIC) AVOIDANCE_SEEDS=$${AVOIDANCE_SEEDS:-20000} $(SWIFT) test --filter AvoidanceTests
 
 # swift format (ships with the toolchain), configured by .swift-format. CI runs format-check before the tests.
-# Sources/MAVLink/Generated carries `// swift-format-ignore-file` (Tools/mavgen writes it; a test compares the two).
+# Sources/MAVLink/Generated carries `// swift-format-ignore-file` (Tools/mavgen writes it; a test compares the two), and
+# so does Sources/Dashboard/Generated (`make openapi`).
 FORMAT_PATHS := Package.swift Sources Tests
 
 format:
@@ -52,6 +53,21 @@ format:
 
 format-check:
 	@$(SWIFT) format lint --strict --recursive --parallel $(FORMAT_PATHS) || { echo "format-check: run 'make format' (configuration in .swift-format)" >&2; exit 1; }
+
+# The dashboard's server code (Sources/Dashboard/Generated) is generated from its OpenAPI document and committed: run
+# `make openapi` after editing Sources/Dashboard/Web/openapi.yaml (docs/DASHBOARD.md: how to add an endpoint). The
+# generator (swift-openapi-generator) is built apart in Tools/openapi, about 1.5 minutes the first time, so that
+# neither the main package nor CI ever builds it; a unit test fails when the generated code is older than the document.
+OPENAPI_DOCUMENT := Sources/Dashboard/Web/openapi.yaml
+OPENAPI_CONFIG := Tools/openapi/openapi-generator-config.yaml
+OPENAPI_OUT := Sources/Dashboard/Generated
+
+openapi:
+	$(SWIFT) build --package-path Tools/openapi --product swift-openapi-generator
+	rm -f $(OPENAPI_OUT)/*.swift
+	Tools/openapi/.build/debug/swift-openapi-generator generate --config $(OPENAPI_CONFIG) \
+		--output-directory $(OPENAPI_OUT) $(OPENAPI_DOCUMENT)
+	python3 Tools/openapi/operations.py $(OPENAPI_DOCUMENT) $(OPENAPI_CONFIG) $(OPENAPI_OUT)/APIOperations.swift
 
 clean:
 	-bash scripts/lab down

@@ -18,6 +18,10 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // The runtime of the dashboard's generated server (Sources/Dashboard/Generated; the generator itself is built
+        // apart, in Tools/openapi, by `make openapi`) and its Hummingbird transport.
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird", from: "2.1.0"),
     ],
     targets: [
         // C shim over libavahi-client (apt: libavahi-client-dev).
@@ -89,12 +93,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
-        // The station dashboard: HTTP API, live WebSocket picture and the page (Hummingbird), over typed control requests.
+        // The station dashboard: HTTP API (server code generated from Web/openapi.yaml), live WebSocket picture and the
+        // page (Hummingbird), over typed control requests.
         .target(
             name: "Dashboard",
             dependencies: [
                 "ControlProtocol", "Flight", "Geodesy",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -181,7 +188,12 @@ let package = Package(
         .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol"]),
         .testTarget(
             name: "DashboardTests",
-            dependencies: ["ControlProtocol", "Coordinator", "Dashboard", "Flight", "Geodesy", "MeshTypes", "Vehicles"]),
+            dependencies: [
+                "ControlProtocol", "Coordinator", "Dashboard", "Flight", "Geodesy", "MeshTypes", "Vehicles",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]),
         .testTarget(
             name: "LabTests", dependencies: ["ControlProtocol", "Dashboard", "Node", "LabKit"],
             exclude: [

@@ -1,5 +1,5 @@
 /// A drone's autopilot link, as `fleetmesh status --json` shows it (`autopilot`). Field names are a stable API.
-public struct AutopilotReport: Codable, Sendable, Equatable {
+public struct AutopilotReport: Codable, Sendable, Hashable {
     /// The link from `[drone] vehicle`, e.g. "serial:/dev/ttyACM0:921600" or "udpin:14601".
     public var link: String
     /// Where the autopilot's datagrams come from (udpin), once heard.

@@ -1,5 +1,5 @@
 /// One thing that happened at a node, as `fleetmesh events --json` prints it. Field names are a stable API.
-public struct EventReport: Codable, Sendable, Equatable {
+public struct EventReport: Codable, Sendable, Hashable {
     /// Numbered from 1 in the order they happened at this node.
     public var seq: Int
     /// Wall-clock milliseconds since the epoch at this node.
@@ -30,7 +30,7 @@ public struct EventReport: Codable, Sendable, Equatable {
 }
 
 /// The answer to `events`: the events asked for, and the number to ask after next time.
-public struct EventsReport: Codable, Sendable, Equatable {
+public struct EventsReport: Codable, Sendable, Hashable {
     public var events: [EventReport]
     /// The newest event's number at this node (ask `after` it for what comes next).
     public var latest: Int

@@ -1,5 +1,5 @@
 /// One vehicle of the fleet picture, as `fleetmesh vehicles --json` prints it. Field names are a stable API.
-public struct VehicleReport: Codable, Sendable, Equatable {
+public struct VehicleReport: Codable, Sendable, Hashable {
     /// UAV number, if the drone had one when it sent the sample.
     public var uavNumber: Int?
     /// NodeID, 32 hex digits.
@@ -85,7 +85,7 @@ public struct VehicleReport: Codable, Sendable, Equatable {
 }
 
 /// One drone's predicted trajectory, as `fleetmesh airspace --json` prints it.
-public struct AirspaceReport: Codable, Sendable, Equatable {
+public struct AirspaceReport: Codable, Sendable, Hashable {
     public var uavNumber: Int?
     public var node: String
     public var name: String
@@ -114,9 +114,9 @@ public struct AirspaceReport: Codable, Sendable, Equatable {
 }
 
 /// The answers to one command sent with `fleetmesh send`.
-public struct CommandReport: Codable, Sendable, Equatable {
+public struct CommandReport: Codable, Sendable, Hashable {
     /// One answer and when it came.
-    public struct Answer: Codable, Sendable, Equatable {
+    public struct Answer: Codable, Sendable, Hashable {
         /// `accepted`, `rejected`, `completed` or `failed`.
         public var answer: String
         /// Why (rejected and failed only).
@@ -161,7 +161,7 @@ public struct CommandReport: Codable, Sendable, Equatable {
 }
 
 /// What `fleetmesh target` did.
-public struct TargetReport: Codable, Sendable, Equatable {
+public struct TargetReport: Codable, Sendable, Hashable {
     /// "UAV n" or "all".
     public var address: String
     public var latitude: Double
@@ -186,7 +186,7 @@ public struct TargetReport: Codable, Sendable, Equatable {
 }
 
 /// The map origin this node agrees on, as `fleetmesh origin --json` prints it. Field names are a stable API.
-public struct OriginReport: Codable, Sendable, Equatable {
+public struct OriginReport: Codable, Sendable, Hashable {
     /// Degrees (to 10⁻⁷°, as announced on the wire).
     public var latitude: Double
     public var longitude: Double
@@ -236,7 +236,7 @@ public struct OriginReport: Codable, Sendable, Equatable {
 }
 
 /// A drone's manual-control stream as it saw it (`manualControl` in NodeStatus). Field names are a stable API.
-public struct ManualControlReport: Codable, Sendable, Equatable {
+public struct ManualControlReport: Codable, Sendable, Hashable {
     /// Samples obeyed since the node started.
     public var received: Int
     /// Samples per second between the first and the last.
@@ -273,7 +273,7 @@ public struct ManualControlReport: Codable, Sendable, Equatable {
 }
 
 /// What a station sent for `manual` (`fleetmesh manual`). Field names are a stable API.
-public struct ManualStreamReport: Codable, Sendable, Equatable {
+public struct ManualStreamReport: Codable, Sendable, Hashable {
     /// The UAV numbers streamed to.
     public var uavs: [Int]
     /// Samples sent to each of them.

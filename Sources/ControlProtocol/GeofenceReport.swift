@@ -1,13 +1,13 @@
 /// The geofence as `fleetmesh geofence --json` prints it: the announcement in force on the node asked, and which
 /// announcement every node it knows uses. Field names are a stable API.
-public struct GeofenceReport: Codable, Sendable, Equatable {
+public struct GeofenceReport: Codable, Sendable, Hashable {
     /// The station's announcement in force; nil while none is known (each drone flies its configured fence, if any).
     public var inForce: InForce?
     /// This node first, then every node it knows from the mesh's link-state advertisements, by name.
     public var nodes: [NodeFence]
 
     /// A station's announcement: a fence, or that there is none.
-    public struct InForce: Codable, Sendable, Equatable {
+    public struct InForce: Codable, Sendable, Hashable {
         /// Corners `[latitude, longitude]` in degrees (to 10⁻⁷°), in order; nil: the station announced "no fence".
         public var corners: [[Double]]?
         /// Floor and ceiling, metres above home (nil with no fence).
@@ -36,7 +36,7 @@ public struct GeofenceReport: Codable, Sendable, Equatable {
     }
 
     /// Which announcement one node uses.
-    public struct NodeFence: Codable, Sendable, Equatable {
+    public struct NodeFence: Codable, Sendable, Hashable {
         /// NodeID (32 hex digits), name, `station` or `drone`, and a drone's UAV number.
         public var node: String
         public var name: String

@@ -1,6 +1,6 @@
 /// The answers to one command sent to several drones that start it at the same moment (`group`, `fleetmesh send
 /// --together`). Field names are a stable API.
-public struct GroupCommandReport: Codable, Sendable, Equatable {
+public struct GroupCommandReport: Codable, Sendable, Hashable {
     /// The command as understood, e.g. "takeoff 10".
     public var command: String
     /// How far ahead of sending the drones start, milliseconds.

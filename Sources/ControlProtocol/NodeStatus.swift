@@ -1,6 +1,6 @@
 /// What `fleetmesh status --json` prints: this node and every peer it knows. Field names are a stable API.
-public struct NodeStatus: Codable, Sendable {
-    public struct LocalNode: Codable, Sendable {
+public struct NodeStatus: Codable, Sendable, Hashable {
+    public struct LocalNode: Codable, Sendable, Hashable {
         public var id: String
         public var name: String
         /// The name Avahi published (differs from `name` after a collision).
@@ -47,7 +47,7 @@ public struct NodeStatus: Codable, Sendable {
         }
     }
 
-    public struct Peer: Codable, Sendable {
+    public struct Peer: Codable, Sendable, Hashable {
         public var id: String
         public var name: String?
         public var role: String?
@@ -102,7 +102,7 @@ public struct NodeStatus: Codable, Sendable {
 
     /// A DNS-SD advert of this mesh whose identity no handshake has proven yet: anyone can publish one (the mesh
     /// fingerprint is public), so it never carries a UAV number, and a name an authenticated peer holds is withheld.
-    public struct UnverifiedAdvert: Codable, Sendable {
+    public struct UnverifiedAdvert: Codable, Sendable, Hashable {
         /// The node id the advert claims.
         public var claimedID: String
         /// The name the advert claims; nil when an authenticated peer holds it.

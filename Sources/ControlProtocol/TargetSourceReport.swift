@@ -1,5 +1,5 @@
 /// One target source as `fleetmesh sources --json` prints it. Field names are a stable API.
-public struct TargetSourceReport: Codable, Sendable, Equatable {
+public struct TargetSourceReport: Codable, Sendable, Hashable {
     /// The source's DNS-SD instance name, or its configured "host:port".
     public var name: String
     /// Where subscriptions go.
@@ -36,7 +36,7 @@ public struct TargetSourceReport: Codable, Sendable, Equatable {
 }
 
 /// Everything the node's target-source subscriber knows (`sources`).
-public struct TargetSourcesReport: Codable, Sendable, Equatable {
+public struct TargetSourcesReport: Codable, Sendable, Hashable {
     /// Whether this node subscribes to target sources at all (`[targets] subscribe`).
     public var subscribing: Bool
     /// The UDP port subscriptions are sent from and targets arrive on.

@@ -2,17 +2,18 @@ import Foundation
 import Hummingbird
 import NIOCore
 
-/// The map's background beyond the grid (docs/DASHBOARD.md §Map layers): `GET /api/v1/map` says what the station has,
-/// `/tiles/{z}/{x}/{y}.{format}` serves the offline tile folder and `/api/v1/overlays/{index}` each GeoJSON overlay.
+/// The map's background beyond the grid (docs/DASHBOARD.md §Map layers): `GET /api/v1/map` says what the station has
+/// (`DashboardAPI.map`), `/tiles/{z}/{x}/{y}.{format}` serves the offline tile folder and `/api/v1/overlays/{index}`
+/// each GeoJSON overlay (`DashboardAPI.overlay`).
 extension DashboardService {
     /// `GET /api/v1/map`: the tile layer (null without one) and the overlays, in the configuration's order.
-    struct MapReport: Encodable {
-        struct Tiles: Encodable {
+    struct MapReport: Encodable, Hashable, Sendable {
+        struct Tiles: Encodable, Hashable, Sendable {
             var url: String
             var maxZoom: Int
             var attribution: String?
         }
-        struct Overlay: Encodable {
+        struct Overlay: Encodable, Hashable, Sendable {
             var name: String
             var url: String
         }
@@ -36,26 +37,6 @@ extension DashboardService {
             overlays: configuration.overlays.indices.map {
                 .init(name: configuration.overlays[$0].name, url: "/api/v1/overlays/\($0)")
             })
-    }
-
-    func addMap(to router: Router<DashboardRequestContext>) {
-        let configuration = self.configuration
-        let api = router.group("/api/v1")
-        api.get("map") { _, _ in Self.json(Self.mapReport(configuration)) }
-        api.get("overlays/:index") { _, context -> Response in
-            let text = context.parameters.get("index") ?? ""
-            guard let index = DashboardTiles.coordinate(text, limit: 4) else {
-                return Self.problem("index: expected an overlay number 0, 1, … in the path", status: .badRequest)
-            }
-            guard configuration.overlays.indices.contains(index) else {
-                return Self.problem(
-                    "no overlay \(index): this station has \(configuration.overlays.count) ([dashboard] overlays)",
-                    status: .notFound)
-            }
-            return Response(
-                status: .ok, headers: [.contentType: "application/geo+json", .cacheControl: "no-store"],
-                body: .init(byteBuffer: ByteBuffer(bytes: configuration.overlays[index].geoJSON)))
-        }
     }
 }
 

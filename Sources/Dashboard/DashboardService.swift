@@ -70,23 +70,29 @@ public struct DashboardService: Service, CustomStringConvertible {
     /// Where Debian's libjs-* packages put browser libraries (served under `/vendor`).
     static let vendorRoot = "/usr/share/javascript"
 
-    public func run() async throws {
-        let live = LivePicture(backend: backend, interval: .seconds(1.0 / configuration.liveRateHz), clock: clock)
-        let state = DashboardState()
-        let access = AccessGuard(accounts: configuration.accounts, clock: clock)
+    /// The dashboard's router: middleware first (JSON errors, access, tiles, files), then the generated API
+    /// (`DashboardAPI`), the hand-written routes and the live WebSocket.
+    func makeRouter(live: LivePicture, state: DashboardState, access: AccessGuard) throws -> Router<
+        DashboardRequestContext
+    > {
         let router = Router(context: DashboardRequestContext.self)
         router.add(middleware: JSONErrorMiddleware())
         router.add(middleware: AccessMiddleware(access: access))
         router.add(middleware: TileMiddleware(tiles: configuration.tiles))
         router.add(middleware: FileMiddleware(Self.vendorRoot, urlBasePath: "/vendor", logger: logger))
         router.add(middleware: FileMiddleware(Self.webRoot, searchForIndexHtml: true, logger: logger))
-        addHealth(to: router, state: state)
-        addLogin(to: router, access: access)
+        try DashboardAPI(configuration: configuration, backend: backend, access: access, state: state, logger: logger)
+            .register(on: router)
         addAPI(to: router)
-        addGeofence(to: router)
-        addGroupCommands(to: router)
-        addMap(to: router)
         addLive(to: router, live: live)
+        return router
+    }
+
+    public func run() async throws {
+        let live = LivePicture(backend: backend, interval: .seconds(1.0 / configuration.liveRateHz), clock: clock)
+        let state = DashboardState()
+        let access = AccessGuard(accounts: configuration.accounts, clock: clock)
+        let router = try makeRouter(live: live, state: state, access: access)
         let logger = self.logger
         let scheme = configuration.scheme
         do {
@@ -126,18 +132,6 @@ public struct DashboardService: Service, CustomStringConvertible {
             )
         }
     }
-
-    private func addHealth(to router: Router<DashboardRequestContext>, state: DashboardState) {
-        router.get("/healthz") { _, _ in Self.json(["alive": true]) }
-        router.get("/readyz") { [backend] _, _ -> Response in
-            var problems: [String] = []
-            if state.isShuttingDown { problems.append("shutting down") }
-            if problems.isEmpty { problems = Self.readinessProblems(await backend.answer(.status).status) }
-            return Self.json(
-                ReadyReport(ready: problems.isEmpty, problems: problems),
-                status: problems.isEmpty ? .ok : .serviceUnavailable)
-        }
-    }
 }
 
 extension DashboardService {
@@ -157,7 +151,7 @@ extension DashboardService {
 }
 
 /// `/readyz`'s answer.
-struct ReadyReport: Codable {
+struct ReadyReport: Codable, Hashable, Sendable {
     var ready: Bool
     var problems: [String]
 }

@@ -6,7 +6,7 @@ import Geodesy
 /// The answer of `POST /api/v1/uavs/{uav}/trajectory-preview`: the path a drone would fly for a `trajectory` command
 /// sent now, planned as the drone plans it (`TrajectoryPlanner.commandedFlight`: from its position and heading, at its
 /// navigator's cruise speed, turning in place before each leg), thinned out for display.
-struct TrajectoryPreview: Codable, Equatable, Sendable {
+struct TrajectoryPreview: Codable, Hashable, Sendable {
     /// `[latitude, longitude, altitude]` (degrees, degrees, metres above home): one per ``displayInterval`` of flight
     /// time, from the drone's position, and the last waypoint.
     var points: [[Double]]
@@ -38,40 +38,20 @@ struct PreviewRefusal: Error, Equatable, CustomStringConvertible {
 }
 
 extension TrajectoryPreview {
-    /// The waypoints of a request body `{"waypoints": [[lat, lon, alt], …]}`, each value checked as the node's command
-    /// parser checks it (latitude ±90°, longitude ±180°, altitude ±10 km, at most
-    /// `ControlRequest.Send.maxTrajectoryWaypoints`); a refusal names the field (`waypoints[2][0]`).
-    static func waypoints(fromJSON data: Data) throws(PreviewRefusal) -> [GeodeticCoordinate] {
-        let shape = "a body {\"waypoints\": [[latitude, longitude, altitude], …]}"
-        guard let body = try? JSONDecoder().decode(JSONValue.self, from: data) else {
-            throw PreviewRefusal("malformed JSON: expected \(shape)")
-        }
-        guard case .object(let fields) = body else { throw PreviewRefusal("malformed JSON: expected \(shape)") }
-        if let key = fields.keys.sorted().first(where: { $0 != "waypoints" }) {
-            throw PreviewRefusal("trajectory-preview: unknown field \"\(key)\" (trajectory-preview takes waypoints)")
-        }
-        guard let value = fields["waypoints"] else { throw PreviewRefusal("waypoints: missing (expected \(shape))") }
-        guard case .array(let list) = value else {
-            throw PreviewRefusal("waypoints: expected an array of [latitude, longitude, altitude], found \(value.kind)")
-        }
+    /// The waypoints of a preview request's `waypoints` (`[[lat, lon, alt], …]`, as the generated server decoded them),
+    /// each value checked as the node's command parser checks it (latitude ±90°, longitude ±180°, altitude ±10 km, at
+    /// most `ControlRequest.Send.maxTrajectoryWaypoints`); a refusal names the field (`waypoints[2][0]`).
+    static func waypoints(_ list: [[Double]]) throws(PreviewRefusal) -> [GeodeticCoordinate] {
         guard !list.isEmpty else { throw PreviewRefusal("waypoints: expected at least one waypoint, found none") }
         let most = ControlRequest.Send.maxTrajectoryWaypoints
         guard list.count <= most else {
             throw PreviewRefusal("waypoints: at most \(most) waypoints, found \(list.count)")
         }
         var result: [GeodeticCoordinate] = []
-        for (i, item) in list.enumerated() {
-            guard case .array(let cells) = item, cells.count == 3 else {
+        for (i, numbers) in list.enumerated() {
+            guard numbers.count == 3 else {
                 throw PreviewRefusal(
-                    "waypoints[\(i)]: expected [latitude, longitude, altitude], found \(item.kind)"
-                        + (item.count.map { " of \($0)" } ?? ""))
-            }
-            var numbers: [Double] = []
-            for (j, (cell, name)) in zip(cells, ["latitude", "longitude", "altitude"]).enumerated() {
-                guard case .number(let v) = cell, v.isFinite else {
-                    throw PreviewRefusal("waypoints[\(i)][\(j)]: \(name) must be a number, found \(cell.kind)")
-                }
-                numbers.append(v)
+                    "waypoints[\(i)]: expected [latitude, longitude, altitude], found an array of \(numbers.count)")
             }
             let checks: [(String, ClosedRange<Double>, String)] = [
                 ("latitude", -90...90, "degrees"), ("longitude", -180...180, "degrees"),
@@ -159,8 +139,9 @@ extension TrajectoryPreview {
     }
 }
 
-/// Any JSON value, so that a request's shape can be checked field by field (a `true` is not a number here).
-enum JSONValue: Decodable, Equatable {
+/// Any JSON value: what a request held where it was wrong (error messages say what was found), and an overlay's GeoJSON
+/// as the generated server encodes it (openapi.yaml's `GeoJSON`). A `true` is not a number here.
+enum JSONValue: Codable, Hashable, Sendable {
     case null
     case bool(Bool)
     case number(Double)
@@ -185,6 +166,18 @@ enum JSONValue: Decodable, Equatable {
         }
     }
 
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case .null: try c.encodeNil()
+        case .bool(let v): try c.encode(v)
+        case .number(let v): try c.encode(v)
+        case .string(let v): try c.encode(v)
+        case .array(let v): try c.encode(v)
+        case .object(let v): try c.encode(v)
+        }
+    }
+
     /// What kind of value this is, for error messages.
     var kind: String {
         switch self {
@@ -197,9 +190,32 @@ enum JSONValue: Decodable, Equatable {
         }
     }
 
-    /// The number of elements of an array.
-    var count: Int? {
-        if case .array(let a) = self { return a.count }
-        return nil
+    /// The value itself for short ones (`the string "land"`, `5`, `true`, `null`), else its kind, for error messages.
+    var found: String {
+        switch self {
+        case .null: return "null"
+        case .bool(let v): return String(v)
+        case .number(let v): return TrajectoryPreview.format(v)
+        case .string(let s): return "the string \"\(s.count > 40 ? String(s.prefix(40)) + "…" : s)\""
+        case .array, .object: return kind
+        }
+    }
+
+    /// The value at `path` inside this one (object keys and array indices), if there is one.
+    func value(at path: [any CodingKey]) -> JSONValue? {
+        var value = self
+        for key in path {
+            switch value {
+            case .object(let fields):
+                guard let next = fields[key.stringValue] else { return nil }
+                value = next
+            case .array(let items):
+                guard let i = key.intValue, items.indices.contains(i) else { return nil }
+                value = items[i]
+            default:
+                return nil
+            }
+        }
+        return value
     }
 }

@@ -208,9 +208,9 @@ struct CodecTests {
         bad[67] = 0b100
         let e = #expect(throws: WireError.self) { try CoordinatorMessage(type: 0x5204, payload: bad) }
         #expect(e?.reason.hasPrefix("command.flags at offset 67") == true)
-        // The controller rides only when bit 2 is set: 16 bytes after the number.
+        // The controller rides only when bit 3 is set: 16 bytes after the number.
         let lsa = sampleMessages[sampleMessages.count - 4].encode().payload
-        #expect(lsa[33] == 0b110 && lsa.count == 35 + 16 + 1 + 1 + 2 + 16)
+        #expect(lsa[33] == 0b1010 && lsa.count == 35 + 16 + 1 + 1 + 2 + 16)
     }
 
     @Test("the documented layouts hold: sizes of fixed messages")

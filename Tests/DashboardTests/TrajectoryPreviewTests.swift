@@ -14,68 +14,41 @@ import Vehicles
 @Suite struct TrajectoryPreviewTests {
     let home = (latitude: 50.0755, longitude: 14.4378)
 
-    func waypoints(_ body: String) throws(PreviewRefusal) -> [GeodeticCoordinate] {
-        try TrajectoryPreview.waypoints(fromJSON: Data(body.utf8))
-    }
-
-    func refusal(_ body: String) -> String? {
+    func refusal(_ list: [[Double]]) -> String? {
         do {
-            _ = try waypoints(body)
+            _ = try TrajectoryPreview.waypoints(list)
             return nil
         } catch { return error.description }
     }
 
-    @Test func aWellFormedBodyGivesItsWaypoints() throws {
-        let w = try waypoints(#"{"waypoints":[[50.0756,14.4379,12],[50,14,-3.5]]}"#)
+    @Test func wellFormedWaypointsAreTaken() throws {
+        let w = try TrajectoryPreview.waypoints([[50.0756, 14.4379, 12], [50, 14, -3.5]])
         #expect(w.count == 2)
         #expect(w[0].latitude == 50.0756 && w[0].longitude == 14.4379 && w[0].altitude == 12)
         #expect(w[1].altitude == -3.5)
         let most = ControlRequest.Send.maxTrajectoryWaypoints
-        let full = Array(repeating: "[50,14,10]", count: most).joined(separator: ",")
-        #expect(try waypoints(#"{"waypoints":[\#(full)]}"#).count == most)
+        #expect(try TrajectoryPreview.waypoints(Array(repeating: [50, 14, 10], count: most)).count == most)
     }
 
-    @Test func eachBadInputIsRefusedNamingTheField() {
-        let tooMany = Array(repeating: "[50,14,10]", count: ControlRequest.Send.maxTrajectoryWaypoints + 1)
-            .joined(separator: ",")
-        let cases: [(String, String)] = [
-            ("{not json", "malformed JSON"),
-            ("[[50,14,10]]", "malformed JSON: expected a body {\"waypoints\""),
-            (#"{"waypoints":[[50,14,10]],"speed":3}"#, #"trajectory-preview: unknown field "speed""#),
-            ("{}", "waypoints: missing"),
+    /// The checks after decoding (the JSON's shape and types: `APITests`), each naming the field.
+    @Test func eachBadWaypointIsRefusedNamingTheField() {
+        let cases: [([[Double]], String)] = [
+            ([], "waypoints: expected at least one waypoint, found none"),
+            (Array(repeating: [50, 14, 10], count: 201), "waypoints: at most 200 waypoints, found 201"),
+            ([[50, 14]], "waypoints[0]: expected [latitude, longitude, altitude], found an array of 2"),
             (
-                #"{"waypoints":"50,14,10"}"#,
-                "waypoints: expected an array of [latitude, longitude, altitude], found a string"
+                [[50, 14, 10], [50, 14, 10, 1]],
+                "waypoints[1]: expected [latitude, longitude, altitude], found an array of 4"
             ),
-            (#"{"waypoints":[]}"#, "waypoints: expected at least one waypoint"),
-            (#"{"waypoints":[\#(tooMany)]}"#, "waypoints: at most 200 waypoints, found 201"),
+            ([[95, 14, 10]], "waypoints[0][0]: latitude must be within -90…90 degrees, found 95"),
+            ([[50, -180.5, 10]], "waypoints[0][1]: longitude must be within -180…180 degrees, found -180.5"),
             (
-                #"{"waypoints":[[50,14]]}"#,
-                "waypoints[0]: expected [latitude, longitude, altitude], found an array of 2"
-            ),
-            (
-                #"{"waypoints":[[50,14,10],{"lat":50}]}"#,
-                "waypoints[1]: expected [latitude, longitude, altitude], found an object"
-            ),
-            (
-                #"{"waypoints":[[50,14,10],[50,"14",10]]}"#,
-                "waypoints[1][1]: longitude must be a number, found a string"
-            ),
-            (#"{"waypoints":[[true,14,10]]}"#, "waypoints[0][0]: latitude must be a number, found a boolean"),
-            (#"{"waypoints":[[50,14,null]]}"#, "waypoints[0][2]: altitude must be a number, found null"),
-            (#"{"waypoints":[[95,14,10]]}"#, "waypoints[0][0]: latitude must be within -90…90 degrees, found 95"),
-            (
-                #"{"waypoints":[[50,-180.5,10]]}"#,
-                "waypoints[0][1]: longitude must be within -180…180 degrees, found -180.5"
-            ),
-            (
-                #"{"waypoints":[[50,14,10],[50,14,20000]]}"#,
+                [[50, 14, 10], [50, 14, 20000]],
                 "waypoints[1][2]: altitude must be within -10000…10000 metres above home, found 20000"
             ),
         ]
-        for (body, expected) in cases {
-            let found = refusal(body)
-            #expect(found?.hasPrefix(expected) == true, "\(body): \(found ?? "accepted")")
+        for (list, expected) in cases {
+            #expect(refusal(list) == expected, "\(list)")
         }
     }
 
