@@ -74,7 +74,8 @@ try:
                                            lambda: (driver.find_elements(By.CSS_SELECTOR, badge) or [None])[0]
                                            and driver.find_element(By.CSS_SELECTOR, badge).text)
     findings["controllerCell"] = driver.find_element(By.CSS_SELECTOR, f'#vehicles tr[data-uav="{uav}"] td.ctl').text
-    findings["controllerFacts"] = driver.find_element(By.ID, "sel-facts").text.splitlines()[-1]
+    findings["controllerFacts"] = next((line for line in driver.find_element(By.ID, "sel-facts").text.splitlines()
+                                        if "control" in line), "")
     driver.save_screenshot(os.path.join(shots, "2a-controller.png"))
 
     # The plot (Chart.js from Debian's libjs-chart.js) holds the drone's samples of the last minutes.
