@@ -38,7 +38,8 @@ bench: setup
 	FLEETMESH_BIN=$(CURDIR)/.build/release/fleetmesh .build/release/fleetmesh-bench $(GROUPS)
 
 soak: build
-	$(DETERMINISTIC) MESHSIM_SEEDS=$${MESHSIM_SEEDS:-20000} $(SWIFT) test --filter MeshSimulationTests
+	$(DETERMINISTIC) MESHSIM_SEEDS=$${MESHSIM_SEEDS:-20000} MESHSIM_COMPRESSED_SEEDS=$${MESHSIM_COMPRESSED_SEEDS:-3000} \
+		$(SWIFT) test --filter MeshSimulationTests
 	$(SWIFT) build -c release --product fleetmesh-sim
 	$(DETERMINISTIC) $(SWIFT) run -c release --skip-build fleetmesh-sim outages --seeds $${MESHSIM_OUTAGE_SEEDS:-1000}
 	$(DETERMINISTIC) AVOIDANCE_SEEDS=$${AVOIDANCE_SEEDS:-20000} $(SWIFT) test --filter AvoidanceTests

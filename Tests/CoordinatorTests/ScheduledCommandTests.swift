@@ -7,13 +7,7 @@ import Testing
 struct ScheduledCommandTests {
     /// GS-1 (0) — drone 9 (1) — GS-2 (2), on one clock (the node core moves starts between clocks; see
     /// MeshSimulationTests' ScheduledStartTests).
-    static func world() -> Pump {
-        var p = Pump([(.station, "GS-1", nil, nil), (.drone, "D", nil, 9), (.station, "GS-2", nil, nil)])
-        p.link(0, 1)
-        p.link(1, 2)
-        p.advance(.milliseconds(300))
-        return p
-    }
+    static func world() -> Pump { CommandTests.world() }
 
     static func scheduled(_ p: Pump, _ i: Int) -> [(CommandID, MeshInstant)] {
         p.directives[i].compactMap { if case .scheduleStart(let id, let t) = $0 { (id, t) } else { nil } }
