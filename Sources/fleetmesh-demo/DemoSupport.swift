@@ -117,3 +117,35 @@ struct DemoDashboard {
         )
     }
 }
+
+/// The latest event number of each node (to read only what comes after).
+func latestEvents(_ nodes: [NodeProcess]) throws -> [String: Int] {
+    var latest: [String: Int] = [:]
+    for n in nodes {
+        latest[n.name] =
+            try ControlClient.request(ControlRequest.events(.init(after: 0, limit: 1)), socket: n.socketPath)
+            .events?.latest ?? 0
+    }
+    return latest
+}
+
+/// When each node's last command event ending in `suffix` after `after` was logged (wall-clock milliseconds).
+func startTimes(_ nodes: [NodeProcess], _ suffix: String, after: [String: Int]) throws -> [String: Int64] {
+    var times: [String: Int64] = [:]
+    for n in nodes {
+        let events =
+            try ControlClient.request(
+                ControlRequest.events(.init(after: after[n.name] ?? 0, limit: 1000)), socket: n.socketPath
+            ).events?.events ?? []
+        if let e = events.last(where: { $0.kind == "command" && $0.text.hasSuffix(suffix) }) {
+            times[n.name] = e.timeMs
+        }
+    }
+    return times
+}
+
+/// How many drones fly the geofence in force at the station (their link-state advertisements say which they use).
+func dronesFlyingTheFenceInForce(station socket: String) throws -> Int {
+    let report = try ControlClient.request(ControlRequest.geofence, socket: socket, timeout: .seconds(2)).geofence
+    return (report?.nodes ?? []).filter { $0.role == "drone" && $0.current }.count
+}

@@ -1,7 +1,8 @@
 // `make demo`: a station and three drones (two on the built-in simulator, one on an ArduPilot autopilot emulated with
 // pymavlink, over MAVLink) on four namespaced hosts, each with its own avahi-daemon,
 // form a mesh while you watch; then a drone's radio link is cut and restored, the drones are numbered and fly the
-// station's commands, a Python target source and a joystick stream, avoid each other crossing a circle, and a
+// station's commands (a takeoff started at one moment on all three) inside the station's geofence, a Python target
+// source and a joystick stream, avoid each other crossing a circle, and a
 // MAVLink ground station (pymavlink) finds the station and lands them. After that walkthrough the mesh keeps running
 // until Ctrl-C, or for DEMO_SECONDS more seconds; then every node stops cleanly and a summary is printed.
 import ControlProtocol
@@ -168,10 +169,18 @@ do {
     say("map origin set on station-1, as drone-3 sees it (`fleetmesh origin`):")
     for line in origin.split(separator: "\n") { show("             " + line) }
 
-    say("station-1: fleetmesh send N takeoff 10 to every drone, at once")
-    let takeoffs = try await sendAll(bin, station, numbers.map { ($0, ["takeoff", "10"]) })
-    for (_, output) in takeoffs {
-        for line in output.split(separator: "\n") { say("  " + line) }
+    // One takeoff for the three, started at one moment on every drone's own clock (the mesh carries the station's
+    // moment onto each drone's clock); each drone's event log says when its vehicle took it.
+    let list = numbers.map(String.init).joined(separator: ",")
+    say("station-1: fleetmesh send --together \(list) takeoff 10: every drone takes off at the same moment")
+    let eventsBefore = try latestEvents(Array(nodes.dropFirst()))
+    let together = try await shellOffPool([bin, "send", "--node", station, "--together", list, "takeoff", "10"])
+    for line in together.split(separator: "\n") { say("  " + line) }
+    let started = try startTimes(Array(nodes.dropFirst()), "takeoff 10 accepted", after: eventsBefore)
+    if started.count == numbers.count, let first = started.values.min(), let last = started.values.max() {
+        say(
+            "the \(started.count) drones started the takeoff within \(last - first) ms of each other (their event logs)"
+        )
     }
 
     // Each drone to its own corner of a square 30 m across, 15 m up.
@@ -191,6 +200,21 @@ do {
     show("\n  `fleetmesh vehicles` on the station:\n")
     show(
         try shell([bin, "vehicles", "--node", station]).output.split(separator: "\n").map { "    " + $0 }.joined(
+            separator: "\n"))
+    // A geofence drawn by the station for the whole mesh: a 120 m square around home, 0–60 m above it. Every drone
+    // flies it from its next control cycle (the dashboard draws and edits the same fence).
+    let fence = [(-60.0, -60.0), (-60.0, 60.0), (60.0, 60.0), (60.0, -60.0)].map { c -> String in
+        let p = map.point(east: c.1, north: c.0)
+        return String(format: "%.7f,%.7f", p.latitude, p.longitude)
+    }
+    say("station-1: fleetmesh geofence set (a 120 m square around home, 0–60 m): announced to every drone")
+    _ = try shell([bin, "geofence", "set", "--node", station, "--floor", "0", "--ceiling", "60"] + fence)
+    let droneCount = numbers.count
+    try await waitUntil("every drone flies the station's geofence", timeout: .seconds(10), poll: .milliseconds(200)) {
+        try dronesFlyingTheFenceInForce(station: station) == droneCount
+    }
+    show(
+        try shell([bin, "geofence", "--node", station]).output.split(separator: "\n").map { "    " + $0 }.joined(
             separator: "\n"))
     let unheld = uavNumberNobodyHolds(numbers)
     let refused = try shell([bin, "send", "--node", station, String(unheld), "land"])

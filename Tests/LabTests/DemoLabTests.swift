@@ -27,6 +27,11 @@ import Testing
         #expect((Double(swap.1) ?? 99) < 30)
         #expect((Double(swap.2) ?? 0) >= 5)
         #expect(text.contains("drone-3 obeyed 200 samples"))
+        // The takeoff at one moment: every drone started it within 50 ms of the others, by their own event logs.
+        let together = try #require(text.firstMatch(of: /the 3 drones started the takeoff within ([0-9]+) ms/))
+        #expect((Int(together.1) ?? 999) <= 50, "\(together.0)")
+        // The station's geofence, flown by all three.
+        #expect(text.contains("geofence   4 corners, 0.0–60.0 m above home"), "\(text)")
         #expect(text.contains("summary: mesh of 4 formed"))
         // The station's dashboard, forwarded to this machine's loopback, answered with the fleet on it.
         let page = try #require(
