@@ -103,11 +103,12 @@ import Testing
 
     static func ms(_ d: Duration) -> Int { Int(d / .milliseconds(1)) }
 
-    /// How soon both sides must show the pair in session again. 1 s, but 1.5 s after a link outage: when the link
-    /// comes back, the kernel redoes its part first (the hosts' addresses on the restored link, the neighbours behind
-    /// it: IPv6 duplicate address detection and ARP/ND retries run on 1 s timers), and the state both sides report can
-    /// come up to about 0.4 s after commands already flow again (2026-11-26: in session 997 ms, command answered 627
-    /// ms). The command, what the operator sees, is held to 1 s for every kind.
+    /// How soon both sides must show the pair in session again. 1 s, but 1.5 s after a link outage: after a link
+    /// restore the session sometimes comes up 0.9–1 s later while the firewall kinds stay under 0.5 s (2026-11-26: in
+    /// session 947–997 ms in three of five runs, once with the command answered at 960 ms). The cause is not found
+    /// yet: it is not the kernel's neighbour resolution (the lab turns duplicate address detection off, and a datagram
+    /// sent every 20 ms crosses a restored port 6–21 ms after the restore, its ARP entry still REACHABLE). The command,
+    /// what the operator sees, is held to 1 s for every kind.
     static func sessionBound(_ kind: Kind) -> Duration { kind == .link ? .milliseconds(1500) : .seconds(1) }
     func ms(_ d: Duration) -> Int { Self.ms(d) }
 
