@@ -22,21 +22,33 @@ extension NodeShell {
         logger.info(
             "command \(id) \(command.summary) to UAV \(number)\(takeover ? " (takeover)" : "")")
         apply(effects, now: t)
-        // Wait for the final answer or the deadline, whichever comes first.
-        let deadline = clock.now + timeout
+        return await reports(for: [id], to: [number], summary: command.summary, until: clock.now + timeout)[0]
+    }
+
+    /// Waits until every command in `ids` (sent to `numbers`, in order) has its final answer or `deadline` passes,
+    /// then returns their reports (a command without a final answer by then has timed out) and forgets them.
+    func reports(
+        for ids: [CommandID], to numbers: [UInt8], summary: String, until deadline: ContinuousClock.Instant
+    ) async -> [CommandReport] {
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.waitForFinalAnswer(id) }
+            group.addTask { for id in ids { await self.waitForFinalAnswer(id) } }
             group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
             await group.next()
             group.cancelAll()
-            self.endWait(id)
+            for id in ids { self.endWait(id) }
         }
-        finishedWaits.remove(id)
-        let got = answers.removeValue(forKey: id) ?? []
-        commandSentAt[id] = nil
-        return CommandReport(
-            uavNumber: Int(number), command: command.summary, answers: got,
-            timedOut: !got.contains { $0.answer != "accepted" })
+        var reports: [CommandReport] = []
+        for (id, n) in zip(ids, numbers) {
+            finishedWaits.remove(id)
+            let got = answers.removeValue(forKey: id) ?? []
+            commandSentAt[id] = nil
+            commandStartsAtMs[id] = nil
+            reports.append(
+                CommandReport(
+                    uavNumber: Int(n), command: summary, answers: got,
+                    timedOut: !got.contains { $0.answer != "accepted" }))
+        }
+        return reports
     }
 
     func waitForFinalAnswer(_ id: CommandID) async {

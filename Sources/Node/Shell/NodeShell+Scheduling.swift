@@ -27,26 +27,8 @@ extension NodeShell {
             )
             apply(effects, now: t)
         }
-        let deadline = clock.now + lead + timeout
-        let waits = ids
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { for id in waits { await self.waitForFinalAnswer(id) } }
-            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
-            await group.next()
-            group.cancelAll()
-            for id in waits { self.endWait(id) }
-        }
-        var reports: [CommandReport] = []
-        for (id, n) in zip(ids, numbers) {
-            finishedWaits.remove(id)
-            let got = answers.removeValue(forKey: id) ?? []
-            commandSentAt[id] = nil
-            commandStartsAtMs[id] = nil
-            reports.append(
-                CommandReport(
-                    uavNumber: Int(n), command: command.summary, answers: got,
-                    timedOut: !got.contains { $0.answer != "accepted" }))
-        }
+        let reports = await reports(
+            for: ids, to: numbers, summary: command.summary, until: clock.now + lead + timeout)
         return GroupCommandReport(
             command: command.summary, leadMs: Int(Self.milliseconds(lead)), startsAtMs: startsAtMs, commands: reports)
     }
