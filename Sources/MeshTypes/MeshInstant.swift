@@ -66,6 +66,9 @@ extension Duration {
         if overflow2 { return c.seconds < 0 ? .min : .max }
         return sum
     }
+
+    /// This duration in whole milliseconds, truncated toward zero.
+    public var wholeMilliseconds: Int64 { wholeNanoseconds / 1_000_000 }
 }
 
 extension Duration {

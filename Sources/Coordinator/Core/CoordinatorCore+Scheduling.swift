@@ -30,14 +30,14 @@ extension CoordinatorCore {
             return .failure(
                 StartRefusal(
                     description:
-                        "arrived \(Self.milliseconds(now - t)) ms after its start time (send it again with a longer lead)"
+                        "arrived \((now - t).wholeMilliseconds) ms after its start time (send it again with a longer lead)"
                 ))
         }
         if t - now > configuration.scheduleHorizon {
             return .failure(
                 StartRefusal(
                     description:
-                        "starts \(Self.milliseconds(t - now)) ms ahead: at most \(Self.milliseconds(configuration.scheduleHorizon)) ms"
+                        "starts \((t - now).wholeMilliseconds) ms ahead: at most \(configuration.scheduleHorizon.wholeMilliseconds) ms"
                 ))
         }
         return .success(t)
@@ -59,5 +59,4 @@ extension CoordinatorCore {
         return out
     }
 
-    static func milliseconds(_ d: Duration) -> Int64 { d.wholeNanoseconds / 1_000_000 }
 }

@@ -67,7 +67,7 @@ extension NodeShell {
             return GeofenceReport.InForce(
                 corners: a.fence?.corners.map { [$0.latitude, $0.longitude] }, floor: a.fence?.floor,
                 ceiling: a.fence?.ceiling, epoch: a.epoch, announcedBy: displayName(a.announcedBy),
-                announcedByNode: a.announcedBy.hex, ageMs: Int((t - heard.lastHeardAt).wholeNanoseconds / 1_000_000))
+                announcedByNode: a.announcedBy.hex, ageMs: Int((t - heard.lastHeardAt).wholeMilliseconds))
         }
         let current = core.geofenceInForce?.announcement.stamp
         func entry(_ id: NodeID, role: NodeRole, uav: UInt8?) -> GeofenceReport.NodeFence {

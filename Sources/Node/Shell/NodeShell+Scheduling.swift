@@ -23,14 +23,14 @@ extension NodeShell {
             commandSentAt[id] = t
             commandStartsAtMs[id] = startsAtMs
             logger.info(
-                "command \(id) \(command.summary) to UAV \(n)\(takeover ? " (takeover)" : ""), starting in \(Self.milliseconds(lead)) ms"
+                "command \(id) \(command.summary) to UAV \(n)\(takeover ? " (takeover)" : ""), starting in \(lead.wholeMilliseconds) ms"
             )
             apply(effects, now: t)
         }
         let reports = await reports(
             for: ids, to: numbers, summary: command.summary, until: clock.now + lead + timeout)
         return GroupCommandReport(
-            command: command.summary, leadMs: Int(Self.milliseconds(lead)), startsAtMs: startsAtMs, commands: reports)
+            command: command.summary, leadMs: Int(lead.wholeMilliseconds), startsAtMs: startsAtMs, commands: reports)
     }
 
     /// Drone: arms the timer of a scheduled command (`.scheduleStart`); at `start` the core hands it to the vehicle.
@@ -52,5 +52,4 @@ extension NodeShell {
         coordinate(now: t) { $0.onScheduledStart(id, now: t) }
     }
 
-    static func milliseconds(_ d: Duration) -> Int64 { d.wholeNanoseconds / 1_000_000 }
 }
