@@ -7,8 +7,8 @@ import Testing
 /// Link outages in real processes, as the field has them: a station and five flying drones lose each other for
 /// 1, 3, 6 and 10 s after the loss is detected, and for longer than the forget interval (20 s) — by link (the port goes
 /// down), by firewall both ways and by firewall one way; by firewall both ways one drone's outage lasts 60 s instead
-/// of 6. Every pair must have a command answered by the drone within
-/// 1 s of the restore, be back in session within 1 s (1.5 s after a link outage: `sessionBound`), and keep its UAV
+/// of 6. Every pair must have a command answered by the drone and be back in session within 1 s of the restore (1.5 s
+/// after a link outage, where the kernel's neighbour resolution adds up to 1 s: `sessionBound`), and keep its UAV
 /// number.
 @Suite(.serialized) struct OutageLabTests {
     /// Seconds each drone's outage lasts after its loss was detected: host 2 … host 6; host 6's is longer than the
@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test(
-        "outages of 1, 3, 6 (by firewall 60), 10 s and past the forget interval, by link and by firewall both ways and one way: commands again within 1 s",
+        "outages of 1, 3, 6 (by firewall 60), 10 s and past the forget interval, by link and by firewall both ways and one way: commands again within 1 s (1.5 s by link)",
         arguments: Kind.selected)
     func everyPairIsBackWithinOneSecondOfTheRestore(kind: Kind) async throws {
         try await Lab.with(hosts: 6) { lab in
@@ -81,7 +81,7 @@ import Testing
                 print(
                     "outage \(kind) host \(r.host) (+\(Self.extra(kind)[r.host]!) s after detection): in session \(ms(r.inSession)) ms, "
                         + "command answered \(ms(r.commandAnswered)) ms after the restore")
-                if r.inSession > .seconds(1) || r.commandAnswered > .seconds(1) {
+                if r.inSession > Self.sessionBound(kind) || r.commandAnswered > Self.sessionBound(kind) {
                     print("host \(r.host), \(kind): attempts before the answer: \(r.attempts)")
                     lab.dumpLogs()
                 }
@@ -89,7 +89,7 @@ import Testing
                     r.inSession <= Self.sessionBound(kind),
                     "host \(r.host), \(kind): back in session \(r.inSession) after the restore")
                 #expect(
-                    r.commandAnswered <= .seconds(1),
+                    r.commandAnswered <= Self.sessionBound(kind),
                     "host \(r.host), \(kind): command answered \(r.commandAnswered) after the restore")
             }
             let session = recoveries.map { ms($0.inSession) }.sorted()
@@ -103,12 +103,13 @@ import Testing
 
     static func ms(_ d: Duration) -> Int { Int(d / .milliseconds(1)) }
 
-    /// How soon both sides must show the pair in session again. 1 s, but 1.5 s after a link outage: after a link
-    /// restore the session sometimes comes up 0.9–1 s later while the firewall kinds stay under 0.5 s (2026-11-26: in
-    /// session 947–997 ms in three of five runs, once with the command answered at 960 ms). The cause is not found
-    /// yet: it is not the kernel's neighbour resolution (the lab turns duplicate address detection off, and a datagram
-    /// sent every 20 ms crosses a restored port 6–21 ms after the restore, its ARP entry still REACHABLE). The command,
-    /// what the operator sees, is held to 1 s for every kind.
+    /// How soon both sides must show the pair in session again, and a command must be answered: 1 s, but 1.5 s after
+    /// a link outage. A link that comes back does not carry unicast at once: the kernel's neighbour entries for the
+    /// peer failed during the outage, and resolution is retried every RetransTimer (ARP's and IPv6 neighbour
+    /// discovery's `retrans_time_ms`, 1 s by default, RFC 4861 §10), so the first datagram crosses 0–1 s after the
+    /// restore (measured 2026-11-26: packets captured on both hosts started 670 ms after `ip link set up`, and the
+    /// session was up 259 ms after the first one; with `retrans_time_ms = 50` in the lab hosts every pair was back
+    /// in 12–79 ms, 15 of 15). The lab keeps the kernel's default, as the field has it.
     static func sessionBound(_ kind: Kind) -> Duration { kind == .link ? .milliseconds(1500) : .seconds(1) }
     func ms(_ d: Duration) -> Int { Self.ms(d) }
 
