@@ -18,28 +18,31 @@ public struct AutopilotVehicle: Vehicle {
     public let linkName: String
     /// Mirrors the autopilot's goal in the local frame; nil until the autopilot reports a position.
     public private(set) var navigator: Navigator?
-    /// Publish predictions from the mirrored plan (the goal, at the autopilot's speed) rather than the measured
-    /// velocity extrapolated; set when collision avoidance is on.
-    public var predictsFromPlan: Bool
-    private let navigation: NavigatorConfiguration
+    /// Compares what was predicted with where the autopilot then was: which model is published, how uncertain.
+    public internal(set) var monitor = PredictionMonitor()
+    var navigation: NavigatorConfiguration
+    /// What the plan was mirrored from last (a new one resets the monitor's view of the plan).
+    var planKey: PlanKey = .none
+    /// The mission's waypoints still ahead, in the local frame (empty: no mission).
+    var missionAhead: [Vector3] = []
+    /// The position of the last observation given to the monitor (a new report is observed once).
+    var observed: GeoPoint?
     private var adjustment: NavigatorAdjustment?
     private var uavNumber: UInt8?
     /// Command descriptions, for the verdict's log line.
     private var labels: [CommandID: String] = [:]
-    private var time = 0.0
+    var time = 0.0
 
     /// A vehicle on the autopilot behind `linkName`; `autopilotSystemID` pins the autopilot's system id (nil: learn
     /// it). `navigation` describes the autopilot's flight for prediction (its cruise speed is `defaultSpeed`).
     public init(
-        linkName: String, autopilotSystemID: UInt8?, navigation: NavigatorConfiguration = Self.defaultNavigation,
-        predictsFromPlan: Bool = false
+        linkName: String, autopilotSystemID: UInt8?, navigation: NavigatorConfiguration = Self.defaultNavigation
     ) {
         var configuration = AutopilotSession.Configuration()
         configuration.autopilotSystemID = autopilotSystemID
         session = AutopilotSession(configuration: configuration)
         self.linkName = linkName
         self.navigation = navigation
-        self.predictsFromPlan = predictsFromPlan
     }
 
     /// A multirotor autopilot's defaults: 5 m/s cruise (ArduPilot's WPNAV_SPEED, PX4's MPC_XY_CRUISE), which the
@@ -63,7 +66,9 @@ public struct AutopilotVehicle: Vehicle {
 
     public mutating func advance(to now: MeshInstant) -> [VehicleEvent] {
         time = Double(now.nanoseconds) / 1e9
-        return carry(session.tick(now: now), now: now)
+        let events = carry(session.tick(now: now), now: now)
+        monitorPrediction(now: time)
+        return events
     }
 
     public mutating func execute(_ id: CommandID, _ command: Command, now: MeshInstant) -> [VehicleEvent] {
@@ -100,12 +105,20 @@ public struct AutopilotVehicle: Vehicle {
 
     // MARK: - Reports
 
+    /// The mirrored plan predicted (the goal, takeoff, landing, return or mission at the autopilot's speeds) while
+    /// the monitor finds the autopilot flying it; otherwise the measured velocity extrapolated. Either carries the
+    /// monitor's uncertainty.
     public func prediction(avoiding: Bool, now: MeshInstant) -> TrajectoryPrediction? {
-        if predictsFromPlan, let navigator, navigator.acceptsAdjustment, let state = localState() {
-            return TrajectoryPrediction(navigator, state: state, now: Double(now.nanoseconds) / 1e9, avoiding: avoiding)
+        if monitor.trustsPlan, let navigator, let state = localState(),
+            let plan = planPrediction(state: state, now: Double(now.nanoseconds) / 1e9)
+        {
+            return TrajectoryPrediction(
+                plan, step: navigation.predictionStep, origin: navigator.origin, avoiding: avoiding,
+                uncertainty: monitor.uncertainty)
         }
         guard var p = session.prediction() else { return nil }
         p.avoiding = avoiding
+        p.uncertainty = monitor.uncertainty
         return p
     }
 
@@ -149,17 +162,13 @@ public struct AutopilotVehicle: Vehicle {
         if navigator == nil, let p = session.telemetry.position,
             let origin = try? MapOrigin(latitude: p.latitude, longitude: p.longitude)
         {
+            // The firmwares' default return altitudes (ArduPilot RTL_ALT 15 m, PX4 RTL_RETURN_ALT 60 m).
+            navigation.returnAltitude = session.identity?.flavour == .px4 ? 60 : 15
             navigator = Navigator(origin: origin, configuration: navigation)
             navigator?.adjustment = adjustment
         }
         guard var nav = navigator else { return [] }
-        switch session.goal {
-        case .hold(let p)?: nav.adopt(local(p).map { .hold($0) } ?? .idle)
-        case .goto(let p, let speed)?:
-            nav.adopt(local(p).map { .goto($0, speed: speed ?? navigation.defaultSpeed) } ?? .idle)
-        case .follow?: nav.adopt(.follow(offset: .zero))
-        case nil: nav.adopt(.idle)
-        }
+        mirror(session.plannedFlight, into: &nav)
         navigator = nav
         guard let adjustment, !adjustment.isNeutral, nav.acceptsAdjustment, let state = localState() else {
             return session.steer(to: nil, speed: nil, now: now)
@@ -176,12 +185,7 @@ public struct AutopilotVehicle: Vehicle {
         }
     }
 
-    private func local(_ p: GeoPoint) -> Vector3? { navigator.flatMap { local(p, in: $0.origin) } }
-
-    private func local(_ p: GeoPoint, in origin: MapOrigin) -> Vector3? {
-        (try? origin.local(p.geodetic))
-            .map(Vector3.init)
-    }
+    func local(_ p: GeoPoint) -> Vector3? { navigator.flatMap { local(p, in: $0.origin) } }
 
     // MARK: - Directives to events
 

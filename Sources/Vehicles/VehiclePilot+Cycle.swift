@@ -59,7 +59,8 @@ extension VehiclePilot {
             return try? AirspaceTrack(
                 uavNumber: e.uavNumber.map(Int.init) ?? 251, tiebreak: e.node.low, avoiding: e.prediction.avoiding,
                 step: Double(e.prediction.stepMilliseconds) / 1000, points: e.prediction.points.map(\.geodetic),
-                age: e.age.secondsDouble, now: Double(now.nanoseconds) / 1e9, origin: frame)
+                age: e.age.secondsDouble, now: Double(now.nanoseconds) / 1e9, origin: frame,
+                uncertainty: e.prediction.uncertainty)
         }
     }
 }

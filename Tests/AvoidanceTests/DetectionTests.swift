@@ -84,6 +84,24 @@ struct DetectionTests {
         #expect(conflicts([wild, beside]).first?.firstIndex == 2)
     }
 
+    @Test("a published uncertainty widens the track by radius + growth × age, capped; a drone beside it conflicts")
+    func uncertainty() {
+        var wide = track(1, from: Vector3(0, 0, 10), time: -0.5)
+        wide.uncertainty = PredictionUncertainty(radius: 0.5, growth: 1)
+        let s = AirspaceSnapshot(tracks: [wide, track(2, from: Vector3(0, 0, 10))], now: 0, configuration: c)
+        // 0.5 s old at index 0: 0.5 + 1 × 0.5 = 1 m; index 10 (2 s later): 3 m; the cap beyond.
+        #expect(abs(s.growth(track: 0, index: 0).horizontal - 1) < 1e-9)
+        #expect(abs(s.growth(track: 0, index: 10).horizontal - 3) < 1e-9)
+        #expect(s.growth(track: 0, index: 40).horizontal == c.maxHorizontalInflation)
+        #expect(s.growth(track: 0, index: 10).vertical == 0 && s.growth(track: 1, index: 10) == (0, 0))
+        // 7 m beside it: no conflict with the certain prediction; with the uncertain one from index 6 (1.2 s on, 1.7 s
+        // after it was made: 2.2 m > 7 − 5).
+        let beside = track(9, from: Vector3(7, 0, 10))
+        #expect(conflicts([track(1, from: Vector3(0, 0, 10), time: -0.5), beside]).isEmpty)
+        let found = conflicts([wide, beside])
+        #expect(found.count == 1 && found.first?.firstIndex == 6, "\(found)")
+    }
+
     @Test("the broad phase finds exactly the pairs the all-pairs check finds, on random fleets")
     func broadPhaseEqualsAllPairs() {
         var random = TestRandom(2026)

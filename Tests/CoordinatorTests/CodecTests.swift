@@ -1,4 +1,5 @@
 import Determinism
+import Flight
 import MeshTypes
 import Testing
 
@@ -190,6 +191,38 @@ struct CodecTests {
         badFlags[33] = 0x80
         let e3 = #expect(throws: WireError.self) { try CoordinatorMessage(type: lt, payload: badFlags) }
         #expect(e3?.reason.contains("lsa.flags") == true)
+    }
+
+    @Test(
+        "a prediction's uncertainty: flags bit 1 and two bytes (tenths of a metre, of a metre per second) before the step"
+    )
+    func predictionUncertaintyLayout() throws {
+        let p = GeoPoint(latitude: 50.1, longitude: 14.4, altitude: 12)
+        let plain = TrajectoryPrediction(points: [p, p], avoiding: true)
+        var uncertain = plain
+        uncertain.uncertainty = PredictionUncertainty(radius: 0.5, growth: 1.26)
+        #expect(uncertain.uncertainty == PredictionUncertainty(radius: 0.5, growth: 1.3))
+        let bcast = Envelope(
+            origin: NodeID(high: 1, low: 2), originIncarnation: 1, sequence: 3, destination: .broadcast, ttl: 8)
+        let a = CoordinatorMessage.routed(bcast, .prediction(uavNumber: 4, prediction: plain)).encode()
+        let b = CoordinatorMessage.routed(bcast, .prediction(uavNumber: 4, prediction: uncertain)).encode()
+        // Broadcast envelope 34, number 1: flags at 35.
+        #expect(a.payload[35] == 0b01 && b.payload[35] == 0b11)
+        #expect(Array(b.payload[36...37]) == [5, 13] && b.payload.count == a.payload.count + 2)
+        #expect(
+            try CoordinatorMessage(type: b.type, payload: b.payload)
+                == .routed(bcast, .prediction(uavNumber: 4, prediction: uncertain)))
+        #expect(
+            try CoordinatorMessage(type: a.type, payload: a.payload)
+                == .routed(bcast, .prediction(uavNumber: 4, prediction: plain)))
+        // Unknown bits are refused, naming the field.
+        var bad = a.payload
+        bad[35] = 0b101
+        let e = #expect(throws: WireError.self) { try CoordinatorMessage(type: a.type, payload: bad) }
+        #expect(
+            e?.reason.hasPrefix("prediction.flags at offset 35: only bits 0 (avoiding) and 1 (uncertainty)") == true)
+        // Out of range values are clamped to what the wire carries.
+        #expect(PredictionUncertainty(radius: -1, growth: 99) == PredictionUncertainty(radius: 0, growth: 25.5))
     }
 
     @Test("a scheduled command: flags bit 1 and the start in microseconds before the kind; the old layout otherwise")

@@ -19,7 +19,7 @@ import Testing
         var logs: [String] = []
 
         init(_ flavour: AutopilotEmulator.Flavour) {
-            vehicle = AutopilotVehicle(linkName: "in-process", autopilotSystemID: nil, predictsFromPlan: true)
+            vehicle = AutopilotVehicle(linkName: "in-process", autopilotSystemID: nil)
             autopilot = AutopilotEmulator(configuration: .init(flavour: flavour))
         }
 

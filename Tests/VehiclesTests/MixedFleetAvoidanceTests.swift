@@ -98,7 +98,7 @@ import Testing
         var emulator = AutopilotEmulator.Configuration(flavour: flavour)
         emulator.homeLatitude = home.latitude
         emulator.homeLongitude = home.longitude
-        let autopilot = AutopilotVehicle(linkName: "in-process", autopilotSystemID: nil, predictsFromPlan: avoid)
+        let autopilot = AutopilotVehicle(linkName: "in-process", autopilotSystemID: nil)
         var b = Drone(
             pilot: try VehiclePilot(vehicle: autopilot, plan: plan, predictionInterval: .milliseconds(200)),
             autopilot: AutopilotEmulator(configuration: emulator), uavNumber: autopilotNumber)

@@ -52,6 +52,22 @@ public struct AirspaceSnapshot: Sendable {
                 track.prediction, from: now, step: c.step, count: k, base: t * k, conservative: conservative[t],
                 avoiding: track.avoiding,
                 tuning: tuning, xs: &xs, ys: &ys, zs: &zs, growH: &growH, growV: &growV)
+            Self.addUncertainty(track, from: now, step: c.step, count: k, base: t * k, tuning: tuning, growH: &growH)
+        }
+    }
+
+    /// Widens a track's horizontal volume by the uncertainty its drone published, `from + k·step` seconds on
+    /// (k = 0 ..< count), within the inflation cap.
+    static func addUncertainty(
+        _ track: AirspaceTrack, from now: Double, step: Double, count: Int, base: Int, tuning c: Tuning,
+        growH: inout [Double]
+    ) {
+        let u = track.uncertainty
+        guard !u.isNone else { return }
+        let start = now - track.prediction.time
+        for k in 0..<count {
+            let i = base + k
+            growH[i] = min(c.maxHorizontalInflation, growH[i] + u.radius(after: start + Double(k) * step))
         }
     }
 

@@ -11,7 +11,7 @@ extension AirspaceTrack {
     /// - Throws: ``GeodesyError`` for a point that cannot be placed on the origin's map.
     public init(
         uavNumber: Int, tiebreak: UInt64 = 0, avoiding: Bool, step: Double, points: [GeodeticCoordinate],
-        age: Double, now: Double, origin: MapOrigin
+        age: Double, now: Double, origin: MapOrigin, uncertainty: PredictionUncertainty = .none
     ) throws(GeodesyError) {
         var local: [PredictedTrajectory.Point] = []
         local.reserveCapacity(points.count)
@@ -26,6 +26,6 @@ extension AirspaceTrack {
         }
         self.init(
             uavNumber: uavNumber, tiebreak: tiebreak, avoiding: avoiding,
-            prediction: PredictedTrajectory(time: now - age, origin: start, points: local))
+            prediction: PredictedTrajectory(time: now - age, origin: start, points: local), uncertainty: uncertainty)
     }
 }

@@ -11,13 +11,19 @@ public struct AirspaceTrack: Sendable, Hashable {
     public var avoiding: Bool
     /// Its prediction; `time` is when the prediction was made, on the receiver's clock (its `now` minus the age).
     public var prediction: PredictedTrajectory
+    /// How far the drone may stray from its prediction, as it published it: added to the separation kept from it.
+    public var uncertainty: PredictionUncertainty
 
     /// Creates a track.
-    public init(uavNumber: Int, tiebreak: UInt64 = 0, avoiding: Bool, prediction: PredictedTrajectory) {
+    public init(
+        uavNumber: Int, tiebreak: UInt64 = 0, avoiding: Bool, prediction: PredictedTrajectory,
+        uncertainty: PredictionUncertainty = .none
+    ) {
         self.uavNumber = uavNumber
         self.tiebreak = tiebreak
         self.avoiding = avoiding
         self.prediction = prediction
+        self.uncertainty = uncertainty
     }
 
     /// Its place in the priority order.

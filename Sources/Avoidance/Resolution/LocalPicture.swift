@@ -89,6 +89,8 @@ struct LocalPicture {
                 track.prediction, from: now, step: c.step, count: k, base: slot * k, conservative: conservative,
                 avoiding: track.avoiding,
                 tuning: c, xs: &xs, ys: &ys, zs: &zs, growH: &gh, growV: &gv)
+            AirspaceSnapshot.addUncertainty(
+                track, from: now, step: c.step, count: k, base: slot * k, tuning: c, growH: &gh)
             let higher = track.rank < ownRank
             uavNumbers.append(track.uavNumber)
             self.higher.append(higher)

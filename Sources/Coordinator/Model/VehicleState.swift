@@ -48,11 +48,17 @@ public struct TrajectoryPrediction: Hashable, Sendable {
     /// Whether the drone avoids others while flying this (false: taking off, landing, returning home, flying an
     /// uploaded trajectory, under manual control; other drones must keep clear of it).
     public var avoiding: Bool
+    /// How far the drone may stray from `points` (``PredictionUncertainty/none``: it flies them as predicted).
+    public var uncertainty: PredictionUncertainty
 
     /// A prediction from its fields.
-    public init(stepMilliseconds: UInt16 = 200, points: [GeoPoint], avoiding: Bool = true) {
+    public init(
+        stepMilliseconds: UInt16 = 200, points: [GeoPoint], avoiding: Bool = true,
+        uncertainty: PredictionUncertainty = .none
+    ) {
         self.stepMilliseconds = stepMilliseconds
         self.points = points
         self.avoiding = avoiding
+        self.uncertainty = uncertainty
     }
 }

@@ -87,7 +87,12 @@ extension MeshPayload {
             return CoordinatorMessageType.telemetry
         case .prediction(let n, let p):
             w.u8(n)
-            w.u8(p.avoiding ? 1 : 0)
+            let uncertain = !p.uncertainty.isNone
+            w.u8((p.avoiding ? 1 : 0) | (uncertain ? 2 : 0))
+            if uncertain {
+                w.u8(UInt8((p.uncertainty.radius * 10).rounded()))
+                w.u8(UInt8((p.uncertainty.growth * 10).rounded()))
+            }
             w.u16(p.stepMilliseconds)
             writePoints(Array(p.points.prefix(255)), countWidth16: false, to: &w)
             return CoordinatorMessageType.prediction
@@ -251,10 +256,16 @@ extension MeshPayload {
             let n = try readUAVNumber(&r, "prediction.uavNumber", allowNone: true) ?? 0
             let flagsAt = r.offset
             let flags = try r.u8("prediction.flags")
-            guard flags & ~1 == 0 else {
+            guard flags & ~3 == 0 else {
                 throw WireError(
-                    "prediction.flags at offset \(flagsAt): only bit 0 (avoiding) may be set, found 0x\(String(flags, radix: 16))"
+                    "prediction.flags at offset \(flagsAt): only bits 0 (avoiding) and 1 (uncertainty) may be set, found 0x\(String(flags, radix: 16))"
                 )
+            }
+            var uncertainty = PredictionUncertainty.none
+            if flags & 2 != 0 {
+                let radius = try r.u8("prediction.uncertainty.radius")
+                let growth = try r.u8("prediction.uncertainty.growth")
+                uncertainty = PredictionUncertainty(radius: Double(radius) / 10, growth: Double(growth) / 10)
             }
             let step = try r.u16("prediction.stepMilliseconds")
             let count = Int(try r.u8("prediction.pointCount"))
@@ -263,7 +274,7 @@ extension MeshPayload {
                 prediction: TrajectoryPrediction(
                     stepMilliseconds: step,
                     points: try readPoints(&r, "prediction.points", count: count),
-                    avoiding: flags & 1 == 1))
+                    avoiding: flags & 1 == 1, uncertainty: uncertainty))
         case CoordinatorMessageType.target:
             let address: TargetAddress
             switch try r.tag("target.addressKind", max: 2) {

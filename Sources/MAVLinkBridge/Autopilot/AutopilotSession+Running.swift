@@ -108,6 +108,7 @@ extension AutopilotSession {
         out += finishRunning(.failed(p.label.hasPrefix("failsafe:") ? p.label : "superseded by \(p.label)"))
         intent = p.intent
         heldGoal = p.goal
+        recordMission(of: p)
         controlModes = p.modes
         steering = nil
         if case .goto(_, let speed)? = p.goal { speedOverridden = speed != nil }

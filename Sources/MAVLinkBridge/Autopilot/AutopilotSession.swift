@@ -131,6 +131,10 @@ public struct AutopilotSession: Sendable {
     var steeringModeAsked = false
     /// What the last accepted hover, goto or takeoff left the vehicle flying (see `goal`).
     var heldGoal: Goal?
+    /// The waypoints of the trajectory flown as a mission, with their mission sequence numbers (see `plannedFlight`).
+    var missionWaypoints: [(seq: UInt16, point: GeoPoint)] = []
+    /// The mission item being flown to (MISSION_CURRENT, or the one after the last MISSION_ITEM_REACHED).
+    var missionCurrentSeq: UInt16 = 0
     /// The modes the vehicle may be in while the node commands it (those of the last accepted command, and GUIDED or
     /// OFFBOARD while avoidance steers it); another one while airborne means the pilot or the firmware took it.
     var controlModes: Set<UInt32> = []
@@ -229,7 +233,10 @@ public struct AutopilotSession: Sendable {
             if m.targetSystem == configuration.systemID { out += onMissionRequest(m.seq, now: now) }
         case .missionAck(let m):
             if m.targetSystem == configuration.systemID { out += onMissionAck(m.type, now: now) }
+        case .missionCurrent(let m):
+            missionCurrentSeq = m.seq
         case .missionItemReached(let m):
+            missionCurrentSeq = max(missionCurrentSeq, m.seq &+ 1)
             if let r = running, case .missionEnd(let last) = r.completion, m.seq >= last {
                 out += finishRunning(.completed)
             }

@@ -143,8 +143,7 @@ public actor NodeShell {
             case .mavlink(let endpoint):
                 link = AutopilotLink(endpoint: endpoint, logger: logger)
                 var autopilot = AutopilotVehicle(
-                    linkName: "\(endpoint)", autopilotSystemID: configuration.autopilotSystemID.map { UInt8($0) },
-                    predictsFromPlan: configuration.avoidance.enabled)
+                    linkName: "\(endpoint)", autopilotSystemID: configuration.autopilotSystemID.map { UInt8($0) })
                 _ = autopilot.setUAVNumber(coordinator.uavNumber)
                 vehicle = autopilot
             }
