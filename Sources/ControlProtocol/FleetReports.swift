@@ -95,6 +95,11 @@ public struct AirspaceReport: Codable, Sendable, Hashable {
     public var stepMs: Int
     /// `[latitude, longitude, altitude]` per point; point i is (i + 1) × stepMs after the prediction was made.
     public var points: [[Double]]
+    /// Whether the drone avoids others while flying this (false: the others keep away from it).
+    public var avoiding: Bool
+    /// How fast the drone may stray from the points, metres per second of the prediction's age (absent: it flies
+    /// them as predicted; an autopilot drone whose recent predictions went wrong publishes one).
+    public var uncertaintyGrowth: Double?
 
     public init(
         uavNumber: Int? = nil,
@@ -102,7 +107,9 @@ public struct AirspaceReport: Codable, Sendable, Hashable {
         name: String,
         ageMs: Int,
         stepMs: Int,
-        points: [[Double]]
+        points: [[Double]],
+        avoiding: Bool = true,
+        uncertaintyGrowth: Double? = nil
     ) {
         self.uavNumber = uavNumber
         self.node = node
@@ -110,6 +117,8 @@ public struct AirspaceReport: Codable, Sendable, Hashable {
         self.ageMs = ageMs
         self.stepMs = stepMs
         self.points = points
+        self.avoiding = avoiding
+        self.uncertaintyGrowth = uncertaintyGrowth
     }
 }
 

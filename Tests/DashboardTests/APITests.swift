@@ -474,7 +474,9 @@ import Testing
                 node: "00", name: "d", role: "drone", latitude: 0, longitude: 0, altitude: 0, speed: 0, heading: 0,
                 activity: "landed", armed: false, batteryPercent: 1, ageMs: 1, stale: false))
         try check(
-            "Airspace", full: AirspaceReport(uavNumber: 1, node: "00", name: "d", ageMs: 1, stepMs: 1, points: []),
+            "Airspace",
+            full: AirspaceReport(
+                uavNumber: 1, node: "00", name: "d", ageMs: 1, stepMs: 1, points: [], uncertaintyGrowth: 0.5),
             minimal: AirspaceReport(node: "00", name: "d", ageMs: 1, stepMs: 1, points: []))
         let command = CommandReport(uavNumber: 1, command: "land", answers: [], timedOut: false)
         try check("Command", full: command, minimal: command)

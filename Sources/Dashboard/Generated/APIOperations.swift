@@ -3,7 +3,7 @@
 
 extension APIOperation {
     /// SHA-256 of openapi.yaml followed by Tools/openapi/openapi-generator-config.yaml, as generated from.
-    static let sourcesSHA256 = "e0376363824a11d0147c769e3155e41f711c7b7571930c4ed6caba81d53d6843"
+    static let sourcesSHA256 = "9605e5b9cfcb254cf3dca2617124a850ff46234f64d1b3a0e7b939e5985ddb9e"
 
     /// Every operation of openapi.yaml, by operationId.
     static let all: [String: APIOperation] = [
@@ -166,8 +166,8 @@ extension APIOperation {
             fields: ["uavNumber", "node", "name", "role", "latitude", "longitude", "altitude", "speed", "heading", "activity", "armed", "batteryPercent", "ageMs", "stale", "linkQuality", "velocityNorth", "velocityEast", "velocityUp", "controller", "controllerNode", "controlledHere"],
             required: ["node", "name", "role", "latitude", "longitude", "altitude", "speed", "heading", "activity", "armed", "batteryPercent", "ageMs", "stale"]),
         "Airspace": APIOperation.Body(
-            fields: ["uavNumber", "node", "name", "ageMs", "stepMs", "points"],
-            required: ["node", "name", "ageMs", "stepMs", "points"]),
+            fields: ["uavNumber", "node", "name", "ageMs", "stepMs", "points", "avoiding", "uncertaintyGrowth"],
+            required: ["node", "name", "ageMs", "stepMs", "points", "avoiding"]),
         "Command": APIOperation.Body(
             fields: ["uavNumber", "command", "timedOut", "answers"],
             required: ["uavNumber", "command", "answers", "timedOut"]),

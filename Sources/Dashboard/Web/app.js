@@ -3,6 +3,7 @@
 
 const SEPARATION_M = 5.0;      // FleetMesh's default horizontal separation
 const VERTICAL_SEPARATION_M = 2.9;
+const MAX_INFLATION_M = 6.0;    // avoidance widens an uncertain prediction by at most this much
 const STEP_M_PER_DEG = 111320;
 
 const state = {
@@ -274,8 +275,18 @@ function drawPredictions() {
     const v = state.vehicles.get(node);
     if (!v || a.points.length === 0) continue;
     const points = a.points.map((p) => [p[0], p[1]]);
-    L.polyline([[v.latitude, v.longitude], ...points], { color: "#1565c0", weight: 2, opacity: 0.7, interactive: false })
+    // A drone that does not avoid (taking off, landing, under a pilot's hands) is drawn dashed: the others keep away.
+    const dash = a.avoiding === false ? "6 6" : null;
+    L.polyline([[v.latitude, v.longitude], ...points], { color: "#1565c0", weight: 2, opacity: 0.7, dashArray: dash, interactive: false })
       .addTo(layers.paths);
+    if (a.uncertaintyGrowth > 0) {
+      // How far the others keep from the end of an uncertain prediction: half the separation, widened by its growth.
+      const horizon = (a.points.length * a.stepMs + a.ageMs) / 1000;
+      const radius = SEPARATION_M / 2 + Math.min(MAX_INFLATION_M, a.uncertaintyGrowth * horizon);
+      const last = points[points.length - 1];
+      L.circle(last, { radius, color: "#ef6c00", weight: 1, dashArray: "4 4", fillOpacity: 0.05, className: "uncertainty", interactive: false })
+        .addTo(layers.rings);
+    }
     tracks.push({ v, a });
   }
   for (const v of state.vehicles.values()) {

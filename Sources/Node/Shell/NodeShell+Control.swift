@@ -163,7 +163,9 @@ extension NodeShell {
             AirspaceReport(
                 uavNumber: e.uavNumber.map(Int.init), node: e.node.hex, name: displayName(e.node),
                 ageMs: Int(e.age.wholeNanoseconds / 1_000_000), stepMs: Int(e.prediction.stepMilliseconds),
-                points: e.prediction.points.map { [$0.latitude, $0.longitude, $0.altitude] })
+                points: e.prediction.points.map { [$0.latitude, $0.longitude, $0.altitude] },
+                avoiding: e.prediction.avoiding,
+                uncertaintyGrowth: e.prediction.uncertainty.growth > 0 ? e.prediction.uncertainty.growth : nil)
         }
     }
 
