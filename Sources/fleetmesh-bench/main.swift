@@ -5,6 +5,7 @@ if CommandLine.arguments.dropFirst().first == "emulate-drones" {
 let out = BenchOutput()
 let all: [(String, (BenchOutput) async throws -> Void)] = [
     ("lab", MeshLabBenchmarks.run),
+    ("airtime", AirtimeBenchmarks.run),
     ("commands", FleetLabBenchmarks.commands),
     ("manual", FleetLabBenchmarks.manual),
     ("station", FleetLabBenchmarks.station),

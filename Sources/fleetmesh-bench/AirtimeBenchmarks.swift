@@ -1,0 +1,117 @@
+import ControlProtocol
+import Foundation
+import LabKit
+
+/// Bytes on the air: real `fleetmesh run` processes in the namespaced lab, one station and N simulated drones, each
+/// host's link counters (eth0's transmitted bytes and packets in its `/proc/net/dev`: every frame it put on the shared
+/// segment, Ethernet header included) summed over a window, on the ground and flying. The curve, not a point: fleet
+/// sizes from FLEETMESH_BENCH_AIRTIME_SIZES (default 4,8,12,16), window FLEETMESH_BENCH_AIRTIME_SECONDS (default 10).
+/// The exponent is the log–log slope from the smallest to the largest fleet (1: linear in N, 2: every node talks to
+/// every node).
+enum AirtimeBenchmarks {
+    static let clock = ContinuousClock()
+
+    struct Row {
+        var nodes: Int
+        var groundBits: Double, groundPackets: Double
+        var flyingBits: Double, flyingPackets: Double
+    }
+
+    static func run(_ out: BenchOutput) async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let sizes = (environment["FLEETMESH_BENCH_AIRTIME_SIZES"] ?? "4,8,12,16").split(separator: ",").compactMap {
+            Int($0.trimmingCharacters(in: .whitespaces))
+        }
+        let window = Double(environment["FLEETMESH_BENCH_AIRTIME_SECONDS"] ?? "") ?? 10
+        out.heading("Bytes on the air: 1 station + N simulated drones, every host's transmitted frames summed")
+        out.line("load average at start (1/5/15 min)", MeshLabBenchmarks.loadAverage())
+        var rows: [Row] = []
+        for n in sizes where n > 0 {
+            rows.append(try await measure(drones: n, window: window))
+            let r = rows[rows.count - 1]
+            out.line(
+                "\(n) drones + 1 station, on the ground",
+                String(
+                    format: "%7.2f Mbit/s  %7.0f packets/s  %6.1f kbit/s per node", r.groundBits / 1e6,
+                    r.groundPackets, r.groundBits / 1e3 / Double(r.nodes)))
+            out.line(
+                "\(n) drones + 1 station, flying",
+                String(
+                    format: "%7.2f Mbit/s  %7.0f packets/s  %6.1f kbit/s per node", r.flyingBits / 1e6,
+                    r.flyingPackets, r.flyingBits / 1e3 / Double(r.nodes)))
+        }
+        if let first = rows.first, let last = rows.last, last.nodes > first.nodes {
+            let span = log(Double(last.nodes) / Double(first.nodes))
+            out.line(
+                "growth with the fleet (bytes ∝ N^k)",
+                String(
+                    format: "k = %.2f on the ground, %.2f flying (%d → %d nodes)",
+                    log(last.groundBits / first.groundBits) / span, log(last.flyingBits / first.flyingBits) / span,
+                    first.nodes, last.nodes))
+        }
+        out.line("load average at end (1/5/15 min)", MeshLabBenchmarks.loadAverage())
+    }
+
+    /// One fleet: formed, measured on the ground, taken off to 10 m, measured flying (bits and packets per second).
+    static func measure(drones n: Int, window: Double) async throws -> Row {
+        try await Lab.with(hosts: n + 1) { lab in
+            let station = try lab.startNode(host: 1, name: "station", role: "station", logLevel: "warning")
+            for i in 0..<n {
+                // A grid 15 m apart, so that the drones take off without meeting.
+                let east = Double(i % 5) * 15, north = Double(i / 5) * 15
+                let lat = 50.0755 + north / 111_200, lon = 14.4378 + east / 71_400
+                _ = try lab.startNode(
+                    host: i + 2, name: "drone-\(i + 1)", extra: "[drone]\nhome = [\(lat), \(lon)]",
+                    logLevel: "warning")
+            }
+            try await waitUntil(
+                "\(n) drones numbered and live at the station", timeout: .seconds(30 + 3 * n), poll: .milliseconds(250)
+            ) {
+                try FleetLabBenchmarks.vehicles(station).filter { !$0.stale && $0.uavNumber != nil }.count == n
+            }
+            try await Task.sleep(for: .seconds(2))  // the formation's handshakes and adverts are not the steady state
+            let ground = try await counted(lab, hosts: n + 1, seconds: window)
+            for v in try FleetLabBenchmarks.vehicles(station) {
+                guard let uav = v.uavNumber else { continue }
+                _ = try? ControlClient.request(
+                    ControlRequest.send(.init(uav: uav, args: ["takeoff", "10"], timeoutMs: 100)),
+                    socket: station.socketPath, timeout: .seconds(5))
+            }
+            try await waitUntil("\(n) drones airborne", timeout: .seconds(30), poll: .milliseconds(250)) {
+                try FleetLabBenchmarks.vehicles(station).filter { !$0.stale && $0.altitude > 9 }.count == n
+            }
+            let flying = try await counted(lab, hosts: n + 1, seconds: window)
+            return Row(
+                nodes: n + 1, groundBits: ground.bytes * 8, groundPackets: ground.packets, flyingBits: flying.bytes * 8,
+                flyingPackets: flying.packets)
+        }
+    }
+
+    /// Bytes and packets per second that every host transmitted on its link over `seconds`.
+    static func counted(_ lab: Lab, hosts: Int, seconds: Double) async throws -> (bytes: Double, packets: Double) {
+        func read() throws -> (Double, Double) {
+            var bytes = 0.0, packets = 0.0
+            for h in 1...hosts {
+                // /proc/net/dev is the reading process's namespace's (sysfs would show the host's own links).
+                let (status, output) = try shell(lab.onHost(h, ["cat", "/proc/net/dev"]))
+                let line = output.split(separator: "\n").first {
+                    $0.trimmingCharacters(in: .whitespaces).hasPrefix("eth0:")
+                }
+                let fields = line.map {
+                    $0.split(separator: ":", maxSplits: 1)[1].split(whereSeparator: \.isWhitespace)
+                }
+                guard status == 0, let fields, fields.count >= 10, let b = Double(fields[8]), let p = Double(fields[9])
+                else { throw LabError("host \(h): no eth0 counters in /proc/net/dev: \(output)") }
+                bytes += b
+                packets += p
+            }
+            return (bytes, packets)
+        }
+        let t0 = clock.now
+        let (b0, p0) = try read()
+        try await Task.sleep(for: .seconds(seconds))
+        let (b1, p1) = try read()
+        let wall = (clock.now - t0).seconds
+        return ((b1 - b0) / wall, (p1 - p0) / wall)
+    }
+}
