@@ -106,7 +106,8 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
         case .initiation: return handleInitiation(datagram, from: address, now: now)
         case .response: return handleResponse(datagram, from: address, now: now)
         case .transport: return handleTransport(datagram, from: address, now: now)
-        case nil: return [.rejected(address, .unknownMessageType(first))]
+        // Group datagrams are the group channel's (their own socket), never a session's.
+        case .group, nil: return [.rejected(address, .unknownMessageType(first))]
         }
     }
 

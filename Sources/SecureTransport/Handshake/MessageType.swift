@@ -6,6 +6,8 @@ public enum MessageType: UInt8, Sendable, CaseIterable {
     case response = 2
     /// An encrypted transport message (29 bytes or more).
     case transport = 3
+    /// A group datagram for every node on the segment (`GroupChannel`, 49 bytes or more).
+    case group = 4
 }
 
 /// The protocol version carried in handshake messages.
