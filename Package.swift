@@ -80,7 +80,7 @@ let package = Package(
                 "MeshTypes",
             ]),
         // An in-process multirotor autopilot speaking MAVLink (ArduPilot Copter and PX4 conventions) for tests.
-        .target(name: "AutopilotEmulation", dependencies: ["MAVLink", "Flight", "Geodesy"]),
+        .target(name: "AutopilotEmulation", dependencies: ["Determinism", "MAVLink", "Flight", "Geodesy"]),
 
         // The control socket's typed requests and answers, and a client: all a CLI, script or test needs to talk to a node.
         .target(name: "ControlProtocol"),
