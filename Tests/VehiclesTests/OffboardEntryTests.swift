@@ -148,6 +148,27 @@ import Testing
         #expect(!rig.directives.contains { if case .released = $0 { true } else { false } })
     }
 
+    @Test(
+        "a steering that ends and starts again at once: the HEARTBEAT's switch to AUTO.LOITER (the end's DO_REPOSITION) does not let the drone go"
+    )
+    func steeringAgain() throws {
+        var rig = Rig(prestream: .milliseconds(600))
+        try rig.takeOff()
+        _ = rig.command(2, .goto(rig.point(east: 60, up: 10), speedCmS: 0))
+        rig.run(1)
+        rig.take(rig.session.steer(to: rig.point(east: 0, north: 15, up: 10), speed: nil, now: rig.now))
+        rig.run(3) { $0.session.modeName == "OFFBOARD" }
+        #expect(rig.session.modeName == "OFFBOARD")
+        // Avoidance lets go (the goal is sent again: DO_REPOSITION, so PX4 goes to AUTO.LOITER) and 0.1 s later
+        // steers again, before the HEARTBEAT shows AUTO.LOITER.
+        rig.take(rig.session.steer(to: nil, speed: nil, now: rig.now))
+        rig.run(0.1)
+        rig.take(rig.session.steer(to: rig.point(east: 0, north: -15, up: 10), speed: nil, now: rig.now))
+        rig.run(4)
+        #expect(!rig.directives.contains { if case .released = $0 { true } else { false } }, "\(rig.directives)")
+        #expect(rig.session.modeName == "OFFBOARD" && rig.autopilot.velocity.y < -1, "\(rig.autopilot)")
+    }
+
     @Test("steering with no prestream: OFFBOARD is denied and the node lets the drone go")
     func steeringWithoutPrestream() throws {
         var rig = Rig(prestream: .zero)

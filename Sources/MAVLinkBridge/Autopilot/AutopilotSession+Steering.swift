@@ -90,9 +90,13 @@ extension AutopilotSession {
         }
         if starting {
             carrot = nil
+            // Not from the last HEARTBEAT's mode: it may be older than the end of the previous steering.
+            steeringReachedMode = false
             nextSetpointAt = now + configuration.setpointInterval
             out.append(frame(positionTarget(streamed(point), target: target, now: now)))
-            if !flavour.isMode(telemetry.customMode, .guided) {
+            // PX4 is asked for OFFBOARD whatever the last HEARTBEAT said: the end of a previous steering (its
+            // DO_REPOSITION) has it leave OFFBOARD before a HEARTBEAT shows it.
+            if flavour == .px4 || !flavour.isMode(telemetry.customMode, .guided) {
                 running?.modes.insert(flavour.customMode(for: .guided))
                 controlModes.insert(flavour.customMode(for: .guided))
                 if flavour == .px4 && configuration.offboardPrestream > .zero {
@@ -107,15 +111,13 @@ extension AutopilotSession {
     }
 
     /// Asks for GUIDED / OFFBOARD for avoidance's steering: at once (`force`), or when PX4's prestream is over and the
-    /// vehicle is still steered and not in the mode yet.
+    /// vehicle is still steered.
     mutating func askSteeringMode(now: MeshInstant, force: Bool = false) -> [Directive] {
         if !force {
             guard let due = steeringModeDueAt, now >= due else { return [] }
             steeringModeDueAt = nil
         }
-        guard steering != nil, let identity, let target = targetSystemID, !isSilent,
-            !identity.flavour.isMode(telemetry.customMode, .guided)
-        else { return [] }
+        guard steering != nil, let identity, let target = targetSystemID, !isSilent else { return [] }
         var c = identity.flavour.setModeCommand(for: .guided, target: target)
         c.targetComponent = identity.componentID
         steeringModeAsked = true

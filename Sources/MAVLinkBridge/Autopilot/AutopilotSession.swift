@@ -134,6 +134,8 @@ public struct AutopilotSession: Sendable {
     var steeringModeAsked = false
     /// PX4: steering's setpoint stream runs first; OFFBOARD is asked for at this time (see `offboardPrestream`).
     var steeringModeDueAt: MeshInstant?
+    /// The autopilot has been seen in GUIDED / OFFBOARD since the steering began (leaving it then lets the vehicle go).
+    var steeringReachedMode = false
     /// What the last accepted hover, goto or takeoff left the vehicle flying (see `goal`).
     var heldGoal: Goal?
     /// The modes the vehicle may be in while the node commands it (those of the last accepted command, and GUIDED or
@@ -292,6 +294,7 @@ public struct AutopilotSession: Sendable {
                 out += release(why)
             }
         }
+        if steering != nil, id.flavour.isMode(hb.customMode, .guided) { steeringReachedMode = true }
         sawHeartbeatMode = true
         if armedBefore && !telemetry.armed, let r = running {
             switch r.completion {
