@@ -80,7 +80,15 @@ let package = Package(
                 "MeshTypes",
             ]),
         // An in-process multirotor autopilot speaking MAVLink (ArduPilot Copter and PX4 conventions) for tests.
-        .target(name: "AutopilotEmulation", dependencies: ["MAVLink", "Flight", "Geodesy"]),
+        .target(name: "AutopilotEmulation", dependencies: ["Determinism", "MAVLink", "Flight", "Geodesy"]),
+
+        // Crossing scenarios of N drones of any mix (simulated, emulated ArduPilot / PX4) behind the vehicle protocol,
+        // on one virtual clock: shared by the tests and the benchmarks.
+        .target(
+            name: "AvoidanceScenarios",
+            dependencies: [
+                "AutopilotEmulation", "Avoidance", "Coordinator", "Flight", "Geodesy", "MeshTypes", "Vehicles",
+            ]),
 
         // The control socket's typed requests and answers, and a client: all a CLI, script or test needs to talk to a node.
         .target(name: "ControlProtocol"),
@@ -144,7 +152,8 @@ let package = Package(
             name: "fleetmesh-bench",
             dependencies: [
                 "ControlProtocol", "Determinism", "Node", "LabKit", "SecureTransport", "Membership", "MeshTypes",
-                "Coordinator", "MeshSimulation", "Geodesy", "Flight", "MAVLink", "Avoidance",
+                "Coordinator", "MeshSimulation", "Geodesy", "Flight", "MAVLink", "Avoidance", "AvoidanceScenarios",
+                "AutopilotEmulation", "Vehicles",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -180,8 +189,8 @@ let package = Package(
         .testTarget(
             name: "VehiclesTests",
             dependencies: [
-                "Vehicles", "AutopilotEmulation", "Avoidance", "Coordinator", "Flight", "Geodesy", "MAVLink",
-                "MAVLinkBridge", "MeshTypes",
+                "Vehicles", "AutopilotEmulation", "Avoidance", "AvoidanceScenarios", "Coordinator", "Flight", "Geodesy",
+                "MAVLink", "MAVLinkBridge", "MeshTypes",
             ]),
         .testTarget(
             name: "AutopilotEmulationTests", dependencies: ["AutopilotEmulation", "MAVLink", "Flight", "Geodesy"]),

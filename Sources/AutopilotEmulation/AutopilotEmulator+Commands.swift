@@ -84,14 +84,20 @@ extension AutopilotEmulator {
     }
 
     /// MAV_CMD_DO_SET_MODE: ArduPilot's mode number in param2; PX4's main mode in param2, sub mode in param3. PX4
-    /// refuses OFFBOARD unless position targets arrived within the last second.
+    /// refuses OFFBOARD unless position targets have been streaming (no gap over 0.5 s, i.e. at least 2 Hz, the last
+    /// within 0.5 s) for ``Configuration/offboardPrestream``.
     mutating func setMode(_ p: [Float], now: Double) -> MAVResult {
         guard let p2 = wholeNumber(p[1]), p2 <= 255 else { return .denied }
         let mode: UInt32
         if flavour == .px4 {
             guard let p3 = wholeNumber(p[2]), p3 <= 255 else { return .denied }
             mode = Flavour.px4Mode(p2, p3)
-            if mode == flavour.guidedMode && now - lastSetpointAt > 1.0 { return .denied }
+            if mode == flavour.guidedMode && mode != customMode {
+                let streaming = now - lastSetpointAt <= Self.offboardLossTimeout
+                guard streaming, now - setpointStreamStart >= configuration.offboardPrestream - 1e-6 else {
+                    return .denied
+                }
+            }
         } else {
             mode = p2
         }
@@ -155,6 +161,7 @@ extension AutopilotEmulator {
     /// at param1 m/s (negative: the default cruise speed; 0: unchanged); ArduPilot in GUIDED, PX4 in AUTO.LOITER.
     mutating func reposition(_ c: ReceivedCommand, now: Double) -> MAVResult {
         guard !onGround, let x = c.x, let y = c.y, let frame = c.frame, c.params[6].isFinite else { return .denied }
+        guard !ignoresSetpoints(at: now) else { return .accepted }  // acknowledged, not flown
         if c.params[0] > 0 { speed = min(Double(c.params[0]), configuration.limits.maxHorizontalSpeed) }
         if c.params[0] < 0 { speed = configuration.cruiseSpeed }
         enter(flavour.holdMode, reason: "DO_REPOSITION", now: now)

@@ -24,25 +24,43 @@ extension AutopilotEmulator {
         let n = max(1, Int(((now - start) / MultirotorModel.maxSubstep).rounded(.up)))
         let h = (now - start) / Double(n)
         var out: [[UInt8]] = []
-        for i in 1...n { out += substep(h, at: i == n ? now : start + Double(i) * h) }
+        for i in 1...n {
+            let t = i == n ? now : start + Double(i) * h
+            out += substep(h, at: t)
+            out += deliverDue(at: t)
+        }
         time = now
+        return out
+    }
+
+    /// Handles the frames whose transport delay is over by `t`.
+    mutating func deliverDue(at t: Double) -> [[UInt8]] {
+        guard let first = pending.first, first.due <= t + 1e-9 else { return [] }
+        var out: [[UInt8]] = []
+        while let next = pending.first, next.due <= t + 1e-9 {
+            pending.removeFirst()
+            out += handle(next.frame, now: next.due)
+        }
         return out
     }
 
     /// One substep ending at `t`.
     mutating func substep(_ h: Double, at t: Double) -> [[UInt8]] {
+        var out = fireFaults(at: t)
         syncModelArming()
         guard armed else {
             model.step(dt: h, setpoint: .hold(model.position))  // motors off: the model stays put
-            return []
+            respond(h)
+            return out
         }
-        var out: [[UInt8]] = []
         if flavour == .px4, behaviour == .guided, t - lastSetpointAt > Self.offboardLossTimeout {
             enter(flavour.holdMode, reason: "offboard setpoints lost", now: t)
         }
+        flyingVelocityOnly = false
         let (setpoint, speedLimit) = chooseSetpoint(h, at: t)
         model.limits.maxHorizontalSpeed = speedLimit
         model.step(dt: h, setpoint: setpoint)
+        respond(h)
         out += afterStep(at: t)
         return out
     }
@@ -119,8 +137,10 @@ extension AutopilotEmulator {
     }
 
     /// A pure velocity command for the model: a target at the vehicle itself plus the velocity as feed-forward.
-    func velocitySetpoint(_ v: Vector3, _ speed: Double, activity: Activity) -> Setpoint {
-        .position(target: model.position, feedforward: v, speed: speed, heading: desiredHeading, activity: activity)
+    mutating func velocitySetpoint(_ v: Vector3, _ speed: Double, activity: Activity) -> Setpoint {
+        flyingVelocityOnly = true
+        return .position(
+            target: model.position, feedforward: v, speed: speed, heading: desiredHeading, activity: activity)
     }
 
     /// Takeoff done, RTL's final descent, mission items reached, touchdown and disarming.

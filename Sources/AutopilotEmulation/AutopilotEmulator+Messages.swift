@@ -54,10 +54,12 @@ extension AutopilotEmulator {
     // MARK: - Position targets
 
     /// SET_POSITION_TARGET_GLOBAL_INT: taken only armed, airborne and in ArduPilot GUIDED / PX4 OFFBOARD (its arrival
-    /// feeds PX4's OFFBOARD stream check in any mode). Position in the global frames (altitude AMSL or above home);
+    /// feeds PX4's OFFBOARD stream check in any mode; under an `.ignoreSetpoints` fault it is taken, but not flown). Position in the global frames (altitude AMSL or above home);
     /// velocity, unless ignored, is a feed-forward that moves the target for up to 3 s (ArduPilot GUID_TIMEOUT);
     /// velocity alone is flown as a velocity for 3 s; yaw, unless ignored, is the heading.
     mutating func positionTarget(_ m: SetPositionTargetGlobalInt, now: Double) {
+        // A gap of more than 0.5 s (under 2 Hz) starts a new stream for PX4's OFFBOARD check.
+        if now - lastSetpointAt > Self.offboardLossTimeout { setpointStreamStart = now }
         lastSetpointAt = now
         positionTargetCount += 1
         let mask = m.typeMask
@@ -74,7 +76,7 @@ extension AutopilotEmulator {
             armed && !onGround && behaviour == .guided && globalFrames.contains(m.coordinateFrame)
             && (!hasPosition || m.alt.isFinite) && (hasPosition || velocity != nil)
         record(.positionTarget(m, accepted: usable), at: now)
-        guard usable else { return }
+        guard usable, !ignoresSetpoints(at: now) else { return }
         takeoffAltitude = nil
         if hasPosition {
             target = local(

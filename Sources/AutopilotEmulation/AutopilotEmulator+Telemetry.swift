@@ -1,4 +1,5 @@
 import Flight
+import Geodesy
 import MAVLink
 
 extension AutopilotEmulator {
@@ -60,15 +61,19 @@ extension AutopilotEmulator {
     mutating func streamFrame(_ id: UInt32, now: Double) -> [UInt8]? {
         let boot = bootMilliseconds(now)
         let p = model.position
-        let v = model.velocity
+        let v = velocity
         let percent = configuration.batteryPercent
         switch id {
         case GlobalPositionInt.id:
-            let c = coordinate
+            // What the GPS (and the barometer) make of the position: the true one plus the GPS error.
+            var error = gpsError(at: now)
+            if onGround { error.z = 0 }
+            let c = plane.geodetic(LocalPosition(east: p.x + error.x, north: p.y + error.y, up: 0))
+            let z = p.z + error.z
             return frame(
                 GlobalPositionInt(
                     timeBootMs: boot, lat: e7(c.latitude), lon: e7(c.longitude),
-                    alt: milli(configuration.homeAltitude + p.z), relativeAlt: milli(p.z), vx: centi(v.y),
+                    alt: milli(configuration.homeAltitude + z), relativeAlt: milli(z), vx: centi(v.y),
                     vy: centi(v.x), vz: centi(-v.z), hdg: UInt16((model.heading * 100).rounded()) % 36000))
         case Attitude.id:
             let yaw = (model.heading > 180 ? model.heading - 360 : model.heading) * .pi / 180

@@ -1,3 +1,4 @@
+import Determinism
 import Flight
 import Geodesy
 import MAVLink
@@ -55,6 +56,30 @@ public struct AutopilotEmulator: Sendable {
         public var refuseOnce: [MAVCmd: MAVResult] = [:]
         /// Do not answer the first transmission of these commands (the companion must retry).
         public var ignoreFirst: Set<MAVCmd> = []
+        /// The airframe's response: its velocity follows the flight controller's through a first-order lag with this
+        /// time constant, seconds (a real copter: 0.3–0.5 s); 0: at once.
+        public var responseTime = 0.0
+        /// Frames from the companion (commands, position targets, everything) take effect this long after they
+        /// arrive, seconds; answers come after that. 0: at once.
+        public var transportDelay = 0.0
+        /// Steady wind, east-north-up m/s (horizontal only is flown). With a position to hold or fly to, the position
+        /// controller learns it (about 1 s) and holds against it; flying a velocity alone (velocity targets, the
+        /// sticks) the vehicle drifts with it.
+        public var wind: Vector3 = .zero
+        /// Gusts on top of the wind: standard deviation per horizontal axis, m/s, about 2 s correlation (seeded).
+        public var gustStrength = 0.0
+        /// Standard deviation of the GPS error in the reported GLOBAL_POSITION_INT, metres per horizontal axis
+        /// (altitude 0.5×: the autopilot fuses the barometer); the true position is unaffected. 0: exact.
+        public var gpsNoise = 0.0
+        /// Correlation time of the GPS error, seconds (first-order Gauss–Markov); 0: independent in every report.
+        public var gpsNoiseCorrelationTime = 0.0
+        /// Seed of the gust and GPS noise generator.
+        public var seed: UInt64 = 1
+        /// Scripted faults, each at a time after boot (the first `advance` / `receive`).
+        public var faults: [Fault] = []
+        /// PX4: the switch to OFFBOARD is denied unless position targets have been streaming (at least 2 Hz) for this
+        /// long, seconds, as real PX4 wants (COM_OF_LOSS_T, the offboard "prestream").
+        public var offboardPrestream = 0.5
 
         /// ArduPilot-like limits: `VehicleLimits` defaults with a 10 m/s horizontal cap (above WPNAV_SPEED).
         public static var defaultLimits: VehicleLimits { VehicleLimits(maxHorizontalSpeed: 10) }
@@ -126,6 +151,28 @@ public struct AutopilotEmulator: Sendable {
     var refuse: [MAVCmd: MAVResult]
     var ignore: Set<MAVCmd>
     var heardFrom: Set<UInt16> = []
+    /// When the current stream of position targets (no gap longer than 0.5 s) began.
+    var setpointStreamStart = -Double.infinity
+    /// Frames waiting out the transport delay, in arrival order.
+    var pending: [(due: Double, frame: MAVLinkFrame)] = []
+    /// The scripted faults: the configuration's and those injected since.
+    public internal(set) var faults: [Fault]
+    /// Indices of `faults` that have happened.
+    var firedFaults: Set<Int> = []
+
+    // Environment state.
+    var random: SeededRandom
+    var gust: Vector3 = .zero
+    /// What the position controller has learned of the wind (it cancels this much).
+    var windCompensation: Vector3 = .zero
+    /// The wind's effect the controller does not cancel: flown on top of the model's velocity, m/s.
+    public internal(set) var drift: Vector3 = .zero
+    /// The velocity the airframe flies (the controller's, through the response lag), without the wind's drift.
+    var flown: Vector3 = .zero
+    /// The model is flying a velocity alone (no position to hold) this substep.
+    var flyingVelocityOnly = false
+    var gpsError: Vector3 = .zero
+    var lastGPSAt: Double?
     /// SET_POSITION_TARGET_GLOBAL_INT messages addressed to the autopilot.
     public internal(set) var positionTargetCount = 0
     /// MANUAL_CONTROL messages addressed to the autopilot.
@@ -148,6 +195,8 @@ public struct AutopilotEmulator: Sendable {
         streaming = configuration.streamsByDefault
         refuse = configuration.refuseOnce
         ignore = configuration.ignoreFirst
+        random = SeededRandom(seed: configuration.seed)
+        faults = configuration.faults
     }
 
     // MARK: - Inputs
@@ -159,7 +208,15 @@ public struct AutopilotEmulator: Sendable {
         var out = simulate(to: now)
         var events = parser.feed(bytes)
         if endOfDatagram { events += parser.finish() }
-        for case .frame(let frame) in events { out += handle(frame, now: now) }
+        // Silent (a scripted fault): the link is dead both ways.
+        guard !isSilent(at: now) else { return [] }
+        for case .frame(let frame) in events {
+            if configuration.transportDelay > 0 {
+                pending.append((now + configuration.transportDelay, frame))
+            } else {
+                out += handle(frame, now: now)
+            }
+        }
         return out
     }
 
@@ -170,15 +227,15 @@ public struct AutopilotEmulator: Sendable {
     public mutating func advance(to now: Double) -> [[UInt8]] {
         var out = simulate(to: now)
         out += telemetry(now: now)
-        return out
+        return isSilent(at: now) ? [] : out
     }
 
     // MARK: - State for assertions
 
     /// Position in metres from home: x east, y north, z up (altitude above home).
     public var position: Vector3 { model.position }
-    /// Velocity, m/s, east-north-up.
-    public var velocity: Vector3 { model.velocity }
+    /// Velocity over the ground, m/s, east-north-up (the wind's drift included).
+    public var velocity: Vector3 { flown + drift }
     /// Heading, degrees clockwise from north.
     public var heading: Double { model.heading }
     /// Latitude, longitude and altitude above mean sea level of the vehicle.

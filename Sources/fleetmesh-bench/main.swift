@@ -13,6 +13,7 @@ let all: [(String, (BenchOutput) async throws -> Void)] = [
     ("coordinator", CoordinatorBenchmarks.run),
     ("flight", FlightBenchmarks.run),
     ("avoidance", AvoidanceBenchmarks.run),
+    ("autopilot-avoidance", AutopilotAvoidanceBenchmarks.run),
     ("mavlink", MAVLinkBenchmarks.run),
     ("gcs", GroundControlBenchmarks.run),
     ("dashboard", DashboardBenchmarks.run),

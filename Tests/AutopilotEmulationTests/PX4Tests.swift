@@ -75,6 +75,43 @@ struct PX4Tests {
         #expect(held.x < 19 && b.emulator.position.distance(to: held) < 0.01)
     }
 
+    @Test("OFFBOARD needs the stream running for 0.5 s at 2 Hz or more first, as real PX4")
+    func offboardPrestream() {
+        var b = px4()
+        armAndTakeOff(&b, amsl: 305)
+        b.run(for: 10)
+        // Two setpoints 0.1 s apart: too short a stream.
+        for _ in 0..<2 {
+            b.send(AutopilotEmulationTests.positionTarget(east: 0, north: 0, up: 5, target: 42))
+            b.run(for: 0.1)
+        }
+        #expect(setMode(&b, main: 6) == .denied)
+        // 1 Hz for 3 s: long enough, too slow.
+        b.run(for: 1)
+        for _ in 0..<3 {
+            b.send(AutopilotEmulationTests.positionTarget(east: 0, north: 0, up: 5, target: 42))
+            b.run(for: 1)
+        }
+        #expect(setMode(&b, main: 6) == .denied)
+        // Every 0.45 s (over 2 Hz) for 1.35 s: taken.
+        for _ in 0..<3 {
+            b.send(AutopilotEmulationTests.positionTarget(east: 0, north: 0, up: 5, target: 42))
+            b.run(for: 0.45)
+        }
+        #expect(setMode(&b, main: 6) == .accepted && b.emulator.customMode == Self.offboard)
+        // A shorter configured prestream: 0.2 s is enough.
+        var config = AutopilotEmulator.Configuration(flavour: .px4, systemID: 42)
+        config.offboardPrestream = 0.2
+        var c = Bench(config)
+        armAndTakeOff(&c, amsl: 305)
+        c.run(for: 10)
+        for _ in 0..<3 {
+            c.send(AutopilotEmulationTests.positionTarget(east: 0, north: 0, up: 5, target: 42))
+            c.run(for: 0.1)
+        }
+        #expect(setMode(&c, main: 6) == .accepted)
+    }
+
     @Test("DO_REPOSITION in AUTO.LOITER; RTL lands at home and disarms")
     func repositionAndReturn() {
         var b = px4()

@@ -250,7 +250,7 @@ struct AutopilotSessionTests {
             ])
     }
 
-    @Test("PX4 follow: the setpoint stream starts before OFFBOARD, runs at 10 Hz and carries the latest target")
+    @Test("PX4 follow: the setpoint stream runs 0.6 s at 10 Hz before OFFBOARD, and carries the latest target")
     func px4Follow() {
         var (ap, s) = flying(.px4)
         #expect(
@@ -262,14 +262,18 @@ struct AutopilotSessionTests {
         var d = s.execute(testID, .followTarget(true), now: at(200))
         let first = sentMessages(d)
         if case .setPositionTargetGlobalInt(let m)? = first.first { #expect(m.latInt == first0.latitudeE7) }
-        #expect(first.count == 2)
-        if case .setPositionTargetGlobalInt = first[0] {} else { Issue.record("stream first") }
-        if case .commandLong(let c) = first[1] {
-            #expect(c.command == .doSetMode && c.param2 == 6)
-        } else {
-            Issue.record("then OFFBOARD")
-        }
-        d = s.receive(ap.ack(.doSetMode), endOfDatagram: true, now: at(210))
+        #expect(first.count == 1, "the stream first, alone")
+        // The stream runs for `offboardPrestream` (0.6 s) before OFFBOARD is asked for.
+        var prestream: [MAVLinkMessage] = []
+        for t in stride(from: 210, through: 790, by: 10) { prestream += sentMessages(s.tick(now: at(t))) }
+        let early = prestream.filter { if case .commandLong = $0 { return true } else { return false } }
+        #expect(early.isEmpty, "no command during the prestream: \(early)")
+        #expect(positionTargetCount(prestream) == 5)  // 300, 400 … 700 ms
+        let switching = sentMessages(s.tick(now: at(800)))
+        #expect(positionTargetCount(switching) == 1)
+        let modes = switching.compactMap { if case .commandLong(let c) = $0 { return c } else { return nil } }
+        #expect(modes.count == 1 && modes.first?.command == .doSetMode && modes.first?.param2 == 6)
+        d = s.receive(ap.ack(.doSetMode), endOfDatagram: true, now: at(810))
         // The goto the first target started (DO_REPOSITION) gives way to following.
         #expect(
             reports(d) == [
@@ -277,21 +281,26 @@ struct AutopilotSessionTests {
                 .completion(testID, .completed),
             ])
         _ = s.receive(
-            ap.heartbeat(mode: AutopilotFlavour.px4CustomMode(main: 6), armed: true), endOfDatagram: true, now: at(220))
+            ap.heartbeat(mode: AutopilotFlavour.px4CustomMode(main: 6), armed: true), endOfDatagram: true, now: at(820))
         #expect(s.vehicleState?.activity == .following)
         let target = GeoPoint(latitude: 50.1003, longitude: 14.4, altitude: 12)
-        #expect(s.applyTarget(target, now: at(250)).isEmpty)
+        #expect(s.applyTarget(target, now: at(850)).isEmpty)
         var streamed: [SetPositionTargetGlobalInt] = []
-        for t in stride(from: 300, through: 1290, by: 10) {
+        for t in stride(from: 900, through: 1890, by: 10) {
             streamed += positionTargets(s.tick(now: at(t)))
         }
         #expect(streamed.count == 10)
         #expect(streamed.allSatisfy { $0.latInt == target.latitudeE7 && $0.alt == 12 })
         // Another command ends the stream.
-        _ = s.execute(commandID(2), .hover, now: at(1300))
-        _ = s.receive(ap.ack(.doSetMode), endOfDatagram: true, now: at(1310))
-        let after = (1320...2000).flatMap { sentMessages(s.tick(now: at($0))) }
+        _ = s.execute(commandID(2), .hover, now: at(1900))
+        _ = s.receive(ap.ack(.doSetMode), endOfDatagram: true, now: at(1910))
+        let after = (1920...2600).flatMap { sentMessages(s.tick(now: at($0))) }
         #expect(!after.contains { if case .setPositionTargetGlobalInt = $0 { return true } else { return false } })
+    }
+
+    /// How many SET_POSITION_TARGET_GLOBAL_INT are among `messages`.
+    func positionTargetCount(_ messages: [MAVLinkMessage]) -> Int {
+        messages.filter { if case .setPositionTargetGlobalInt = $0 { return true } else { return false } }.count
     }
 
     @Test(

@@ -20,7 +20,8 @@ extension AutopilotSession {
         case message(MAVLinkMessage)
         /// Upload a mission (MISSION_COUNT, MISSION_REQUEST_INT / MISSION_ITEM_INT …, MISSION_ACK).
         case mission([MissionItemInt])
-        /// Start streaming a position setpoint (PX4 OFFBOARD needs the stream before the mode switch).
+        /// Start streaming a position setpoint, and let it run for `offboardPrestream` before the next step (PX4
+        /// OFFBOARD needs the stream before the mode switch).
         case startSetpointStream(GeoPoint)
     }
 
@@ -59,6 +60,8 @@ extension AutopilotSession {
         case ack(MAVCmd, attempt: Int, deadline: MeshInstant, inProgress: Bool)
         /// Mission upload: the last message sent (to resend), attempts, deadline.
         case mission(lastSent: MAVLinkMessage, attempt: Int, deadline: MeshInstant)
+        /// The setpoint stream runs until then before the next step (PX4's OFFBOARD switch).
+        case prestream(until: MeshInstant)
     }
 
     /// An accepted command waiting for its completion.

@@ -64,6 +64,10 @@ extension AutopilotSession {
                 p.wait = .mission(lastSent: last, attempt: attempt + 1, deadline: now + configuration.ackTimeout)
                 plan = p
                 return [frame(last)]
+            case .prestream(let until):
+                guard now >= until else { return [] }
+                p.wait = nil
+                plan = p
             }
         }
         while p.index < p.steps.count {
@@ -94,6 +98,12 @@ extension AutopilotSession {
                 nextSetpointAt = now + configuration.setpointInterval
                 if let target = targetSystemID { out.append(frame(positionTarget(at, target: target, now: now))) }
                 p.index += 1
+                if configuration.offboardPrestream > .zero, p.index < p.steps.count {
+                    // The stream (sent by `tick`) runs before the mode switch.
+                    p.wait = .prestream(until: now + configuration.offboardPrestream)
+                    plan = p
+                    return out
+                }
             }
         }
         // Every step went through: the command is accepted.

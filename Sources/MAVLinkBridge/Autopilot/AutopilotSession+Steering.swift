@@ -42,6 +42,7 @@ extension AutopilotSession {
             // Whatever ended the goal, the steering's position targets end with it.
             if steering != nil, !following { setpoint = nil }
             steering = nil
+            steeringModeDueAt = nil
             return []
         }
         var out: [Directive] = []
@@ -49,6 +50,7 @@ extension AutopilotSession {
         guard let point else {
             guard let old = steering else { return [] }
             steering = nil
+            steeringModeDueAt = nil
             if old.speed != nil {
                 // MAV_CMD_DO_CHANGE_SPEED: −2 is the vehicle's default (−1 would keep the cap).
                 let resume = goalSpeed(goal)
@@ -88,18 +90,38 @@ extension AutopilotSession {
         }
         if starting {
             carrot = nil
+            // Not from the last HEARTBEAT's mode: it may be older than the end of the previous steering.
+            steeringReachedMode = false
             nextSetpointAt = now + configuration.setpointInterval
             out.append(frame(positionTarget(streamed(point), target: target, now: now)))
-            if !flavour.isMode(telemetry.customMode, .guided) {
-                var c = flavour.setModeCommand(for: .guided, target: target)
-                c.targetComponent = identity.componentID
-                out.append(frame(c))
-                steeringModeAsked = true
+            // PX4 is asked for OFFBOARD whatever the last HEARTBEAT said: the end of a previous steering (its
+            // DO_REPOSITION) has it leave OFFBOARD before a HEARTBEAT shows it.
+            if flavour == .px4 || !flavour.isMode(telemetry.customMode, .guided) {
                 running?.modes.insert(flavour.customMode(for: .guided))
                 controlModes.insert(flavour.customMode(for: .guided))
+                if flavour == .px4 && configuration.offboardPrestream > .zero {
+                    // PX4 wants the stream running before OFFBOARD: `tick` asks for it once the prestream is over.
+                    steeringModeDueAt = now + configuration.offboardPrestream
+                } else {
+                    out += askSteeringMode(now: now, force: true)
+                }
             }
         }
         return out
+    }
+
+    /// Asks for GUIDED / OFFBOARD for avoidance's steering: at once (`force`), or when PX4's prestream is over and the
+    /// vehicle is still steered.
+    mutating func askSteeringMode(now: MeshInstant, force: Bool = false) -> [Directive] {
+        if !force {
+            guard let due = steeringModeDueAt, now >= due else { return [] }
+            steeringModeDueAt = nil
+        }
+        guard steering != nil, let identity, let target = targetSystemID, !isSilent else { return [] }
+        var c = identity.flavour.setModeCommand(for: .guided, target: target)
+        c.targetComponent = identity.componentID
+        steeringModeAsked = true
+        return [frame(c)]
     }
 
     /// The position target streamed for `setpoint`. On PX4, while avoidance caps the speed, a point moving toward the

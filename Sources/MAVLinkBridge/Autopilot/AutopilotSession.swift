@@ -35,6 +35,9 @@ public struct AutopilotSession: Sendable {
         public var heartbeatInterval: Duration = .seconds(1)
         /// PX4 OFFBOARD needs a setpoint stream of at least 2 Hz; the bridge sends 10 Hz.
         public var setpointInterval: Duration = .milliseconds(100)
+        /// PX4: how long the setpoint stream runs before the switch to OFFBOARD (real PX4 refuses OFFBOARD without a
+        /// stream already running; the emulators want 0.5 s). 0: switch with the first setpoint.
+        public var offboardPrestream: Duration = .milliseconds(600)
         /// A goto is complete within this horizontal distance (metres) …
         public var arrivalRadius = 1.0
         /// … and this vertical distance (metres). Takeoff is complete within it (or 5 % of the altitude).
@@ -129,6 +132,10 @@ public struct AutopilotSession: Sendable {
     var carrot: GeoPoint?
     /// Steering asked for GUIDED / OFFBOARD and waits for the COMMAND_ACK (a refusal lets the vehicle go).
     var steeringModeAsked = false
+    /// PX4: steering's setpoint stream runs first; OFFBOARD is asked for at this time (see `offboardPrestream`).
+    var steeringModeDueAt: MeshInstant?
+    /// The autopilot has been seen in GUIDED / OFFBOARD since the steering began (leaving it then lets the vehicle go).
+    var steeringReachedMode = false
     /// What the last accepted hover, goto or takeoff left the vehicle flying (see `goal`).
     var heldGoal: Goal?
     /// The waypoints of the trajectory flown as a mission, with their mission sequence numbers (see `plannedFlight`).
@@ -294,6 +301,7 @@ public struct AutopilotSession: Sendable {
                 out += release(why)
             }
         }
+        if steering != nil, id.flavour.isMode(hb.customMode, .guided) { steeringReachedMode = true }
         sawHeartbeatMode = true
         if armedBefore && !telemetry.armed, let r = running {
             switch r.completion {
@@ -390,6 +398,7 @@ public struct AutopilotSession: Sendable {
             nextSetpointAt = now + configuration.setpointInterval
             out.append(frame(positionTarget(streamed(sp), target: target, now: now)))
         }
+        out += askSteeringMode(now: now)
         out += checkRunning(now: now)
         return out
     }
