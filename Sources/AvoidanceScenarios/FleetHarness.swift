@@ -131,7 +131,7 @@ public struct FleetHarness: Sendable {
                 c.gpsNoiseCorrelationTime = realism.gpsNoiseCorrelationTime
                 c.seed = seed &* 1000 &+ UInt64(i)
                 c.faults = faults[i] ?? []
-                let vehicle = AutopilotVehicle(linkName: "in-process", autopilotSystemID: nil, predictsFromPlan: avoid)
+                let vehicle = AutopilotVehicle(linkName: "in-process", autopilotSystemID: nil)
                 drones.append(
                     Drone(
                         kind: kind,

@@ -92,6 +92,7 @@ public struct AutopilotVehicle: Vehicle {
     }
 
     public mutating func adjust(_ adjustment: NavigatorAdjustment?, now: MeshInstant) -> [VehicleEvent] {
+        if adjustment != self.adjustment { monitor.planAdjusted() }
         self.adjustment = adjustment
         navigator?.adjustment = adjustment
         return carry([], now: now)

@@ -11,8 +11,10 @@ import Foundation
 /// the plan's error grow, and once the plan goes wrong faster than ``distrustGrowth`` (and the extrapolation does
 /// better) the measured state is published instead, with the rate at which it went wrong as growth.
 public struct PredictionMonitor: Sendable {
-    /// A model's error rate (metres per second of prediction age) above which the plan is not published.
-    public var distrustGrowth = 1.0
+    /// A model's error rate (metres per second of prediction age) above which the plan is not published …
+    public var distrustGrowth = 1.5
+    /// … if the extrapolation's is below this share of it (a manoeuvre fools the extrapolation more than the plan).
+    public var betterShare = 0.5
     /// The plan is trusted again once its error rate falls below this.
     public var trustGrowth = 0.5
     /// Position noise, metres: errors below it are noise (GPS, the telemetry's 10 Hz sampling).
@@ -58,7 +60,7 @@ public struct PredictionMonitor: Sendable {
         planGrowth = update(planGrowth, Self.rate(of: plans, position, time, noise: noiseRadius), dt)
         extrapolationGrowth = update(
             extrapolationGrowth, Self.rate(of: extrapolations, position, time, noise: noiseRadius), dt)
-        if trustsPlan, planGrowth > distrustGrowth, extrapolationGrowth < planGrowth {
+        if trustsPlan, planGrowth > distrustGrowth, extrapolationGrowth < betterShare * planGrowth {
             trustsPlan = false
         } else if !trustsPlan, planGrowth < trustGrowth || planGrowth <= extrapolationGrowth {
             trustsPlan = true
@@ -70,6 +72,12 @@ public struct PredictionMonitor: Sendable {
         plans = []
         planGrowth = 0
         trustsPlan = true
+    }
+
+    /// Avoidance changed how the plan is flown: the plan's earlier predictions are of another path (its error rate
+    /// stays, and fades as the new path is flown as predicted).
+    public mutating func planAdjusted() {
+        plans = []
     }
 
     /// The uncertainty to publish with the model in use: its recent error rate as growth (the radius stays 0: the
