@@ -55,6 +55,28 @@ import Testing
     }
 
     @Test(
+        "the pilot's switch during a goto that avoidance does not steer fails the goto and lets the drone go",
+        arguments: AutopilotEmulator.Flavour.allCases)
+    func pilotTakesADroneFlyingAGoto(flavour: AutopilotEmulator.Flavour) throws {
+        var rig = Rig(flavour)
+        let goto = try rig.takeOffAndGo(east: 40)
+        rig.run(2)
+        #expect(rig.vehicle.session.goal != nil && rig.vehicle.session.steering == nil)
+        rig.autopilot.pilotTakesOver(now: rig.now.seconds)
+        rig.run(1)
+        // Failing the goto drops its goal; the takeover is still seen and said (before, it was hidden by that).
+        #expect(rig.answers.contains { if case .failed(goto, _) = $0 { true } else { false } }, "\(rig.answers)")
+        #expect(
+            rig.logs.contains { $0.contains("the node stops commanding the autopilot and this drone does not avoid") },
+            "\(rig.logs.suffix(5))")
+        #expect(rig.vehicle.session.goal == nil && rig.vehicle.session.plannedFlight == nil)
+        let targets = rig.autopilot.positionTargetCount
+        try Self.holdAhead(&rig, east: 8)
+        rig.run(3)
+        #expect(rig.autopilot.positionTargetCount == targets)
+    }
+
+    @Test(
         "a switch away from GUIDED or OFFBOARD while avoidance steers ends the steering, its setpoints and the goto",
         arguments: AutopilotEmulator.Flavour.allCases)
     func pilotTakesASteeredDrone(flavour: AutopilotEmulator.Flavour) throws {

@@ -20,9 +20,10 @@ extension AutopilotSession {
     }
 
     /// Stops commanding the vehicle: no goal (so it publishes that it is not avoiding and others keep away from it),
-    /// no steering, no position targets, and no mode requests until the next command from the mesh.
-    mutating func release(_ why: String) -> [Directive] {
-        guard goal != nil || steering != nil || setpoint != nil else { return [] }
+    /// no steering, no position targets, and no mode requests until the next command from the mesh. `evenWithoutGoal`:
+    /// the goal was dropped a moment ago by the same event (the running command failed on the mode switch).
+    mutating func release(_ why: String, evenWithoutGoal: Bool = false) -> [Directive] {
+        guard evenWithoutGoal || goal != nil || steering != nil || setpoint != nil else { return [] }
         var out: [Directive] = []
         if running != nil { out += finishRunning(.failed(why)) }
         heldGoal = nil

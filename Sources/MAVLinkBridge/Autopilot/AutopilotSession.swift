@@ -289,16 +289,18 @@ public struct AutopilotSession: Sendable {
         telemetry.systemStatus = hb.systemStatus
         if !sawHeartbeatMode || modeBefore != hb.customMode {
             out.append(.modeChanged(id.flavour.modeName(hb.customMode)))
+            // Taken by the pilot or the firmware? Asked before the running command fails (failing it drops its goal,
+            // which would hide the takeover), acted on after.
+            let taken =
+                sawHeartbeatMode && hb.customMode != modeBefore ? takenBy(hb.customMode, flavour: id.flavour) : nil
             if sawHeartbeatMode, var r = running, !r.modes.isEmpty, !r.modes.contains(hb.customMode) {
                 r.modes = []
                 running = r
                 out += finishRunning(.failed("autopilot switched to \(id.flavour.modeName(hb.customMode))"))
             }
+            if let taken { out += release(taken, evenWithoutGoal: true) }
             if hb.customMode != modeBefore, intent == .manual, !id.flavour.isMode(hb.customMode, .manual) {
                 intent = .idle
-            }
-            if sawHeartbeatMode, hb.customMode != modeBefore, let why = takenBy(hb.customMode, flavour: id.flavour) {
-                out += release(why)
             }
         }
         if steering != nil, id.flavour.isMode(hb.customMode, .guided) { steeringReachedMode = true }
