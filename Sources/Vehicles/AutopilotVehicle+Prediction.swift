@@ -20,7 +20,12 @@ extension AutopilotVehicle {
             nav.adopt(local(p).map { .hold($0) } ?? .idle)
         case .goal(.goto(let p, let speed))?:
             key = .goto(p)
-            nav.adopt(local(p).map { .goto($0, speed: speed ?? navigation.defaultSpeed) } ?? .idle)
+            // PX4 in OFFBOARD flies to a position target at its own cruise speed, whatever the goto asked for: while
+            // avoidance steers it without a cap of its own, that is the speed flown, and predicted.
+            let steeredPX4 =
+                session.identity?.flavour == .px4 && session.steering != nil && session.steering?.speed == nil
+            let flown = steeredPX4 ? navigation.defaultSpeed : speed ?? navigation.defaultSpeed
+            nav.adopt(local(p).map { .goto($0, speed: flown) } ?? .idle)
         case .goal(.follow)?:
             key = .follow
             nav.adopt(.follow(offset: .zero))
