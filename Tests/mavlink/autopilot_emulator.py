@@ -313,6 +313,8 @@ class Autopilot:
         if mode != self.mode:
             self.mode = mode
             self.log(type="mode", mode=mode, reason=reason)
+            if self.px4 and mode != PX4_TAKEOFF and self.takeoff_alt is not None and self.alt > 0.05:
+                self.takeoff_alt = None  # another mode ends AUTO.TAKEOFF where it is (it must not switch back later)
         if self.px4:
             self.landing = mode in (PX4_LAND,)
             if mode == PX4_RTL:
@@ -477,6 +479,8 @@ class Autopilot:
                          **({"ignored": ignored} if ignored else {}))
             if ignored is None and self.armed and not self.on_ground and self.mode == (PX4_OFFBOARD if self.px4 else 4):
                 self.target = (msg.lat_int / 1e7, msg.lon_int / 1e7, alt)
+                if self.takeoff_alt is not None and self.alt > 0.05:
+                    self.takeoff_alt = None  # ArduPilot: a position target in GUIDED ends the takeoff
         elif t == "MANUAL_CONTROL":
             if msg.target != self.args.sysid:
                 return
