@@ -43,12 +43,12 @@ struct EmulatedAutopilot {
             name: name, flavour: flavour, node: node, emulator: emulator, events: events, track: track)
     }
 
-    /// With `LAB_KEEP=DIR` in the environment, copies the emulator's event log and track into DIR (the lab's folder
-    /// goes at teardown), for a look at what the autopilot saw.
+    /// With `LAB_KEEP=DIR` in the environment, copies the emulator's event log and track and the node's log into DIR
+    /// (the lab's folder goes at teardown), for a look at what the autopilot and the node saw.
     func keep() {
         guard let dir = ProcessInfo.processInfo.environment["LAB_KEEP"] else { return }
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        for file in [events, track] {
+        for file in [events, track, node.logPath] {
             let to = URL(fileURLWithPath: dir).appendingPathComponent(URL(fileURLWithPath: file).lastPathComponent)
             try? FileManager.default.removeItem(at: to)
             try? FileManager.default.copyItem(atPath: file, toPath: to.path)
@@ -110,6 +110,9 @@ struct TruthTracks {
             return Sample(t: t, e: p.east, n: p.north, u: alt)
         }
     }
+
+    /// A drone's last sample.
+    func last(_ name: String) -> Sample? { samples[name]?.last }
 
     /// A drone's position at `t`, interpolated between its two nearest samples (nil outside them, or across a gap
     /// longer than a second).
