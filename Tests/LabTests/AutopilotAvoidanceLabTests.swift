@@ -167,7 +167,7 @@ extension AvoidanceLabTests {
             // MPC_XY_VEL_MAX). The node streams a point moving at the speed only when avoidance caps it below the
             // goto's; steering at the goto's own 4 m/s (an altitude layer) streams the far point itself, the drone
             // flies 5–5.5 m/s while its prediction says 4, and another drone that planned on that prediction comes
-            // closer than the minima (3 of 5 runs, always the two PX4 drones, 2.0–4.8 m while 2.7–2.9 m apart
+            // closer than the minima (3 of 6 runs, always the two PX4 drones, 2.0–4.8 m while 2.7–2.9 m apart
             // vertically, each a moment of 0.1–0.8 s during a layer change). With the emulator obeying the speed in
             // OFFBOARD, 3 of 3 runs kept 7.35 m or more.
             let px4 = Set(["px4-s", "px4-w"])
