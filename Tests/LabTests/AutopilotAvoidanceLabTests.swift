@@ -82,7 +82,8 @@ extension AvoidanceLabTests {
 
     /// Prints and checks one leg's separation on the true positions: no violation between any of `pairs`.
     /// `level`: some pair must have been level at some moment (the leg met the drones at one altitude). Violations of a
-    /// pair of drones both in `known` are recorded as the known issue `knownIssue` (a node bug that is described there).
+    /// pair of drones both in `known` while 2 m or more apart vertically (on their way to different layers) are
+    /// recorded as the known issue `knownIssue` (a node bug that is described there).
     func expectSeparated(
         _ leg: String, _ truth: TruthTracks, _ pairs: [(String, String)], from: Double, to: Double,
         level: Bool = true, known: Set<String> = [], knownIssue: Comment? = nil,
@@ -94,9 +95,11 @@ extension AvoidanceLabTests {
             String(
                 format: "%@: %.1f s, closest level pair %.2f m (true positions; %@)", leg, to - from, closest,
                 result.map(\.description).joined(separator: ", ")))
-        let isKnown = { (p: TruthTracks.Pair) in known.contains(p.a) && known.contains(p.b) }
-        let strict = result.filter { !isKnown($0) }.flatMap(\.violations)
-        let knownViolations = result.filter(isKnown).flatMap(\.violations)
+        let isKnown = { (p: TruthTracks.Pair, v: TruthTracks.Violation) in
+            known.contains(p.a) && known.contains(p.b) && v.vertical >= 2
+        }
+        let strict = result.flatMap { p in p.violations.filter { !isKnown(p, $0) } }.map(\.description)
+        let knownViolations = result.flatMap { p in p.violations.filter { isKnown(p, $0) } }.map(\.description)
         #expect(strict.isEmpty, "\(leg): \(strict.prefix(10))", sourceLocation: sourceLocation)
         withKnownIssue(knownIssue, isIntermittent: true) {
             #expect(knownViolations.isEmpty, "\(leg): \(knownViolations.prefix(10))", sourceLocation: sourceLocation)
@@ -167,9 +170,10 @@ extension AvoidanceLabTests {
             // MPC_XY_VEL_MAX). The node streams a point moving at the speed only when avoidance caps it below the
             // goto's; steering at the goto's own 4 m/s (an altitude layer) streams the far point itself, the drone
             // flies 5–5.5 m/s while its prediction says 4, and another drone that planned on that prediction comes
-            // closer than the minima (3 of 6 runs, always the two PX4 drones, 2.0–4.8 m while 2.7–2.9 m apart
+            // closer than the minima (3 of 9 runs, always the two PX4 drones, 2.0–4.8 m while 2.7–2.9 m apart
             // vertically, each a moment of 0.1–0.8 s during a layer change). With the emulator obeying the speed in
-            // OFFBOARD, 3 of 3 runs kept 7.35 m or more.
+            // OFFBOARD, 3 of 3 runs kept 7.35 m or more. Only such moments (PX4 pair, 2 m or more apart vertically) are
+            // the known issue: two PX4 drones passing level (what a refused OFFBOARD leads to) still fail the test.
             let px4 = Set(["px4-s", "px4-w"])
             let px4Speed: Comment =
                 "PX4 in OFFBOARD flies faster than the goto's speed the node predicts (no moving setpoint without a cap)"

@@ -75,6 +75,14 @@ struct TruthTracks {
         var u: Double
     }
 
+    /// One instant two drones were inside both minima.
+    struct Violation: CustomStringConvertible {
+        var horizontal: Double
+        /// Vertical distance, metres.
+        var vertical: Double
+        var description: String
+    }
+
     /// The closest level approach of one pair.
     struct Pair: CustomStringConvertible {
         var a: String
@@ -82,8 +90,8 @@ struct TruthTracks {
         /// Smallest horizontal distance while both were airborne and vertically closer than the minimum, metres
         /// (infinity: never level).
         var closest: Double
-        /// Instants horizontally and vertically inside the minima, as text.
-        var violations: [String]
+        /// Instants horizontally and vertically inside the minima.
+        var violations: [Violation]
 
         var description: String { String(format: "%@–%@ %.2f m", a, b, closest) }
     }
@@ -149,9 +157,9 @@ struct TruthTracks {
                 let d = hypot(p.e - q.e, p.n - q.n)
                 pair.closest = min(pair.closest, d)
                 if d < horizontal {
-                    pair.violations.append(
-                        String(
-                            format: "%@–%@ %.2f m apart at %.1f / %.1f m up, t %.1f", a, b, d, p.u, q.u, t - from))
+                    let text = String(
+                        format: "%@–%@ %.2f m apart at %.1f / %.1f m up, t %.1f", a, b, d, p.u, q.u, t - from)
+                    pair.violations.append(Violation(horizontal: d, vertical: abs(p.u - q.u), description: text))
                 }
             }
             return pair
