@@ -13,16 +13,44 @@ Links:
   --link udpin:HOST:PORT    listen and answer the sender (vehicle = "mavlink:udp:HOST:PORT")
   --link pty:FILE           create a pseudo-terminal and write its device path to FILE (vehicle = "mavlink:serial:…")
 
+Like the firmware (every option off by default, which is the plain kinematic model: the commanded velocity at once,
+no wind, exact positions):
+  --lag SECONDS             first-order response: the velocity follows the position controller's demand with this
+                            time constant (a real copter: 0.3-0.5 s)
+  --delay SECONDS           transport delay: every message received is handled this much later (setpoints, commands)
+  --wind E,N[,GUST]         steady wind east and north, m/s, and the gusts' standard deviation per axis, m/s; a drone
+                            without a position target (ArduPilot STABILIZE / ALT_HOLD) drifts with it, the position
+                            controller fights it (the steady part is rejected in about 0.5 s, gusts push it off)
+  --gps-noise SIGMA         error of the reported position, metres per horizontal axis (1.5 x vertically): a
+                            Gauss-Markov process with a 20 s correlation time, on GLOBAL_POSITION_INT only
+  --seed N                  seed of the wind and noise generator
+  --offboard-prestream S    PX4 enters OFFBOARD only after position setpoints streamed at 2 Hz or more for S seconds
+                            (real PX4's rule); without it, one setpoint within the last second is enough
+  --track FILE              the true state at 10 Hz as JSON lines (wall-clock time, lat, lon, alt above home, mode):
+                            what a test measures separation on, free of GPS noise and telemetry latency
+The cruise speed is 5 m/s (MAV_CMD_DO_CHANGE_SPEED changes it, -2 restores it; PX4 ignores it in OFFBOARD).
+
 Fault injection:
   --refuse-once CMD:RESULT  answer the first COMMAND_* with id CMD with MAV_RESULT RESULT (repeatable)
   --ignore-first CMD        do not answer the first transmission of command CMD (the bridge must retry)
-Freeze it with SIGSTOP to make it silent; SIGCONT resumes.
+  SIGUSR1                   the pilot takes over with the RC mode switch: ArduPilot LOITER, PX4 POSCTL; the drone
+                            brakes and holds where it is, ignores position targets, says so in a STATUSTEXT
+  SIGUSR2                   setpoints are ignored from now on: the mode stays GUIDED / OFFBOARD (the stream still
+                            counts for PX4's OFFBOARD rule) but the drone keeps flying to its last target
+  --fault-at T:KIND[:SECS]  the same at T seconds after start, scripted (repeatable); KIND: takeover, ignore (SECS:
+                            for that long), rtl (the firmware's own return, e.g. a battery failsafe), silent (nothing
+                            sent, nothing heard, for SECS or for good; it keeps flying what it flew)
+Every fault is logged to --events as {"type": "fault", "kind": ...}. Freeze it with SIGSTOP to make it silent
+without flying on; SIGCONT resumes.
 """
 import argparse
+import collections
 import json
 import math
 import os
+import random
 import select
+import signal
 import socket
 import sys
 import time
@@ -45,6 +73,51 @@ PX4_RTL = px4_mode(4, 5)
 PX4_MISSION = px4_mode(4, 4)
 PX4_OFFBOARD = px4_mode(6)
 PX4_POSCTL = px4_mode(3)
+CRUISE = 5.0  # m/s: WPNAV_SPEED / MPC_XY_CRUISE
+FAULT_KINDS = ("takeover", "ignore", "rtl", "silent")
+
+
+def fault_spec(text):
+    """`T:KIND[:SECONDS]` → (T, KIND, SECONDS or None), with an error naming the part that is wrong."""
+    parts = text.split(":")
+    if len(parts) not in (2, 3):
+        raise argparse.ArgumentTypeError(f"--fault-at {text!r}: expected T:KIND[:SECONDS]")
+    try:
+        at = float(parts[0])
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--fault-at {text!r}: T must be seconds after start, found {parts[0]!r}")
+    if parts[1] not in FAULT_KINDS:
+        raise argparse.ArgumentTypeError(f"--fault-at {text!r}: KIND must be one of {', '.join(FAULT_KINDS)}")
+    seconds = None
+    if len(parts) == 3:
+        try:
+            seconds = float(parts[2])
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"--fault-at {text!r}: SECONDS must be a number, found {parts[2]!r}")
+    return at, parts[1], seconds
+
+
+def wind_spec(text):
+    """`E,N[,GUST]` in m/s."""
+    try:
+        values = [float(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--wind {text!r}: expected E,N[,GUST] in m/s")
+    if len(values) not in (2, 3) or (len(values) == 3 and values[2] < 0):
+        raise argparse.ArgumentTypeError(f"--wind {text!r}: expected E,N[,GUST] in m/s, GUST not negative")
+    return (values[0], values[1], values[2] if len(values) == 3 else 0.0)
+
+
+def non_negative(name):
+    def parse(text):
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} {text!r}: expected seconds or metres, a number")
+        if v < 0 or not math.isfinite(v):
+            raise argparse.ArgumentTypeError(f"{name} {text!r}: must be 0 or more")
+        return v
+    return parse
 
 
 class Link:
@@ -55,6 +128,7 @@ class Link:
         self.remote = None
         self.sock = None
         self.fd = None
+        self.muted = False  # the silent fault: nothing goes out
         if kind in ("udpout", "udpin"):
             host, _, port = rest.rpartition(":")
             family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -94,6 +168,8 @@ class Link:
             return b""
 
     def write(self, data):
+        if self.muted:
+            return
         try:
             if self.sock:
                 if self.remote:
@@ -139,12 +215,84 @@ class Autopilot:
             self.refuse[int(c)] = int(res)
         self.ignore = set(int(c) for c in args.ignore_first)
         self.events = open(args.events, "a", buffering=1) if args.events else None
+        self.track = open(args.track, "a", buffering=1) if args.track else None
         self.t0 = time.monotonic()
+        # Like the firmware: response lag, transport delay, wind, GPS noise (all off by default).
+        self.random = random.Random(args.seed)
+        self.wind = args.wind or (0.0, 0.0, 0.0)
+        self.dynamic = args.lag > 0 or any(self.wind)
+        self.inbox = collections.deque()  # (due, message) while --delay holds them
+        self.gust = [0.0, 0.0]  # wind variation, m/s east, north
+        self.wind_estimate = [0.0, 0.0]  # what the velocity loop has learnt to lean into
+        self.gps_error = [0.0, 0.0, 0.0]  # metres east, north, up
+        if args.gps_noise > 0:
+            self.gps_error = [self.random.gauss(0, args.gps_noise) for _ in range(2)] + [self.random.gauss(0, 1.5 * args.gps_noise)]
+        self.hold = None  # (lat, lon) a landing holds
+        self.stream_since = None  # the first setpoint of the unbroken stream (PX4's OFFBOARD entry rule)
+        # Faults.
+        self.pilot = False  # the pilot's RC switch took the drone
+        self.ignoring_until = None  # setpoints ignored until this time (inf: for good)
+        self.silent_until = None  # nothing sent or heard until this time
+        self.pending_faults = []  # (signal or script, kind, seconds) to apply in the loop
+        self.scripted = sorted(args.fault_at)
 
     def log(self, **kw):
         if self.events:
             kw["t"] = round(time.monotonic() - self.t0, 3)
+            kw["wall"] = round(time.time(), 3)
             self.events.write(json.dumps(kw) + "\n")
+
+    def mode_name(self, mode=None):
+        mode = self.mode if mode is None else mode
+        if not self.px4:
+            return AP_MODES.get(mode, str(mode))
+        names = {PX4_LOITER: "AUTO.LOITER", PX4_TAKEOFF: "AUTO.TAKEOFF", PX4_LAND: "AUTO.LAND", PX4_RTL: "AUTO.RTL",
+                 PX4_MISSION: "AUTO.MISSION", PX4_OFFBOARD: "OFFBOARD", PX4_POSCTL: "POSCTL"}
+        return names.get(mode, str(mode))
+
+    # --- faults --------------------------------------------------------------------------------------------------
+
+    def fault(self, kind, trigger, seconds=None):
+        """Applies one fault now and logs it with where the drone is."""
+        now = time.monotonic()
+        until = now + seconds if seconds is not None else math.inf
+        if kind == "takeover":
+            # The RC mode switch: position hold with the sticks centred. It brakes where it is and ignores targets.
+            self.pilot = True
+            self.target = (self.lat, self.lon, self.alt)
+            self.set_mode(PX4_POSCTL if self.px4 else 5, "pilot: RC mode switch")
+            self.statustext(mavlink.MAV_SEVERITY_WARNING, f"RC mode switch: {self.mode_name()}, pilot in control")
+        elif kind == "ignore":
+            self.ignoring_until = until
+        elif kind == "rtl":
+            self.set_mode(PX4_RTL if self.px4 else 6, "failsafe")
+            self.statustext(mavlink.MAV_SEVERITY_CRITICAL, "Failsafe: returning to launch")
+        elif kind == "silent":
+            self.silent_until = until
+        self.log(type="fault", kind=kind, trigger=trigger, seconds=seconds, mode=self.mode_name(),
+                 lat=self.lat, lon=self.lon, alt=round(self.alt, 3))
+
+    def faults_due(self):
+        now = time.monotonic()
+        while self.pending_faults:
+            trigger, kind = self.pending_faults.pop(0)
+            self.fault(kind, trigger)
+        while self.scripted and now - self.t0 >= self.scripted[0][0]:
+            _, kind, seconds = self.scripted.pop(0)
+            self.fault(kind, "script", seconds)
+        if self.ignoring_until is not None and now >= self.ignoring_until:
+            self.ignoring_until = None
+            self.log(type="fault_over", kind="ignore")
+        if self.silent_until is not None and now >= self.silent_until:
+            self.silent_until = None
+            self.log(type="fault_over", kind="silent")
+
+    @property
+    def silent(self):
+        return self.silent_until is not None
+
+    def statustext(self, severity, text):
+        self.mav.statustext_send(severity, text.encode()[:50])
 
     # --- state -------------------------------------------------------------------------------------------------
 
@@ -165,6 +313,8 @@ class Autopilot:
         if mode != self.mode:
             self.mode = mode
             self.log(type="mode", mode=mode, reason=reason)
+            if self.px4 and mode != PX4_TAKEOFF and self.takeoff_alt is not None and self.alt > 0.05:
+                self.takeoff_alt = None  # another mode ends AUTO.TAKEOFF where it is (it must not switch back later)
         if self.px4:
             self.landing = mode in (PX4_LAND,)
             if mode == PX4_RTL:
@@ -213,7 +363,7 @@ class Autopilot:
         if cmd == M.MAV_CMD_DO_SET_MODE:
             if self.px4:
                 mode = px4_mode(int(p[1]), int(p[2]))
-                if mode == PX4_OFFBOARD and time.monotonic() - self.last_setpoint > 1.0:
+                if mode == PX4_OFFBOARD and mode != self.mode and not self.offboard_ready():
                     return M.MAV_RESULT_DENIED  # PX4 refuses OFFBOARD without a setpoint stream
                 if mode not in (PX4_LOITER, PX4_LAND, PX4_RTL, PX4_MISSION, PX4_OFFBOARD, PX4_POSCTL, PX4_TAKEOFF):
                     return M.MAV_RESULT_DENIED
@@ -221,6 +371,7 @@ class Autopilot:
                 mode = int(p[1])
                 if mode not in AP_MODES:
                     return M.MAV_RESULT_DENIED
+            self.pilot = False  # a ground station's mode request is obeyed, as the firmware does
             self.set_mode(mode, "DO_SET_MODE")
             return M.MAV_RESULT_ACCEPTED
         if cmd == M.MAV_CMD_COMPONENT_ARM_DISARM:
@@ -266,6 +417,8 @@ class Autopilot:
         if cmd == M.MAV_CMD_DO_CHANGE_SPEED:
             if p[1] > 0:
                 self.speed = p[1]
+            elif p[1] == -2:
+                self.speed = CRUISE  # back to the vehicle's default
             return M.MAV_RESULT_ACCEPTED
         if cmd == M.MAV_CMD_DO_REPOSITION:
             if self.on_ground or x is None:
@@ -277,6 +430,18 @@ class Autopilot:
             self.set_mode(PX4_LOITER if self.px4 else 4, "DO_REPOSITION")
             return M.MAV_RESULT_ACCEPTED
         return M.MAV_RESULT_UNSUPPORTED
+
+    def offboard_ready(self):
+        """PX4's OFFBOARD entry rule: today's (a setpoint within a second), or with --offboard-prestream the real one
+        (setpoints at 2 Hz or more, unbroken, for that long)."""
+        now = time.monotonic()
+        if self.args.offboard_prestream is None:
+            return now - self.last_setpoint <= 1.0
+        streamed = now - self.stream_since if self.stream_since is not None and now - self.last_setpoint <= 0.5 else 0.0
+        if streamed >= self.args.offboard_prestream:
+            return True
+        self.log(type="offboard_denied", streamed=round(streamed, 3), needed=self.args.offboard_prestream)
+        return False
 
     def handle(self, msg):
         M = mavlink
@@ -301,14 +466,21 @@ class Autopilot:
         elif t == "SET_POSITION_TARGET_GLOBAL_INT":
             if msg.target_system != self.args.sysid:
                 return
-            self.last_setpoint = time.monotonic()
+            now = time.monotonic()
+            if self.stream_since is None or now - self.last_setpoint > 0.5:
+                self.stream_since = now  # a new stream: PX4 counts its 2 Hz from here
+            self.last_setpoint = now
             n = getattr(self, "setpoints", 0) + 1
             self.setpoints = n
-            if n <= 3 or n % 50 == 0:
-                self.log(type=t, n=n, frame=msg.coordinate_frame, type_mask=msg.type_mask, lat=msg.lat_int, lon=msg.lon_int, alt=msg.alt)
             alt = msg.alt - self.home_amsl if msg.coordinate_frame == M.MAV_FRAME_GLOBAL_INT else msg.alt
-            if self.armed and not self.on_ground and self.mode == (PX4_OFFBOARD if self.px4 else 4):
+            ignored = "pilot" if self.pilot else "fault" if self.ignoring_until is not None else None
+            if n <= 3 or n % 50 == 0 or ignored:
+                self.log(type=t, n=n, frame=msg.coordinate_frame, type_mask=msg.type_mask, lat=msg.lat_int, lon=msg.lon_int, alt=msg.alt,
+                         **({"ignored": ignored} if ignored else {}))
+            if ignored is None and self.armed and not self.on_ground and self.mode == (PX4_OFFBOARD if self.px4 else 4):
                 self.target = (msg.lat_int / 1e7, msg.lon_int / 1e7, alt)
+                if self.takeoff_alt is not None and self.alt > 0.05:
+                    self.takeoff_alt = None  # ArduPilot: a position target in GUIDED ends the takeoff
         elif t == "MANUAL_CONTROL":
             if msg.target != self.args.sysid:
                 return
@@ -347,16 +519,23 @@ class Autopilot:
             self.target = (self.lat, self.lon, self.alt)
         goal = self.target
         manual_mode = self.mode == (PX4_POSCTL if self.px4 else 5)
+        stick = None
         if manual_mode and self.last_manual and now - self.last_manual[0] < 0.5:
             _, mx, my, mz, _ = self.last_manual
-            self.vn, self.ve, self.vd = mx / 1000 * 3, my / 1000 * 3, -(mz - 500) / 500 * 1.5
+            stick = (mx / 1000 * 3, my / 1000 * 3, -(mz - 500) / 500 * 1.5)
+            if not self.dynamic:
+                self.vn, self.ve, self.vd = stick
             goal = None
         elif self.mode == (PX4_MISSION if self.px4 else 3) and self.mission:
             if self.mission_seq < len(self.mission):
                 la, lo, al, _ = self.mission[self.mission_seq]
                 goal = (la, lo, al)
-        if self.landing or (self.mode == (PX4_RTL if self.px4 else 6) and goal and self.dist(goal) < 0.5):
+        reached = 1.0 if self.dynamic else 0.5  # a copter in gusts settles within a metre, not on the point
+        if self.landing or (self.mode == (PX4_RTL if self.px4 else 6) and goal and self.dist(goal) < reached):
             self.landing = True
+        if self.dynamic:
+            self.fly(goal, stick, dt)
+        elif self.landing:
             self.vn = self.ve = 0.0
             self.vd = 1.5
         elif goal is not None:
@@ -380,7 +559,7 @@ class Autopilot:
                 self.set_mode(PX4_LOITER, "takeoff done")
         if self.mode == (PX4_MISSION if self.px4 else 3) and self.mission and self.mission_seq < len(self.mission):
             la, lo, al, _ = self.mission[self.mission_seq]
-            if self.dist((la, lo, al)) < 0.5 and abs(self.alt - al) < 0.5:
+            if self.dist((la, lo, al)) < reached and abs(self.alt - al) < 0.5:
                 self.mav.mission_item_reached_send(self.mission_seq)
                 self.log(type="MISSION_ITEM_REACHED", seq=self.mission_seq)
                 self.mission_seq += 1
@@ -396,6 +575,61 @@ class Autopilot:
                 self.mav.statustext_send(mavlink.MAV_SEVERITY_INFO, b"Disarming motors")
         else:
             self.landed_since = None if self.alt > 0.05 else self.landed_since
+
+    def offset(self, p):
+        """Metres north and east from here to p (lat, lon, …)."""
+        return ((p[0] - self.lat) * math.pi / 180 * R,
+                (p[1] - self.lon) * math.pi / 180 * R * math.cos(self.lat * math.pi / 180))
+
+    def fly(self, goal, stick, dt):
+        """The firmware-like model (--lag, --wind): the position controller asks for a ground velocity (proportional
+        to the distance, capped at the cruise speed; climb 2 m/s, descent 1.5 m/s); the velocity loop leans into the
+        wind it has learnt (0.5 s) and the drone's velocity follows its demand with the --lag time constant. Gusts the
+        velocity loop has not learnt yet push the drone off; without a position controller it drifts with the wind."""
+        lag = self.args.lag
+        follow = 1 - math.exp(-dt / lag) if lag > 0 else 1.0
+        cruise = CRUISE if self.px4 and self.mode == PX4_OFFBOARD else self.speed  # PX4 ignores DO_CHANGE_SPEED there
+        east, north, gust = self.wind
+        if gust > 0:
+            k = min(1.0, dt / 2.0)  # gusts with a correlation time of about 2 s
+            self.gust = [g * (1 - k) + self.random.gauss(0, 1) * gust * math.sqrt(2 * k) for g in self.gust]
+        wind = (north + self.gust[1], east + self.gust[0])  # north, east
+        learn = min(1.0, dt / 0.5)
+        self.wind_estimate = [w + (x - w) * learn for w, x in zip(self.wind_estimate, wind)]
+        gain = 1.0  # position controller, 1/s
+        controlled = True
+        if self.landing:
+            self.hold = self.hold or (self.lat, self.lon)
+            dn, de = self.offset(self.hold)
+            want, up = (dn * gain, de * gain), -1.5
+        elif stick is not None:
+            want, up = (stick[0], stick[1]), -stick[2]
+        elif goal is not None and (self.px4 or self.mode not in (0, 2)):
+            dn, de = self.offset(goal)
+            d = math.hypot(dn, de)
+            v = min(cruise, gain * d)
+            want = (dn / d * v, de / d * v) if d > 0.01 else (0.0, 0.0)
+            up = max(-1.5, min(2.0, 1.5 * gain * (goal[2] - self.alt)))
+        else:
+            controlled = False  # ArduPilot STABILIZE / ALT_HOLD, or nothing to hold: level, drifting with the wind
+            want, up = (0.0, 0.0), 0.0
+        if not self.landing:
+            self.hold = None
+        if self.alt <= 0.0 and up <= 0 and self.takeoff_alt is None:
+            self.vn = self.ve = self.vd = 0.0  # on the ground: the wind does not move it
+            return
+        # The air-relative velocity follows the demand less the wind the loop leans into; the ground velocity is that
+        # plus the real wind.
+        air = (self.vn - wind[0], self.ve - wind[1])
+        if controlled:
+            demand = (want[0] - self.wind_estimate[0], want[1] - self.wind_estimate[1])
+        else:
+            demand = (0.0, 0.0)
+        air = (air[0] + (demand[0] - air[0]) * follow, air[1] + (demand[1] - air[1]) * follow)
+        self.vn, self.ve = air[0] + wind[0], air[1] + wind[1]
+        self.vd = -(-self.vd + (up - -self.vd) * follow)
+        if math.hypot(self.vn, self.ve) > 0.5:
+            self.yaw = math.atan2(self.ve, self.vn)
 
     def dist(self, p):
         dn = (p[0] - self.lat) * math.pi / 180 * R
@@ -418,10 +652,32 @@ class Autopilot:
         self.mav.home_position_send(int(self.home[0] * 1e7), int(self.home[1] * 1e7), int(self.home_amsl * 1000),
                                     0, 0, 0, [1, 0, 0, 0], 0, 0, 0)
 
+    def measure(self, dt):
+        """The GPS error moves on (a Gauss-Markov process, 20 s correlation time); the true state goes to --track."""
+        sigma = self.args.gps_noise
+        if sigma > 0:
+            k = min(1.0, dt / 20.0)
+            scale = [sigma, sigma, 1.5 * sigma]
+            self.gps_error = [e * (1 - k) + self.random.gauss(0, 1) * s * math.sqrt(2 * k) for e, s in zip(self.gps_error, scale)]
+        now = time.monotonic()
+        if self.track and now - self.last_sent.get("track", 0) >= 0.1:
+            self.last_sent["track"] = now
+            self.track.write(json.dumps({"t": round(time.time(), 3), "lat": self.lat, "lon": self.lon, "alt": round(self.alt, 3),
+                                         "mode": self.mode_name(), "armed": self.armed}) + "\n")
+
+    def reported(self):
+        """What the autopilot believes: the true position plus the GPS error (lat, lon, alt above home)."""
+        e, n, u = self.gps_error
+        return (self.lat + n / R * 180 / math.pi,
+                self.lon + e / (R * math.cos(self.lat * math.pi / 180)) * 180 / math.pi,
+                self.alt + u)
+
     def telemetry(self):
         M = mavlink
         now = time.monotonic()
         boot = int((now - self.t0) * 1000)
+        if self.silent:
+            return
         if now - self.last_sent.get("hb", 0) >= 1.0:
             self.last_sent["hb"] = now
             base = M.MAV_MODE_FLAG_CUSTOM_MODE_ENABLED | (M.MAV_MODE_FLAG_SAFETY_ARMED if self.armed else 0)
@@ -429,8 +685,9 @@ class Autopilot:
                                     base, self.mode, M.MAV_STATE_ACTIVE if self.armed else M.MAV_STATE_STANDBY)
         if self.due(M.MAVLINK_MSG_ID_GLOBAL_POSITION_INT, 0.1):
             hdg = int((math.degrees(self.yaw) % 360) * 100)
-            self.mav.global_position_int_send(boot, int(self.lat * 1e7), int(self.lon * 1e7),
-                                              int((self.home_amsl + self.alt) * 1000), int(self.alt * 1000),
+            lat, lon, alt = self.reported()
+            self.mav.global_position_int_send(boot, int(round(lat * 1e7)), int(round(lon * 1e7)),
+                                              int((self.home_amsl + alt) * 1000), int(alt * 1000),
                                               int(self.vn * 100), int(self.ve * 100), int(self.vd * 100), hdg)
         if self.due(M.MAVLINK_MSG_ID_ATTITUDE, 0.1):
             self.mav.attitude_send(boot, 0.0, 0.0, self.yaw, 0.0, 0.0, 0.0)
@@ -444,7 +701,11 @@ class Autopilot:
 
     def run(self):
         last = time.monotonic()
-        self.log(type="started", flavour=self.args.flavour, sysid=self.args.sysid)
+        signal.signal(signal.SIGUSR1, lambda *_: self.pending_faults.append(("SIGUSR1", "takeover")))
+        signal.signal(signal.SIGUSR2, lambda *_: self.pending_faults.append(("SIGUSR2", "ignore")))
+        a = self.args
+        self.log(type="started", flavour=a.flavour, sysid=a.sysid, lag=a.lag, delay=a.delay, wind=list(self.wind),
+                 gps_noise=a.gps_noise, seed=a.seed, offboard_prestream=a.offboard_prestream)
         while True:
             r, _, _ = select.select([self.link], [], [], 0.02)
             if r:
@@ -452,12 +713,19 @@ class Autopilot:
                     data = self.link.read()
                     if not data:
                         break
+                    if self.silent:
+                        continue  # a dead link: nothing heard either
                     for m in self.mav.parse_buffer(data) or []:
-                        self.handle(m)
+                        self.inbox.append((time.monotonic() + a.delay, m))
             now = time.monotonic()
+            while self.inbox and self.inbox[0][0] <= now:
+                self.handle(self.inbox.popleft()[1])
+            self.faults_due()
+            self.link.muted = self.silent
             dt = min(now - last, 0.2)  # after SIGSTOP/SIGCONT: no teleporting
             if dt >= 0.02:
                 self.step(dt)
+                self.measure(dt)
                 last = now
             self.telemetry()
 
@@ -472,6 +740,14 @@ def main():
     ap.add_argument("--events")
     ap.add_argument("--refuse-once", action="append", default=[])
     ap.add_argument("--ignore-first", action="append", default=[])
+    ap.add_argument("--lag", type=non_negative("--lag"), default=0.0)
+    ap.add_argument("--delay", type=non_negative("--delay"), default=0.0)
+    ap.add_argument("--wind", type=wind_spec)
+    ap.add_argument("--gps-noise", type=non_negative("--gps-noise"), default=0.0)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--offboard-prestream", type=non_negative("--offboard-prestream"))
+    ap.add_argument("--fault-at", type=fault_spec, action="append", default=[])
+    ap.add_argument("--track")
     Autopilot(ap.parse_args()).run()
 
 
