@@ -81,13 +81,10 @@ extension AvoidanceLabTests {
     }
 
     /// Prints and checks one leg's separation on the true positions: no violation between any of `pairs`.
-    /// `level`: some pair must have been level at some moment (the leg met the drones at one altitude). Violations of a
-    /// pair of drones both in `known` while 2 m or more apart vertically (on their way to different layers) are
-    /// recorded as the known issue `knownIssue` (a node bug that is described there).
+    /// `level`: some pair must have been level at some moment (the leg met the drones at one altitude).
     func expectSeparated(
         _ leg: String, _ truth: TruthTracks, _ pairs: [(String, String)], from: Double, to: Double,
-        level: Bool = true, known: Set<String> = [], knownIssue: Comment? = nil,
-        sourceLocation: SourceLocation = #_sourceLocation
+        level: Bool = true, sourceLocation: SourceLocation = #_sourceLocation
     ) -> Double {
         let result = truth.separation(pairs, from: from, to: to)
         let closest = result.map(\.closest).min() ?? .infinity
@@ -95,15 +92,8 @@ extension AvoidanceLabTests {
             String(
                 format: "%@: %.1f s, closest level pair %.2f m (true positions; %@)", leg, to - from, closest,
                 result.map(\.description).joined(separator: ", ")))
-        let isKnown = { (p: TruthTracks.Pair, v: TruthTracks.Violation) in
-            known.contains(p.a) && known.contains(p.b) && v.vertical >= 2
-        }
-        let strict = result.flatMap { p in p.violations.filter { !isKnown(p, $0) } }.map(\.description)
-        let knownViolations = result.flatMap { p in p.violations.filter { isKnown(p, $0) } }.map(\.description)
-        #expect(strict.isEmpty, "\(leg): \(strict.prefix(10))", sourceLocation: sourceLocation)
-        withKnownIssue(knownIssue, isIntermittent: true) {
-            #expect(knownViolations.isEmpty, "\(leg): \(knownViolations.prefix(10))", sourceLocation: sourceLocation)
-        }
+        let violations = result.flatMap(\.violations).map(\.description)
+        #expect(violations.isEmpty, "\(leg): \(violations.prefix(10))", sourceLocation: sourceLocation)
         #expect(
             !level || closest.isFinite, "\(leg): no pair was ever level (no data?)", sourceLocation: sourceLocation)
         return closest
@@ -165,18 +155,6 @@ extension AvoidanceLabTests {
             let numbers = try await numbered(station, 4)
             try await takeOff(station, numbers)
             var truth = TruthTracks(home: Self.home)
-            // Known node bug (issue #15): PX4 ignores the speed of DO_REPOSITION and DO_CHANGE_SPEED in OFFBOARD and
-            // flies a position target as fast as it may (the emulator: its 5 m/s cruise; real PX4 up to
-            // MPC_XY_VEL_MAX). The node streams a point moving at the speed only when avoidance caps it below the
-            // goto's; steering at the goto's own 4 m/s (an altitude layer) streams the far point itself, the drone
-            // flies 5–5.5 m/s while its prediction says 4, and another drone that planned on that prediction comes
-            // closer than the minima (3 of 9 runs, always the two PX4 drones, 2.0–4.8 m while 2.7–2.9 m apart
-            // vertically, each a moment of 0.1–0.8 s during a layer change). With the emulator obeying the speed in
-            // OFFBOARD, 3 of 3 runs kept 7.35 m or more. Only such moments (PX4 pair, 2 m or more apart vertically) are
-            // the known issue: two PX4 drones passing level (what a refused OFFBOARD leads to) still fail the test.
-            let px4 = Set(["px4-s", "px4-w"])
-            let px4Speed: Comment =
-                "PX4 in OFFBOARD flies faster than the goto's speed the node predicts (no moving setpoint without a cap)"
             // Across the circle, every path through the centre.
             let across = try await leg(
                 "every drone at the opposite point", station: station, numbers: numbers,
@@ -200,11 +178,10 @@ extension AvoidanceLabTests {
             let tookOver = try #require(takenAt, "the pilot never took ap-n over")
             let circle = expectSeparated(
                 "four autopilots across a 30 m circle (60 m, straight line 15 s at 4 m/s)", truth, allPairs(names),
-                from: across.from, to: across.to, known: px4, knownIssue: px4Speed)
+                from: across.from, to: across.to)
             let cooperating = ["ap-e", "px4-s", "px4-w"]
             let among = expectSeparated(
-                "back across, the three that avoid", truth, allPairs(cooperating), from: back.from, to: back.to,
-                known: px4, knownIssue: px4Speed)
+                "back across, the three that avoid", truth, allPairs(cooperating), from: back.from, to: back.to)
             let fromTaken = expectSeparated(
                 "the others and the drone the pilot holds, from the takeover", truth,
                 cooperating.map { (taken.name, $0) }, from: tookOver, to: back.to, level: false)
@@ -225,12 +202,8 @@ extension AvoidanceLabTests {
                 return wall > faultWall + 1.5 && (type.hasPrefix("COMMAND_") || type.hasPrefix("SET_POSITION_TARGET"))
             }
             #expect(late.isEmpty, "the node kept commanding the drone the pilot took: \(late.prefix(5))")
-            // The node let go and said so; the station shows it as not avoiding. Known node bug (issue #15): when the
-            // pilot takes the drone while its goto runs without avoidance steering it (decision "nominal"), the
-            // HEARTBEAT handler fails the goto first (`autopilot switched to LOITER`), which drops the goal, so
-            // `takenBy` finds nothing to let go of: no release warning, and the avoidance decision stays "nominal"
-            // (the station's last report for the drone). With steering active at the takeover both hold (the log
-            // says "the autopilot left GUIDED for LOITER while avoidance steered it: the node stops commanding …").
+            // The node let go and said so; the station shows it as not avoiding (its last avoidance report, and its
+            // prediction's flag in the airspace picture).
             let released = taken.node.log.contains(
                 "the node stops commanding the autopilot and this drone does not avoid others")
             let reported =
@@ -239,13 +212,13 @@ extension AvoidanceLabTests {
                     timeout: .seconds(5)
                 ).events?.events.filter { $0.kind == "avoidance" && $0.text.hasPrefix("ap-n avoids: ") } ?? []
             print("ap-n released: \(released); the station's last avoidance report: \(reported.last?.text ?? "none")")
-            withKnownIssue(
-                "the node does not let go when the pilot takes a drone that avoidance is not steering",
-                isIntermittent: true
-            ) {
-                #expect(released, "\(taken.node.log.suffix(1500))")
-                #expect(reported.last?.text == "ap-n avoids: not avoiding", "\(reported.suffix(5).map(\.text))")
-            }
+            #expect(released, "\(taken.node.log.suffix(1500))")
+            #expect(reported.last?.text == "ap-n avoids: not avoiding", "\(reported.suffix(5).map(\.text))")
+            let airspace =
+                try ControlClient.request(ControlRequest.airspace, socket: station.socketPath, timeout: .seconds(5))
+                .airspace ?? []
+            let takenPrediction = airspace.first { $0.name == taken.name }
+            #expect(takenPrediction?.avoiding == false, "\(String(describing: takenPrediction))")
             // The others avoided it: px4-s, coming head-on along its axis, made a decision after the takeover.
             let replanned = logLines(drones[2].node, after: tookOver).filter { $0.contains("avoidance: ") }
             print("px4-s after the takeover: \(replanned.prefix(3))")

@@ -14,10 +14,11 @@ struct EmulatedAutopilot {
 
     /// The emulator's settings for the avoidance scenarios, as a field copter flies: a 0.4 s response lag, 50 ms
     /// transport delay, 2.5 m/s of wind (the same at every drone: one field) with 0.8 m/s gusts, 0.3 m of GPS error on
-    /// what it reports; each drone its own seed.
+    /// what it reports; PX4's real OFFBOARD rule (a 0.5 s setpoint stream first); each drone its own seed.
     static func fieldConditions(seed: Int) -> [String] {
         [
             "--lag", "0.4", "--delay", "0.05", "--wind", "2.0,-1.5,0.8", "--gps-noise", "0.3", "--seed", String(seed),
+            "--offboard-prestream", "0.5",
         ]
     }
 

@@ -11,7 +11,8 @@ import Testing
 
 /// PX4 enters OFFBOARD only with the setpoint stream already running (the emulator denies the switch without 0.5 s
 /// of it, as real PX4 does): the session streams for `offboardPrestream` first, for following and for avoidance's
-/// steering during a goto or a hover. With no prestream the same switch is refused.
+/// steering during a goto or a hover. With no prestream the same switch is refused. By default the goal point streams
+/// at 4 Hz while nothing steers (the warm stream), and steering switches at once.
 @Suite struct OffboardEntryTests {
     /// An `AutopilotSession` on an emulated PX4, frames carried both ways on every call.
     struct Rig {
@@ -22,9 +23,12 @@ import Testing
         /// When each frame the autopilot received arrived (seconds) and what it was.
         var received: [(time: Double, message: MAVLinkMessage)] = []
 
-        init(prestream: Duration) {
+        /// `warm`: the warm stream of the goal while nothing steers (the default configuration's 250 ms; nil: none,
+        /// so that the prestream is what is measured).
+        init(prestream: Duration, warm: Duration? = nil) {
             var c = AutopilotSession.Configuration()
             c.offboardPrestream = prestream
+            c.warmStreamInterval = warm
             session = AutopilotSession(configuration: c)
         }
 
@@ -143,6 +147,37 @@ import Testing
         let entry = try #require(rig.offboardEntry(since: start))
         #expect(entry.at - start >= 0.6 - 1e-6 && entry.at - start < 0.7, "\(entry.at - start)")
         #expect(entry.setpointsBefore.count >= 6)
+        rig.run(10)
+        #expect(abs(rig.autopilot.position.y - 15) < 1, "\(rig.autopilot)")
+        #expect(!rig.directives.contains { if case .released = $0 { true } else { false } })
+    }
+
+    @Test(
+        "with the goal's warm stream running (the default), steering switches to OFFBOARD at once, no prestream wait",
+        arguments: [false, true])
+    func steeringWarm(hovering: Bool) throws {
+        var rig = Rig(prestream: .milliseconds(600), warm: AutopilotSession.Configuration().warmStreamInterval)
+        try rig.takeOff()
+        let goto = rig.command(2, hovering ? .hover : .goto(rig.point(east: 60, up: 10), speedCmS: 0))
+        rig.run(2)
+        #expect(rig.verdict(goto) == .accepted)
+        // Outside OFFBOARD the goal point streams at 4 Hz (PX4 ignores it there).
+        let warm = rig.received.filter {
+            if case .setPositionTargetGlobalInt = $0.message {
+                return $0.time > rig.now.seconds - 1
+            } else {
+                return false
+            }
+        }
+        #expect((3...5).contains(warm.count), "\(warm.count) warm targets in the last second")
+        let start = rig.now.seconds
+        rig.take(
+            rig.session.steer(
+                to: rig.point(east: rig.autopilot.position.x, north: 15, up: 10), speed: nil, now: rig.now))
+        rig.run(1) { $0.autopilot.customMode == Self.offboard }
+        let entry = try #require(rig.offboardEntry(since: start))
+        #expect(entry.at - start < 0.01, "\(entry.at - start)")
+        #expect(rig.autopilot.customMode == Self.offboard)
         rig.run(10)
         #expect(abs(rig.autopilot.position.y - 15) < 1, "\(rig.autopilot)")
         #expect(!rig.directives.contains { if case .released = $0 { true } else { false } })

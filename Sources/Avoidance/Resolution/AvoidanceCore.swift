@@ -70,6 +70,9 @@ public struct AvoidanceCore: Sendable {
     public mutating func decide(own: AvoidanceOwnship, airspace: [AirspaceTrack], now: Double) -> AvoidanceDecision {
         let previous = decision.adjustment
         guard let goal = own.goal else {
+            // No goal (landing, a mission, the pilot's hands): not avoiding. Stopping is a change even without an
+            // adjustment to undo: the drone's prediction must say so at once.
+            let wasAvoiding = decision.maneuver != .notAvoiding
             current = nil
             parkingSpot = nil
             spotProgress = nil
@@ -77,7 +80,7 @@ public struct AvoidanceCore: Sendable {
             stoppedSince = nil
             progress = nil
             decision = .notAvoiding
-            decision.changed = previous != nil
+            decision.changed = previous != nil || wasAvoiding
             return decision
         }
         let (fenceGoal, picture, destination) = resolveDestination(for: goal, own: own, airspace: airspace, now: now)

@@ -99,9 +99,12 @@ extension AutopilotSession {
             if flavour == .px4 || !flavour.isMode(telemetry.customMode, .guided) {
                 running?.modes.insert(flavour.customMode(for: .guided))
                 controlModes.insert(flavour.customMode(for: .guided))
-                if flavour == .px4 && configuration.offboardPrestream > .zero {
-                    // PX4 wants the stream running before OFFBOARD: `tick` asks for it once the prestream is over.
-                    steeringModeDueAt = now + configuration.offboardPrestream
+                noteStreamed(now: now)
+                let streaming = streamSince.map { now - $0 } ?? .zero
+                if flavour == .px4 && configuration.offboardPrestream > streaming {
+                    // PX4 wants the stream running before OFFBOARD: `tick` asks for it once the prestream is over
+                    // (at once when the warm stream of the goal already ran that long).
+                    steeringModeDueAt = now + (configuration.offboardPrestream - streaming)
                 } else {
                     out += askSteeringMode(now: now, force: true)
                 }

@@ -38,6 +38,10 @@ public struct AutopilotSession: Sendable {
         /// PX4: how long the setpoint stream runs before the switch to OFFBOARD (real PX4 refuses OFFBOARD without a
         /// stream already running; the emulators want 0.5 s). 0: switch with the first setpoint.
         public var offboardPrestream: Duration = .milliseconds(600)
+        /// PX4: while the node commands a held point or a goto that nothing steers, the goal point is streamed this
+        /// often (ignored outside OFFBOARD), so that avoidance's steering finds the stream running and switches to
+        /// OFFBOARD at once instead of after `offboardPrestream`. nil: no such stream.
+        public var warmStreamInterval: Duration? = .milliseconds(250)
         /// A goto is complete within this horizontal distance (metres) …
         public var arrivalRadius = 1.0
         /// … and this vertical distance (metres). Takeoff is complete within it (or 5 % of the altitude).
@@ -134,6 +138,11 @@ public struct AutopilotSession: Sendable {
     var steeringModeAsked = false
     /// PX4: steering's setpoint stream runs first; OFFBOARD is asked for at this time (see `offboardPrestream`).
     var steeringModeDueAt: MeshInstant?
+    /// PX4: when the position-target stream now running began, and when its last target left (see
+    /// `warmStreamInterval`).
+    var streamSince: MeshInstant?
+    var lastStreamedAt: MeshInstant?
+    var nextWarmAt = MeshInstant.zero
     /// The autopilot has been seen in GUIDED / OFFBOARD since the steering began (leaving it then lets the vehicle go).
     var steeringReachedMode = false
     /// What the last accepted hover, goto or takeoff left the vehicle flying (see `goal`).
@@ -399,7 +408,9 @@ public struct AutopilotSession: Sendable {
         if let sp = setpoint, now >= nextSetpointAt, let target = targetSystemID, !isSilent {
             nextSetpointAt = now + configuration.setpointInterval
             out.append(frame(positionTarget(streamed(sp), target: target, now: now)))
+            noteStreamed(now: now)
         }
+        out += warmOffboardStream(now: now)
         out += askSteeringMode(now: now)
         out += checkRunning(now: now)
         return out
