@@ -36,6 +36,13 @@ public struct PredictionMonitor: Sendable {
     public private(set) var planGrowth = 0.0
     /// The extrapolation's recent error rate, m/s.
     public private(set) var extrapolationGrowth = 0.0
+    /// How far the drone recently was from what the model in use predicted 0.3–1 s before, metres (its tracking
+    /// error: response lag, gusts, GPS error); taken at once when larger, forgotten over `trackingMemory`.
+    public private(set) var trackingError = 0.0
+    /// How fast a tracking error is forgotten, seconds (time constant).
+    public var trackingMemory = 10.0
+    /// Predictions this young give the tracking error, seconds.
+    static let youngAges = 0.3...1.0
     /// Whether the plan is published (false: the measured state extrapolated).
     public private(set) var trustsPlan = true
 
@@ -60,6 +67,12 @@ public struct PredictionMonitor: Sendable {
         planGrowth = update(planGrowth, Self.rate(of: plans, position, time, noise: noiseRadius), dt)
         extrapolationGrowth = update(
             extrapolationGrowth, Self.rate(of: extrapolations, position, time, noise: noiseRadius), dt)
+        let young = Self.youngError(of: trustsPlan ? plans : extrapolations, position, time)
+        if let young, young >= trackingError {
+            trackingError = young
+        } else {
+            trackingError = (young ?? 0) + (trackingError - (young ?? 0)) * Self.decay(dt, trackingMemory)
+        }
         if trustsPlan, planGrowth > distrustGrowth, extrapolationGrowth < betterShare * planGrowth {
             trustsPlan = false
         } else if !trustsPlan, planGrowth < trustGrowth || planGrowth <= extrapolationGrowth {
@@ -80,10 +93,11 @@ public struct PredictionMonitor: Sendable {
         plans = []
     }
 
-    /// The uncertainty to publish with the model in use: its recent error rate as growth (the radius stays 0: the
-    /// separation minima already cover position noise).
+    /// The uncertainty to publish with the model in use: its tracking error as the radius (at most 3 m), its recent
+    /// error rate as growth.
     public var uncertainty: PredictionUncertainty {
-        PredictionUncertainty(radius: 0, growth: trustsPlan ? planGrowth : extrapolationGrowth)
+        PredictionUncertainty(
+            radius: min(3, trackingError), growth: trustsPlan ? planGrowth : extrapolationGrowth)
     }
 
     // MARK: - Helpers
@@ -106,6 +120,15 @@ public struct PredictionMonitor: Sendable {
             let error = (p.position(atOffset: age) - position).length
             let r = max(0, error - noise) / age
             worst = max(worst ?? 0, r)
+        }
+        return worst
+    }
+
+    /// The largest error of the kept predictions 0.3–1 s old against `position` at `time`.
+    static func youngError(of list: [PredictedTrajectory], _ position: Vector3, _ time: Double) -> Double? {
+        var worst: Double?
+        for p in list where youngAges.contains(time - p.time) {
+            worst = max(worst ?? 0, (p.position(atOffset: time - p.time) - position).length)
         }
         return worst
     }
