@@ -17,6 +17,8 @@ public struct NodeStatus: Codable, Sendable, Hashable {
         public var rejections: [String: Int]
         /// A station's ground-control endpoint (`[ground_control]`): "listening on UDP 14550", or why not; nil without.
         public var groundControl: String?
+        /// The mesh socket's traffic: this node's own load on the link.
+        public var traffic: Traffic?
 
         public init(
             id: String,
@@ -30,7 +32,8 @@ public struct NodeStatus: Codable, Sendable, Hashable {
             uptimeMs: Int,
             avahi: String,
             rejections: [String: Int],
-            groundControl: String? = nil
+            groundControl: String? = nil,
+            traffic: Traffic? = nil
         ) {
             self.id = id
             self.name = name
@@ -44,6 +47,35 @@ public struct NodeStatus: Codable, Sendable, Hashable {
             self.avahi = avahi
             self.rejections = rejections
             self.groundControl = groundControl
+            self.traffic = traffic
+        }
+    }
+
+    /// UDP payload received and sent on the mesh socket (handshakes, sessions, everything the mesh carries).
+    public struct Traffic: Codable, Sendable, Hashable {
+        /// Per second, averaged over the last 5 whole seconds.
+        public var bytesInPerSecond: Double
+        public var bytesOutPerSecond: Double
+        public var datagramsInPerSecond: Double
+        public var datagramsOutPerSecond: Double
+        /// Totals since start.
+        public var bytesIn: Int
+        public var bytesOut: Int
+        public var datagramsIn: Int
+        public var datagramsOut: Int
+
+        public init(
+            bytesInPerSecond: Double, bytesOutPerSecond: Double, datagramsInPerSecond: Double,
+            datagramsOutPerSecond: Double, bytesIn: Int, bytesOut: Int, datagramsIn: Int, datagramsOut: Int
+        ) {
+            self.bytesInPerSecond = bytesInPerSecond
+            self.bytesOutPerSecond = bytesOutPerSecond
+            self.datagramsInPerSecond = datagramsInPerSecond
+            self.datagramsOutPerSecond = datagramsOutPerSecond
+            self.bytesIn = bytesIn
+            self.bytesOut = bytesOut
+            self.datagramsIn = datagramsIn
+            self.datagramsOut = datagramsOut
         }
     }
 

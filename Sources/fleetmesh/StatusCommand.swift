@@ -38,6 +38,11 @@ struct StatusCommand: ParsableCommand {
         print("id        \(n.id)  incarnation \(n.incarnation)")
         print("listening UDP \(n.port)   mesh \(n.fingerprint)   avahi: \(n.avahi)   up \(formatMs(n.uptimeMs))")
         if let gc = n.groundControl { print("ground control: \(gc)") }
+        if let t = n.traffic {
+            print(
+                "traffic   in \(formatRate(t.bytesInPerSecond)) (\(Int(t.datagramsInPerSecond.rounded())) datagrams/s)   out \(formatRate(t.bytesOutPerSecond)) (\(Int(t.datagramsOutPerSecond.rounded())) datagrams/s)   (last 5 s, UDP payload)"
+            )
+        }
         if let a = status.autopilot {
             let who = a.systemID.map { "\(a.autopilot ?? "autopilot") system \($0)" } ?? "no autopilot heard yet"
             let state = a.silent ? "SILENT" : a.connected ? "connected" : "waiting"
@@ -97,4 +102,11 @@ func formatMs(_ ms: Int) -> String {
     ms < 1000
         ? "\(ms) ms"
         : ms < 60_000 ? String(format: "%.1f s", Double(ms) / 1000) : "\(ms / 60_000) min \(ms % 60_000 / 1000) s"
+}
+
+/// Bytes per second as bits: "12.3 kbit/s".
+func formatRate(_ bytesPerSecond: Double) -> String {
+    let bits = bytesPerSecond * 8
+    if bits >= 1e6 { return String(format: "%.2f Mbit/s", bits / 1e6) }
+    return String(format: "%.1f kbit/s", bits / 1e3)
 }

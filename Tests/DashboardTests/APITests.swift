@@ -446,12 +446,17 @@ import Testing
         var fullStatus = full
         fullStatus.mapOrigin = origin
         fullStatus.node.uavNumber = 3
+        let traffic = NodeStatus.Traffic(
+            bytesInPerSecond: 1, bytesOutPerSecond: 2, datagramsInPerSecond: 3, datagramsOutPerSecond: 4, bytesIn: 5,
+            bytesOut: 6, datagramsIn: 7, datagramsOut: 8)
+        fullStatus.node.traffic = traffic
         fullStatus.autopilot?.remote = "10.0.0.3:14550"
         let minimalNode = NodeStatus.LocalNode(
             id: "00", name: "s", role: "station", incarnation: "1", port: 1, fingerprint: "f", uptimeMs: 1,
             avahi: "running", rejections: [:])
         try check("Status", full: fullStatus, minimal: NodeStatus(node: minimalNode, peers: []))
         try check("LocalNode", full: fullStatus.node, minimal: minimalNode)
+        try check("Traffic", full: traffic, minimal: traffic)
         try check("Peer", full: full.peers[0], minimal: NodeStatus.Peer(id: "00", state: "relayed", hops: 2))
         try check(
             "UnverifiedAdvert",

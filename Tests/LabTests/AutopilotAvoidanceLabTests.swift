@@ -99,43 +99,8 @@ extension AvoidanceLabTests {
         return closest
     }
 
-    @Test func anArduPilotAndAPX4DronePassHeadOnAndCrossAtRightAnglesInWindAndGPSError() async throws {
-        try await Lab.with(hosts: 3) { lab in
-            let station = try lab.startNode(host: 1, name: "station", role: "station", logLevel: "info")
-            let drones = try [(2, "ardupilot", -25.0), (3, "px4", 25.0)].map { (h, flavour, east) in
-                try EmulatedAutopilot.start(
-                    lab, host: h, name: flavour, flavour: flavour, home: point(east: east, north: 0),
-                    conditions: EmulatedAutopilot.fieldConditions(seed: h))
-            }
-            defer { for d in drones { d.keep() } }
-            let numbers = try await numbered(station, 2)
-            try await takeOff(station, numbers)
-            var truth = TruthTracks(home: Self.home)
-            let pair = [("ardupilot", "px4")]
-            // Head-on at one altitude, swapping ends (50 m).
-            let headOn = try await leg(
-                "both at the other's end", station: station, numbers: numbers,
-                goals: ["ardupilot": (25, 0), "px4": (-25, 0)], truth: &truth, timeout: .seconds(45))
-            // Then crossing at right angles: from (±25, 0) each flies through (0, 25), 12 m beyond it.
-            let beyond = 12 / 2.0.squareRoot()
-            let crossing = try await leg(
-                "both across the crossing point", station: station, numbers: numbers,
-                goals: ["ardupilot": (-beyond, 25 + beyond), "px4": (beyond, 25 + beyond)],
-                truth: &truth, timeout: .seconds(45))
-            for d in drones { truth.load(d) }
-            let a = expectSeparated(
-                "ArduPilot and PX4 head-on (50 m, straight line 12.5 s at 4 m/s)", truth, pair, from: headOn.from,
-                to: headOn.to)
-            let b = expectSeparated(
-                "ArduPilot and PX4 crossing at 90° (47 m each, straight line 11.8 s)", truth, pair,
-                from: crossing.from, to: crossing.to)
-            print(String(format: "two autopilots: closest %.2f m head-on, %.2f m crossing", a, b))
-            #expect(drones.contains { $0.node.log.contains("avoidance: ") })
-        }
-    }
-
-    /// Four autopilot drones (two ArduPilot, two PX4; each head-on pair one of each) swap ends across a circle of 30 m
-    /// radius, then fly back; on the way back the pilot of one takes it over with the RC mode switch (SIGUSR1 to its
+    /// Four autopilot drones (two ArduPilot, two PX4; each head-on pair one of each, each neighbour crossing at 90°)
+    /// swap ends across a circle of 30 m radius, then fly back; on the way back the pilot of one takes it over with the RC mode switch (SIGUSR1 to its
     /// emulator: LOITER, it brakes and holds) 15 m before the centre, in the path of the drone coming the other way.
     @Test func fourAutopilotDronesSwapTheCircleAndKeepAwayFromOneThePilotTakesOver() async throws {
         try await Lab.with(hosts: 5) { lab in

@@ -22,6 +22,25 @@ import Testing
             #expect(sa.node.fingerprint == (try b.status()).node.fingerprint)
             #expect(sa.node.avahi == "running")
             #expect(sa.node.publishedName == "station-a")
+            // Each node counts its own traffic: what one sent, the other received (two hosts, no loss), and the kernel
+            // put at least that many frames on the link.
+            try await waitUntil("6 s of traffic", timeout: .seconds(15)) { try a.status().node.uptimeMs > 6000 }
+            let (ta, tb) = (try #require(try a.status().node.traffic), try #require(try b.status().node.traffic))
+            let (tb2, ta2) = (try #require(try b.status().node.traffic), try #require(try a.status().node.traffic))
+            // Counted while the other side's counter moved on: the sent count lies between the two readings.
+            #expect(
+                tb.bytesIn <= ta2.bytesOut && ta.bytesOut <= tb2.bytesIn + 2048 && ta.bytesOut > 1000,
+                "a sent \(ta.bytesOut)…\(ta2.bytesOut) B, b received \(tb.bytesIn)…\(tb2.bytesIn) B")
+            #expect(ta.datagramsOut > 50 && abs(ta.datagramsOut - tb.datagramsIn) <= 20, "\(ta) \(tb)")
+            #expect(
+                ta.bytesOutPerSecond > 0
+                    && abs(ta.bytesOutPerSecond - tb.bytesInPerSecond) <= 0.2 * ta.bytesOutPerSecond)
+            let dev = try shell(lab.onHost(1, ["cat", "/proc/net/dev"])).output
+            let eth0 = try #require(dev.split(separator: "\n").first { $0.contains("eth0:") })
+            let fields = eth0.split(separator: ":")[1].split(whereSeparator: \.isWhitespace)
+            let kernelPackets = try #require(Int(fields[9]))
+            #expect(
+                kernelPackets >= ta2.datagramsOut, "eth0 sent \(kernelPackets) frames, the node \(ta2.datagramsOut)")
         }
     }
 
@@ -162,6 +181,7 @@ import Testing
             try await waitUntil("a has rejected the junk", timeout: .seconds(5)) {
                 (try a.status()).node.rejections.values.reduce(0, +) >= 2900
             }
+            #expect((try a.status().node.traffic?.datagramsIn ?? 0) >= 2900)
             #expect(a.process.isRunning)
             #expect(a.peerState("b") == "established")
             #expect(!a.log.contains("→ lost"))

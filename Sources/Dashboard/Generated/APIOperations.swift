@@ -3,7 +3,7 @@
 
 extension APIOperation {
     /// SHA-256 of openapi.yaml followed by Tools/openapi/openapi-generator-config.yaml, as generated from.
-    static let sourcesSHA256 = "9605e5b9cfcb254cf3dca2617124a850ff46234f64d1b3a0e7b939e5985ddb9e"
+    static let sourcesSHA256 = "903cc9bb9927343de7d40e64e34fa6d127eb2bcfd2594c20f29ea93364723d96"
 
     /// Every operation of openapi.yaml, by operationId.
     static let all: [String: APIOperation] = [
@@ -148,8 +148,11 @@ extension APIOperation {
             fields: ["node", "peers", "unverified", "mapOrigin", "manualControl", "autopilot"],
             required: ["node", "peers"]),
         "LocalNode": APIOperation.Body(
-            fields: ["id", "name", "publishedName", "role", "uavNumber", "incarnation", "port", "fingerprint", "uptimeMs", "avahi", "rejections", "groundControl"],
+            fields: ["id", "name", "publishedName", "role", "uavNumber", "incarnation", "port", "fingerprint", "uptimeMs", "avahi", "rejections", "groundControl", "traffic"],
             required: ["id", "name", "role", "incarnation", "port", "fingerprint", "uptimeMs", "avahi", "rejections"]),
+        "Traffic": APIOperation.Body(
+            fields: ["bytesInPerSecond", "bytesOutPerSecond", "datagramsInPerSecond", "datagramsOutPerSecond", "bytesIn", "bytesOut", "datagramsIn", "datagramsOut"],
+            required: ["bytesInPerSecond", "bytesOutPerSecond", "datagramsInPerSecond", "datagramsOutPerSecond", "bytesIn", "bytesOut", "datagramsIn", "datagramsOut"]),
         "Peer": APIOperation.Body(
             fields: ["id", "name", "role", "uavNumber", "address", "state", "hops", "incarnation", "lastHeardMsAgo", "rttMs", "linkQuality", "discoveredAtMs", "establishedAtMs", "stateSinceMs"],
             required: ["id", "state", "hops"]),

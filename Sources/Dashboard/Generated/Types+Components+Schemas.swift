@@ -467,6 +467,10 @@ extension Components {
         internal typealias Status = NodeStatus
         /// - Remark: Generated from `#/components/schemas/LocalNode`.
         internal typealias LocalNode = NodeStatus.LocalNode
+        /// UDP payload received and sent on the mesh socket; rates averaged over the last 5 whole seconds
+        ///
+        /// - Remark: Generated from `#/components/schemas/Traffic`.
+        internal typealias Traffic = NodeStatus.Traffic
         /// - Remark: Generated from `#/components/schemas/Peer`.
         internal typealias Peer = NodeStatus.Peer
         /// - Remark: Generated from `#/components/schemas/UnverifiedAdvert`.

@@ -40,6 +40,7 @@ extension NodeShell {
 
     func receive(_ datagram: UDPTransport.Datagram) {
         let t = now
+        traffic.received(datagram.bytes.count, now: t)
         apply(node.onDatagram(datagram.bytes, from: datagram.from, now: t), now: t)
     }
 
@@ -126,6 +127,7 @@ extension NodeShell {
             switch e {
             case .datagram(let bytes, let to):
                 transport?.send(bytes, to: to)
+                traffic.sent(bytes.count, now: t)
             case .peerState(let peer, let name, let from, let to):
                 let label = name ?? peer.short
                 let line = "peer \(label) (\(peer)) \(from?.rawValue ?? "new") → \(to.rawValue)"
@@ -159,6 +161,15 @@ extension NodeShell {
 
     // MARK: - Status
 
+    /// The mesh socket's traffic for `status`.
+    func trafficReport(now t: MeshInstant) -> NodeStatus.Traffic {
+        let r = traffic.rates(now: t)
+        return NodeStatus.Traffic(
+            bytesInPerSecond: r.bytesIn, bytesOutPerSecond: r.bytesOut, datagramsInPerSecond: r.datagramsIn,
+            datagramsOutPerSecond: r.datagramsOut, bytesIn: traffic.bytesIn, bytesOut: traffic.bytesOut,
+            datagramsIn: traffic.datagramsIn, datagramsOut: traffic.datagramsOut)
+    }
+
     /// The ground-control endpoint's state, for `status` and the dashboard's `/readyz`.
     func noteGroundControl(_ state: String) { groundControlState = state }
 
@@ -171,7 +182,7 @@ extension NodeShell {
             id: nodeID.hex, name: configuration.name, publishedName: publishedName, role: configuration.role.rawValue,
             uavNumber: mesh.uavNumber, incarnation: String(incarnation, radix: 16), port: transport?.port ?? 0,
             fingerprint: fingerprint, uptimeMs: Int((t.nanoseconds) / 1_000_000), avahi: avahiState,
-            rejections: mesh.rejections, groundControl: groundControlState)
+            rejections: mesh.rejections, groundControl: groundControlState, traffic: trafficReport(now: t))
         let all = mesh.membership.peers.values.sorted { $0.id < $1.id }
         let peers = all.filter(\.isAuthenticated).map { p in
             NodeStatus.Peer(

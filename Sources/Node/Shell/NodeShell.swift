@@ -42,6 +42,8 @@ public actor NodeShell {
     var nextFleetWatchAt = MeshInstant(nanoseconds: 0)
     /// The ground-control endpoint's state, as its service reports it ("starting" until it runs; nil: none configured).
     var groundControlState: String?
+    /// The mesh socket's datagrams and bytes in and out (`status`).
+    var traffic = TrafficMeter()
     var publishedName: String?
     var discoveryKeys: [ServiceKey: (id: NodeID, address: SocketAddress)] = [:]
     /// A drone's vehicle (the simulator or an autopilot) with collision avoidance above it.
