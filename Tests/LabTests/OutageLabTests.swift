@@ -6,17 +6,17 @@ import Testing
 
 /// Link outages in real processes, as the field has them: a station and five flying drones lose each other for
 /// 1, 3, 6 and 10 s after the loss is detected, and for longer than the forget interval (20 s) — by link (the port goes
-/// down), by firewall both ways and by firewall one way; by firewall both ways one drone's outage lasts 60 s instead
+/// down), by firewall both ways and by firewall one way; by firewall both ways one drone's outage lasts 30 s instead
 /// of 6. Every pair must have a command answered by the drone and be back in session within 1 s of the restore (1.5 s
 /// after a link outage, where the kernel's neighbour resolution adds up to 1 s: `sessionBound`), and keep its UAV
 /// number.
 @Suite(.serialized) struct OutageLabTests {
     /// Seconds each drone's outage lasts after its loss was detected: host 2 … host 6; host 6's is longer than the
     /// forget interval configured below (15 s). Past that interval every outage up to the session lifetime (180 s) is
-    /// one class (the peer forgotten, found again, a new handshake), so the minute-long outage runs for one kind only,
+    /// one class (the peer forgotten, found again, a new handshake), so the half-minute outage runs for one kind only,
     /// by firewall both ways (host 5); the deterministic simulation flies every length by every kind
-    /// (MeshSimulationTests). Each kind takes about 25 s, firewall both ways 65 s.
-    static func extra(_ kind: Kind) -> [Int: Int] { [2: 1, 3: 3, 4: 10, 5: kind == .firewall ? 60 : 6, 6: 20] }
+    /// (MeshSimulationTests). Each kind takes about 25 s, firewall both ways 35 s.
+    static func extra(_ kind: Kind) -> [Int: Int] { [2: 1, 3: 3, 4: 10, 5: kind == .firewall ? 30 : 6, 6: 20] }
     static let forgetMs = 15_000
 
     enum Kind: String, CaseIterable, CustomStringConvertible {
@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test(
-        "outages of 1, 3, 6 (by firewall 60), 10 s and past the forget interval, by link and by firewall both ways and one way: commands again within 1 s (1.5 s by link)",
+        "outages of 1, 3, 6 (by firewall 30), 10 s and past the forget interval, by link and by firewall both ways and one way: commands again within 1 s (1.5 s by link)",
         arguments: Kind.selected)
     func everyPairIsBackWithinOneSecondOfTheRestore(kind: Kind) async throws {
         try await Lab.with(hosts: 6) { lab in
