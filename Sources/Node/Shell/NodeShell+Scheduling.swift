@@ -27,10 +27,46 @@ extension NodeShell {
             )
             apply(effects, now: t)
         }
+        await resendLostStarts(&ids, command, toUAVs: numbers, takeover: takeover, start: start, startsAtMs: startsAtMs)
         let reports = await reports(
             for: ids, to: numbers, summary: command.summary, until: clock.now + lead + timeout)
         return GroupCommandReport(
             command: command.summary, leadMs: Int(lead.wholeMilliseconds), startsAtMs: startsAtMs, commands: reports)
+    }
+
+    /// A relay that had no estimate of the next hop's clock yet (a session just made) loses the start on the way, and
+    /// the drone refuses the command ("send it again"). While the start is more than 300 ms away, the station sends it
+    /// again itself, at most three times per drone, so the operator does not have to; `ids` gets the new commands.
+    func resendLostStarts(
+        _ ids: inout [CommandID], _ command: Command, toUAVs numbers: [UInt8], takeover: Bool, start: MeshInstant,
+        startsAtMs: Int64
+    ) async {
+        var resent = Array(repeating: 0, count: ids.count)
+        while now < start - .milliseconds(300) {
+            var waiting = false
+            for i in ids.indices {
+                guard let first = answers[ids[i]]?.first else {
+                    waiting = true
+                    continue
+                }
+                guard first.answer == "rejected", first.reason?.hasPrefix("start time lost on the way") == true,
+                    resent[i] < 3
+                else { continue }
+                let t = now
+                let (id, effects) = node.sendCommand(
+                    command, toUAV: numbers[i], takeover: takeover, start: start, now: t)
+                logger.info("command \(ids[i]) to UAV \(numbers[i]) lost its start on the way: sent again as \(id)")
+                resent[i] += 1
+                ids[i] = id
+                answers[id] = []
+                commandSentAt[id] = t
+                commandStartsAtMs[id] = startsAtMs
+                apply(effects, now: t)
+                waiting = true
+            }
+            guard waiting else { return }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
     }
 
     /// Drone: arms the timer of a scheduled command (`.scheduleStart`); at `start` the core hands it to the vehicle.
