@@ -430,6 +430,10 @@ import Testing
         try await Lab.with(hosts: 1) { lab in
             // Another program (QGroundControl, say) holds UDP 14550 on the station's machine.
             let holder = try lab.start(host: 1, tag: "holder", ["socat", "-u", "UDP-RECV:14550", "/dev/null"])
+            // The holder must own the port before the station starts (else the station binds it first).
+            try await waitUntil("the holder has bound UDP 14550", timeout: .seconds(5)) {
+                try shell(lab.onHost(1, ["ss", "-H", "-uln", "sport = :14550"])).output.contains("14550")
+            }
             let station = try lab.startNode(
                 host: 1, name: "station", role: "station", extra: "[ground_control]\nport = 14550", logLevel: "info")
             var report = Exchange(status: 0, headers: "", body: "")
