@@ -1,43 +1,6 @@
 import Flight
 import MeshTypes
 
-/// Message type numbers carried next to each payload by the transport.
-public enum CoordinatorMessageType {
-    /// Link-state advertisement.
-    public static let linkState: UInt16 = 0x4C01
-    /// Routed telemetry (envelope, then body; likewise below).
-    public static let telemetry: UInt16 = 0x5201
-    /// Routed trajectory prediction.
-    public static let prediction: UInt16 = 0x5202
-    /// Routed target.
-    public static let target: UInt16 = 0x5203
-    /// Routed command.
-    public static let command: UInt16 = 0x5204
-    /// Routed command answer.
-    public static let commandAnswer: UInt16 = 0x5205
-    /// Routed manual-control sample.
-    public static let manualControl: UInt16 = 0x5206
-    /// Routed failsafe report.
-    public static let failsafeReport: UInt16 = 0x5207
-    /// Routed lease revocation.
-    public static let leaseRevoked: UInt16 = 0x5208
-    /// Routed lease renewal or release.
-    public static let leaseUpdate: UInt16 = 0x5209
-    /// Routed map origin announcement.
-    public static let mapOrigin: UInt16 = 0x520A
-    /// Routed avoidance report.
-    public static let avoidanceReport: UInt16 = 0x520B
-    /// Routed geofence announcement.
-    public static let geofence: UInt16 = 0x520C
-}
-
-/// Limits the decoder enforces.
-enum WireLimits {
-    static let maxNeighbours = 1024
-    static let maxTrajectoryPoints = 1024
-    static let maxUAVNumber: UInt8 = 250
-}
-
 extension CoordinatorMessage {
     /// The message's type number and payload bytes (big-endian layouts in DOC.md).
     public func encode() -> (type: UInt16, payload: [UInt8]) {
@@ -409,43 +372,6 @@ extension MeshPayload {
         default:
             let n = try readUAVNumber(&r, "leaseRevoked.uavNumber", allowNone: false)!
             self = .leaseRevoked(uavNumber: n, newHolder: try r.shortString("leaseRevoked.newHolder"))
-        }
-    }
-}
-
-extension GeofenceAnnouncement {
-    /// Reads the body of a geofence message; a fence the checks of ``SharedGeofence`` refuse is a `WireError` naming
-    /// the field.
-    init(from r: inout WireReader) throws(WireError) {
-        let announcer = try r.nodeID("geofence.announcedBy")
-        let epoch = try r.u64("geofence.epoch")
-        guard try r.tag("geofence.kind", max: 1) == 1 else {
-            self.init(announcedBy: announcer, epoch: epoch, fence: nil)
-            return
-        }
-        let floor = try r.i32("geofence.floor")
-        let ceiling = try r.i32("geofence.ceiling")
-        let countAt = r.offset
-        let count = Int(try r.u8("geofence.cornerCount"))
-        guard (3...SharedGeofence.maxCorners).contains(count) else {
-            throw WireError(
-                "geofence.cornerCount at offset \(countAt): expected 3…\(SharedGeofence.maxCorners), found \(count)")
-        }
-        guard r.remaining >= count * 8 else {
-            throw WireError(
-                "truncated geofence.corners: expected \(count * 8) bytes for \(count) corners, found \(r.remaining)")
-        }
-        var corners: [GeoPoint] = []
-        for i in 0..<count {
-            let lat = try r.i32("geofence.corners[\(i)].latitudeE7")
-            let lon = try r.i32("geofence.corners[\(i)].longitudeE7")
-            corners.append(GeoPoint(latitudeE7: lat, longitudeE7: lon, altitudeMillimetres: 0))
-        }
-        do {
-            let fence = try SharedGeofence(corners: corners, floorMillimetres: floor, ceilingMillimetres: ceiling)
-            self.init(announcedBy: announcer, epoch: epoch, fence: fence)
-        } catch {
-            throw WireError("geofence.\(error.description)")
         }
     }
 }
