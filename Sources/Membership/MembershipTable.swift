@@ -168,8 +168,14 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
 
     /// A heartbeat sent `rtt` ago was answered.
     public mutating func onHeartbeatReply(id: NodeID, rtt: Duration, now: MeshInstant) {
+        guard peers[id] != nil else { return }
+        peers[id]!.heartbeatsAnswered += 1
+        onRoundTrip(id: id, rtt: rtt)
+    }
+
+    /// A round trip to the peer measured another way (an echo of this node's group stamp).
+    public mutating func onRoundTrip(id: NodeID, rtt: Duration) {
         guard var peer = peers[id] else { return }
-        peer.heartbeatsAnswered += 1
         // RFC 6298-style smoothing (alpha 1/8).
         if let old = peer.rtt { peer.rtt = old * 0.875 + rtt * 0.125 } else { peer.rtt = rtt }
         peers[id] = peer
@@ -194,8 +200,9 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
         return [.stateChanged(peer: id, from: .discovered, to: .handshaking)]
     }
 
-    /// Advances time: heartbeats, suspicion, loss, reconnection, forgetting.
-    public mutating func onTick(now: MeshInstant) -> [MembershipDirective<Address>] {
+    /// Advances time: heartbeats, suspicion, loss, reconnection, forgetting. Peers in `quiet` get no heartbeat this
+    /// tick (they hear this node another way: its group datagrams).
+    public mutating func onTick(now: MeshInstant, quiet: Set<NodeID> = []) -> [MembershipDirective<Address>] {
         var out: [MembershipDirective<Address>] = []
         for id in peers.keys.sorted() {
             guard var peer = peers[id] else { continue }
@@ -213,7 +220,9 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
                         peer.state = .suspect
                         peer.stateSince = now
                     }
-                    if peer.lastHeartbeat.map({ now - $0 >= configuration.heartbeatInterval }) ?? true {
+                    if !quiet.contains(id),
+                        peer.lastHeartbeat.map({ now - $0 >= configuration.heartbeatInterval }) ?? true
+                    {
                         peer.lastHeartbeat = now
                         peer.heartbeatsSent += 1
                         out.append(.sendHeartbeat(to: id))

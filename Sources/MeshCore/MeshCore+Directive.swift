@@ -7,6 +7,8 @@ extension MeshCore {
     public enum Directive: Sendable {
         /// Send this datagram to this address.
         case send([UInt8], to: Address)
+        /// Send this datagram to the segment's group (link-local multicast on every interface the node uses).
+        case sendGroup([UInt8])
         /// A peer changed state (for logs, status and the layers above).
         case peerState(peer: NodeID, name: String?, from: PeerState?, to: PeerState)
         /// A message of the layers above arrived from a peer (types 256 and up; the node layer's own are handled).

@@ -17,25 +17,27 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
     /// The UAV number this node announces in its hellos.
     public var uavNumber: Int?
     public private(set) var endpoint: SecureEndpoint<Address>
-    public private(set) var membership: MembershipTable<Address>
-    private var channels: [NodeID: ReliableChannel] = [:]
+    public internal(set) var membership: MembershipTable<Address>
+    var channels: [NodeID: ReliableChannel] = [:]
     /// Each peer's clock against this node's, from heartbeats (`PeerClock`).
-    private var clocks: [NodeID: PeerClock] = [:]
+    var clocks: [NodeID: PeerClock] = [:]
     private var heartbeatCounter: UInt32 = 0
     /// Rejected datagrams counted by category, for status.
-    public private(set) var rejections: [String: Int] = [:]
+    public internal(set) var rejections: [String: Int] = [:]
     private var rejectionLogged: [Address: MeshInstant] = [:]
     /// When each peer was first discovered and first in session (for status and start-up benchmarks).
     public private(set) var firstSeen: [NodeID: MeshInstant] = [:]
     public private(set) var firstEstablished: [NodeID: MeshInstant] = [:]
-    private var leaving = false
+    var leaving = false
+    /// The segment's group channel, when on (`GroupSettings`).
+    var group: GroupState?
     /// Largest plaintext packed into one datagram.
     public static var datagramBudget: Int { 1200 }
 
     public init(
         key: MeshKey, localID: NodeID, incarnation: Incarnation, role: NodeRole, name: String, uavNumber: Int?,
         membership: MembershipConfiguration = .init(), transport: SecureTransportConfiguration = .default,
-        random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+        group: GroupSettings? = nil, random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
     ) {
         self.localID = localID
         self.incarnation = incarnation
@@ -44,6 +46,9 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
         self.endpoint = SecureEndpoint(
             key: key, localID: localID, incarnation: incarnation, role: role, configuration: transport, random: random)
         self.membership = MembershipTable(localID: localID, configuration: membership)
+        self.group = group.map {
+            GroupState(channel: GroupChannel(meshKey: key, localID: localID, incarnation: incarnation), settings: $0)
+        }
     }
 
     // MARK: - Events
@@ -56,7 +61,11 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
     /// One datagram from the socket.
     public mutating func onDatagram(_ bytes: [UInt8], from address: Address, now: MeshInstant) -> [Directive] {
         var out: [Directive] = []
-        apply(endpoint.receive(bytes, from: address, now: now), now: now, into: &out)
+        if bytes.first == MessageType.group.rawValue {
+            onGroupDatagram(bytes, from: address, now: now, into: &out)
+        } else {
+            apply(endpoint.receive(bytes, from: address, now: now), now: now, into: &out)
+        }
         return out
     }
 
@@ -64,7 +73,12 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
     public mutating func onTick(now: MeshInstant, wallClockMicros: UInt64) -> [Directive] {
         var out: [Directive] = []
         apply(endpoint.tick(now: now, wallClockMicros: wallClockMicros), now: now, into: &out)
-        if !leaving { apply(membership.onTick(now: now), now: now, into: &out) }
+        if !leaving {
+            // Peers heard on the group lately hear this node there too: no unicast heartbeats for them.
+            let quiet = group?.fresh(now: now) ?? []
+            apply(membership.onTick(now: now, quiet: quiet), now: now, into: &out)
+            groupTick(now: now, into: &out)
+        }
         for id in channels.keys.sorted() {
             // A lost or forgotten peer's channel waits: retransmitting its whole window every second into an outage
             // costs CPU and airtime for nothing (and reaching a peer that cannot answer, made it flap back and forth
@@ -149,7 +163,7 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
 
     private func wallClock(_ now: MeshInstant) -> UInt64 { endpoint.wallClock(now) }
 
-    private mutating func apply(
+    mutating func apply(
         _ directives: [SecureEndpoint<Address>.Directive], now t: MeshInstant, into out: inout [Directive]
     ) {
         for d in directives {
@@ -170,6 +184,7 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
                     out.append(.note(.info, "peer \(info.id) restarted (incarnation \(info.incarnation)); new session"))
                     channels[info.id] = nil
                     clocks[info.id] = nil
+                    group?.forget(info.id)
                 }
                 let fresh = channels[info.id] == nil
                 if fresh { channels[info.id] = ReliableChannel() }
@@ -217,7 +232,7 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
         }
     }
 
-    private mutating func apply(
+    mutating func apply(
         _ directives: [MembershipDirective<Address>], now t: MeshInstant, into out: inout [Directive]
     ) {
         for d in directives {
@@ -246,6 +261,7 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
                 endpoint.forget(peer)
                 channels[peer] = nil
                 clocks[peer] = nil
+                group?.forget(peer)
             }
         }
     }
@@ -276,6 +292,9 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
                 resumeChannel(with: peer, .heard, now: t, into: &out)
             case .goodbye:
                 apply(membership.onGoodbye(id: peer, now: t), now: t, into: &out)
+            case .echo:
+                // Echoes belong to group datagrams.
+                break
             case .reliable, .ack:
                 guard var channel = channels[peer] else { continue }
                 let actions = channel.receive(frame: frame, now: t)
@@ -312,7 +331,7 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
         if !frames.isEmpty { sendFrames(frames, to: peer, now: t, into: &out) }
     }
 
-    private mutating func handleMessage(
+    mutating func handleMessage(
         type: UInt16, payload: [UInt8], from peer: NodeID, reliable: Bool, into out: inout [Directive]
     ) {
         switch type {

@@ -7,12 +7,16 @@ import MeshTypes
 /// where δ is the one-way delay and θ the peer's clock minus ours. Queueing only ever adds to δ, so the smallest
 /// `t − sent` of the last one to two seconds is the best sample, and half the smallest round trip of the same span
 /// stands for its δ: `θ ≈ minRTT / 2 − min(t − sent)`. The error is half the asymmetry between the two directions
-/// of that link (well under a millisecond on a LAN or the lab's veths, a few milliseconds on a radio link). Samples
+/// of that link (well under a millisecond on a LAN or the lab's veths, a few milliseconds on a radio link). Gaps
 /// are kept per window of one second and the previous window is still used, so the estimate follows drift between
 /// two monotonic clocks (parts per million) and a peer's restart (the shell resets the estimate then) within 2 s.
+/// Round trips change slowly and, over the group channel, are sampled only every few seconds per peer (echoes,
+/// `GroupSettings`): their minimum is kept per window of five seconds, the previous one still used.
 public struct PeerClock: Sendable, Equatable {
     /// How long one window of samples lasts.
     public static let window: Duration = .seconds(1)
+    /// How long one window of round trips lasts.
+    public static let roundTripWindow: Duration = .seconds(5)
 
     struct Window: Sendable, Equatable {
         var start: MeshInstant
@@ -24,6 +28,8 @@ public struct PeerClock: Sendable, Equatable {
 
     var current: Window?
     var previous: Window?
+    var currentTrips: Window?
+    var previousTrips: Window?
 
     public init() {}
 
@@ -37,23 +43,30 @@ public struct PeerClock: Sendable, Equatable {
     /// A heartbeat reply from the peer: the round trip of one of this node's heartbeats.
     public mutating func onRoundTrip(_ rtt: Duration, now: MeshInstant) {
         guard rtt >= .zero else { return }
-        roll(now)
-        current!.minRoundTrip = min(current!.minRoundTrip ?? .max, rtt.wholeNanoseconds / 1000)
+        if currentTrips.map({ now - $0.start >= Self.roundTripWindow }) ?? true {
+            previousTrips = currentTrips
+            currentTrips = Window(start: now)
+        }
+        currentTrips!.minRoundTrip = min(currentTrips!.minRoundTrip ?? .max, rtt.wholeNanoseconds / 1000)
     }
 
     /// The peer's clock minus this node's (add it to one of this node's instants to get the same moment on the peer's
-    /// clock); nil until both a heartbeat and a reply were seen within the last two windows.
+    /// clock); nil until a heartbeat was seen within the last two windows and a round trip within the last two
+    /// round-trip windows.
     public func offset(now: MeshInstant) -> Duration? {
         let windows = [current, previous].compactMap { $0 }.filter { now - $0.start < Self.window * 2 }
-        guard let gap = windows.compactMap(\.minGap).min(), let rtt = windows.compactMap(\.minRoundTrip).min()
-        else { return nil }
+        guard let gap = windows.compactMap(\.minGap).min(), let rtt = minRoundTrip(now: now) else { return nil }
         return .microseconds(rtt / 2 - gap)
+    }
+
+    private func minRoundTrip(now: MeshInstant) -> Int64? {
+        [currentTrips, previousTrips].compactMap { $0 }.filter { now - $0.start < Self.roundTripWindow * 2 }
+            .compactMap(\.minRoundTrip).min()
     }
 
     /// Half the smallest recent round trip: the delay the offset assumes for each direction.
     public func oneWayDelay(now: MeshInstant) -> Duration? {
-        let windows = [current, previous].compactMap { $0 }.filter { now - $0.start < Self.window * 2 }
-        return windows.compactMap(\.minRoundTrip).min().map { .microseconds($0 / 2) }
+        minRoundTrip(now: now).map { .microseconds($0 / 2) }
     }
 
     private mutating func roll(_ now: MeshInstant) {

@@ -1,4 +1,5 @@
 import Coordinator
+import MeshCore
 import MeshTypes
 import SecureTransport
 
@@ -23,6 +24,8 @@ extension LinkOutageSimulation {
         public var loss: Double = 0
         /// Back in session with a message each way within this of the heal.
         public var bound: Duration = .seconds(1)
+        /// The segment's group channel (every node hears every group datagram whose link is not out), or none.
+        public var group: GroupSettings?
         /// Print every peer-state change (replaying a failing seed).
         public var trace = false
 
@@ -49,6 +52,8 @@ extension LinkOutageSimulation {
             default: spec.loss = 0
             }
             spec.bound = spec.loss > 0 ? .seconds(3) : .seconds(1)
+            // Half the seeds run with the group channel: presence and floods by group, unicast only where it fails.
+            if seed % 2 == 1 { spec.group = GroupSettings() }
             return spec
         }
     }

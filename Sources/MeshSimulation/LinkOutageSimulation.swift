@@ -70,7 +70,8 @@ public struct LinkOutageSimulation {
             ids.append(id)
             let mesh = MeshCore<Int>(
                 key: key, localID: id, incarnation: incarnation, role: role, name: "n\(i)", uavNumber: nil,
-                membership: membership, transport: spec.transport, random: SeededRandom(seed: rng.next()))
+                membership: membership, transport: spec.transport, group: spec.group,
+                random: SeededRandom(seed: rng.next()))
             let coordinator = CoordinatorCore(
                 configuration: CoordinatorConfiguration(nodeID: id, role: role, name: "n\(i)"),
                 incarnation: incarnation, persistedUAVNumber: nil, now: now)
@@ -323,6 +324,12 @@ public struct LinkOutageSimulation {
                 queue.push(.datagram(to: to, from: node, bytes: bytes), at: now.nanoseconds + delay)
                 if rng.chance(spec.duplication) {
                     queue.push(.datagram(to: to, from: node, bytes: bytes), at: now.nanoseconds + delay * 3)
+                }
+            case .groupDatagram(let bytes):
+                for to in cores.indices where to != node {
+                    guard blocked[node]?[to] != true, spec.loss == 0 || !rng.chance(spec.loss) else { continue }
+                    let delay = UInt64(rng.int(in: spec.latency)) * 1_000_000
+                    queue.push(.datagram(to: to, from: node, bytes: bytes), at: now.nanoseconds + delay)
                 }
             case .peerState(let peer, _, let from, let to):
                 if spec.trace {

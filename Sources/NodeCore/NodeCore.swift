@@ -33,6 +33,8 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
     public enum Effect: Sendable {
         /// Send this datagram.
         case datagram([UInt8], to: Address)
+        /// Send this datagram to the segment's group (link-local multicast).
+        case groupDatagram([UInt8])
         /// A peer's state changed (for the log and status).
         case peerState(peer: NodeID, name: String?, from: PeerState?, to: PeerState)
         /// A datagram was refused (counted in the mesh layer; `log` says whether to log it).
@@ -138,6 +140,8 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
             switch d {
             case .send(let bytes, let to):
                 effects.append(.datagram(bytes, to: to))
+            case .sendGroup(let bytes):
+                effects.append(.groupDatagram(bytes))
             case .peerState(let peer, let name, let from, let to):
                 effects.append(.peerState(peer: peer, name: name, from: from, to: to))
                 switch to {
@@ -181,8 +185,16 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
     /// Carries out the coordinator's directives: sends through the mesh layer, the UAV number into it, the rest out.
     mutating func perform(_ directives: [Directive], now: MeshInstant) -> [Effect] {
         var effects: [Effect] = []
+        // One flood's copies for neighbours that hear this node's group leave once, by group, after the rest.
+        var byGroup: [(type: UInt16, payload: [UInt8])] = []
+        var grouped: Set<FloodCopy> = []
         for d in directives {
             switch d {
+            case .send(.routed(let env, let payload), let to, .unreliable)
+            where env.destination == .broadcast && mesh.reachesOverGroup(to, now: now):
+                if grouped.insert(FloodCopy(origin: env.origin, sequence: env.sequence, ttl: env.ttl)).inserted {
+                    byGroup.append(CoordinatorMessage.routed(env, payload).encode())
+                }
             case .send(let message, let to, let reliability):
                 // A scheduled command's start leaves on the receiver's clock (the mesh layer's estimate from
                 // heartbeats); without an estimate the receiver is told the moment could not be carried.
@@ -201,9 +213,18 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
                 effects.append(.coordinator(d))
             }
         }
+        if !byGroup.isEmpty { effects += carry(mesh.sendGroupUnreliable(byGroup, now: now), now: now) }
         return effects
     }
 }
+
+/// One copy of a flood: its origin's message and the hops it has left.
+private struct FloodCopy: Hashable {
+    var origin: NodeID
+    var sequence: UInt64
+    var ttl: UInt8
+}
+
 
 /// What a mesh event asks of the coordinator, held until the mesh layer's own datagrams of the event are out.
 private enum MeshEventForCoordinator {

@@ -9,11 +9,13 @@ import TOMLFields
 extension NodeConfiguration {
     /// `[network]`.
     static func readNetwork(_ net: ConfigFields, into config: inout NodeConfiguration) throws(ConfigError) {
-        try net.rejectUnknownKeys(["port", "advertise", "discover", "static_peers"])
+        try net.rejectUnknownKeys(["port", "advertise", "discover", "static_peers", "group", "group_interfaces"])
         if let port = try net.integer("port", in: 0...65535) { config.port = port }
         config.advertise = try net.bool("advertise", default: true)
         config.discover = try net.bool("discover", default: true)
         config.staticPeers = try net.endpoints("static_peers") ?? []
+        config.group = try net.bool("group", default: true)
+        config.groupInterfaces = try net.strings("group_interfaces") ?? []
     }
 
     /// `[membership]`.

@@ -23,6 +23,12 @@ public struct NodeConfiguration: Sendable, Equatable {
     public var discover: Bool
     /// Unicast peers for networks where mDNS does not pass, as "host:port" or "[v6%if]:port".
     public var staticPeers: [String]
+    /// Use the segment's group channel (`[network] group`, default true): presence and floods once by link-local
+    /// multicast (`ff02::464d`, the node's port) on the links where the node discovers peers. Only with `discover`.
+    public var group = true
+    /// The interfaces the group channel uses (`[network] group_interfaces`); empty: every interface that is up,
+    /// multicast-capable, not loopback, with an IPv6 address.
+    public var groupInterfaces: [String] = []
     public var membership: MembershipConfiguration
     /// A pinned UAV number (drones only), 1–250.
     public var uavNumber: Int?
@@ -111,4 +117,10 @@ public struct MissionOrigin: Sendable, Equatable {
         self.altitude = altitude
         self.zone = zone
     }
+}
+
+extension NodeConfiguration {
+    /// Whether the node uses the group channel: configured on, and the node discovers peers on its links (a node
+    /// that only has static peers sends no multicast at all).
+    public var usesGroup: Bool { group && discover }
 }

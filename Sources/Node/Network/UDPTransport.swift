@@ -1,3 +1,4 @@
+import Glibc
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -23,6 +24,7 @@ public final class UDPTransport: Sendable {
     private let continuation: AsyncStream<Datagram>.Continuation
     private let group: EventLoopGroup
     private let logger: Logger
+    private let multicast: MulticastGroup?
 
     private struct State {
         var channel: Channel?
@@ -30,12 +32,29 @@ public final class UDPTransport: Sendable {
         var rebinds = 0
         /// The last error a send failed with: the likely reason the channel closed.
         var lastSendError: String?
+        /// Where group datagrams go: the group's address on each joined interface.
+        var groupTargets: [SocketAddress] = []
+    }
+
+    /// The link-local multicast group a transport joins, and sends group datagrams to, on its port.
+    public struct MulticastGroup: Sendable {
+        /// The group's IPv6 address (link-local scope).
+        public var address: String
+        /// Interfaces to join it on; empty: every interface that is up, multicast-capable, not loopback, with an IPv6
+        /// address.
+        public var interfaces: [String]
+
+        public init(address: String = "ff02::464d", interfaces: [String] = []) {
+            self.address = address
+            self.interfaces = interfaces
+        }
     }
 
     private init(
         port: Int, group: EventLoopGroup, continuation: AsyncStream<Datagram>.Continuation,
-        datagrams: AsyncStream<Datagram>, logger: Logger
+        datagrams: AsyncStream<Datagram>, logger: Logger, multicast: MulticastGroup?
     ) {
+        self.multicast = multicast
         self.port = port
         self.group = group
         self.continuation = continuation
@@ -44,15 +63,57 @@ public final class UDPTransport: Sendable {
         self.state = NIOLockedValueBox(State())
     }
 
-    /// Binds `[::]:port` (0 picks a free port).
-    public static func bind(port: Int, group: EventLoopGroup, logger: Logger) async throws -> UDPTransport {
+    /// Binds `[::]:port` (0 picks a free port); with `multicast`, joins that group on its interfaces.
+    public static func bind(
+        port: Int, group: EventLoopGroup, logger: Logger, multicast: MulticastGroup? = nil
+    ) async throws -> UDPTransport {
         let (stream, continuation) = AsyncStream.makeStream(of: Datagram.self, bufferingPolicy: .bufferingNewest(4096))
         let channel = try await makeChannel(port: port, group: group, continuation: continuation)
         let transport = UDPTransport(
             port: channel.localAddress?.port ?? port, group: group, continuation: continuation,
-            datagrams: stream, logger: logger)
-        transport.adopt(channel)
+            datagrams: stream, logger: logger, multicast: multicast)
+        await transport.adopt(channel)
         return transport
+    }
+
+    /// Joins the multicast group on its interfaces (hop limit 1, no loopback of this node's own datagrams) and
+    /// returns where group datagrams go. An interface that cannot join is logged and skipped.
+    private func join(_ channel: Channel) async -> [SocketAddress] {
+        guard let multicast, let multicastChannel = channel as? MulticastChannel else { return [] }
+        let devices = (try? System.enumerateDevices()) ?? []
+        var chosen: [Int: NIONetworkDevice] = [:]
+        for d in devices where d.address?.protocol == .inet6 && d.name != "lo" && d.multicastSupported {
+            if multicast.interfaces.isEmpty || multicast.interfaces.contains(d.name) { chosen[d.interfaceIndex] = d }
+        }
+        var targets: [SocketAddress] = []
+        do {
+            try await channel.setOption(
+                ChannelOptions.Types.SocketOption(level: .ipv6, name: .ipv6_multicast_loop), value: 0
+            ).get()
+            try await channel.setOption(
+                ChannelOptions.Types.SocketOption(level: .ipv6, name: .ipv6_multicast_hops), value: 1
+            ).get()
+        } catch {
+            logger.warning("group channel off: cannot set multicast options: \(error)")
+            return []
+        }
+        for (index, device) in chosen.sorted(by: { $0.key < $1.key }) {
+            do {
+                let groupAddress = try SocketAddress(ipAddress: multicast.address, port: port)
+                try await multicastChannel.joinGroup(groupAddress, device: device).get()
+                var a = sockaddr_in6()
+                a.sin6_family = sa_family_t(AF_INET6)
+                a.sin6_port = in_port_t(UInt16(port)).bigEndian
+                _ = inet_pton(AF_INET6, multicast.address, &a.sin6_addr)
+                a.sin6_scope_id = UInt32(index)
+                targets.append(SocketAddress(a, host: "\(multicast.address)%\(device.name)"))
+            } catch {
+                logger.warning("group channel: cannot join \(multicast.address) on \(device.name): \(error)")
+            }
+        }
+        let names = targets.map { $0.description }.joined(separator: ", ")
+        logger.info("group channel: \(targets.isEmpty ? "no interface joined" : names)")
+        return targets
     }
 
     private static func makeChannel(
@@ -70,8 +131,12 @@ public final class UDPTransport: Sendable {
             .bind(host: "::", port: port).get()
     }
 
-    private func adopt(_ channel: Channel) {
-        state.withLockedValue { $0.channel = channel }
+    private func adopt(_ channel: Channel) async {
+        let targets = await join(channel)
+        state.withLockedValue {
+            $0.channel = channel
+            $0.groupTargets = targets
+        }
         channel.closeFuture.whenComplete { [self] _ in
             let closing = state.withLockedValue { s in
                 if s.channel === channel { s.channel = nil }
@@ -97,7 +162,7 @@ public final class UDPTransport: Sendable {
                 logger.warning(
                     "UDP socket closed after a send error (\(cause)); bound port \(port) again (\(count) time(s) so far)"
                 )
-                adopt(channel)
+                await adopt(channel)
                 return
             } catch {
                 logger.error("cannot bind UDP port \(port) again: \(error); retrying in \(delay)")
@@ -119,6 +184,15 @@ public final class UDPTransport: Sendable {
             }
             logger.debug("send to \(address.displayString) failed: \(error)")
         }
+    }
+
+    /// Queues a datagram for the multicast group on every joined interface; returns how many copies went (0 without a
+    /// group). Call `flush()` after a batch.
+    @discardableResult
+    public func sendGroup(_ bytes: [UInt8]) -> Int {
+        let targets = state.withLockedValue { $0.groupTargets }
+        for target in targets { send(bytes, to: target) }
+        return targets.count
     }
 
     public func flush() {

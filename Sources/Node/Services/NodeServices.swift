@@ -85,8 +85,8 @@ public struct NodeServices: CustomStringConvertible {
     /// start order, each with what its ending means for the group.
     public func services() async throws -> [ServiceGroupConfiguration.ServiceConfiguration] {
         let transport = try await UDPTransport.bind(
-            port: configuration.port, group: MultiThreadedEventLoopGroup.singleton,
-            logger: logger)
+            port: configuration.port, group: MultiThreadedEventLoopGroup.singleton, logger: logger,
+            multicast: configuration.usesGroup ? .init(interfaces: configuration.groupInterfaces) : nil)
         let discovery = self.discovery
         await shell.attach(transport, discovery: discovery)
         let ad = await shell.advertisement

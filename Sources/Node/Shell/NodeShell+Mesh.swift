@@ -128,6 +128,8 @@ extension NodeShell {
             case .datagram(let bytes, let to):
                 transport?.send(bytes, to: to)
                 traffic.sent(bytes.count, now: t)
+            case .groupDatagram(let bytes):
+                for _ in 0..<(transport?.sendGroup(bytes) ?? 0) { traffic.sent(bytes.count, now: t) }
             case .peerState(let peer, let name, let from, let to):
                 let label = name ?? peer.short
                 let line = "peer \(label) (\(peer)) \(from?.rawValue ?? "new") → \(to.rawValue)"

@@ -124,7 +124,8 @@ public actor NodeShell {
             now: MeshInstant(nanoseconds: 0))
         let mesh = MeshCore<SocketAddress>(
             key: key, localID: nodeID, incarnation: incarnation, role: configuration.role, name: configuration.name,
-            uavNumber: configuration.uavNumber, membership: configuration.membership)
+            uavNumber: configuration.uavNumber, membership: configuration.membership,
+            group: configuration.usesGroup ? GroupSettings() : nil)
         node = NodeCore(mesh: mesh, coordinator: coordinator)
         var link: AutopilotLink?
         if configuration.role == .drone {

@@ -9,6 +9,7 @@ extension Frame {
         case .ack: 16
         case .heartbeat, .heartbeatReply: 12
         case .goodbye: 1
+        case .echo: 28
         }
     }
 
@@ -39,6 +40,11 @@ extension Frame {
             out.appendBigEndian(sentAt)
         case .goodbye(let reason):
             out.append(reason)
+        case .echo(let peer, let sentAt, let held):
+            out.appendBigEndian(peer.high)
+            out.appendBigEndian(peer.low)
+            out.appendBigEndian(sentAt)
+            out.appendBigEndian(held)
         }
     }
 
@@ -97,6 +103,12 @@ extension Frame {
             return .heartbeatReply(id: id, sentAtMicros: sentAt)
         case .goodbye:
             return .goodbye(reason: try r.u8("reason"))
+        case .echo:
+            let high = try r.u64("peer")
+            let low = try r.u64("peer")
+            let sentAt = try r.u64("sentAtMicros")
+            let held = try r.u32("heldMicros")
+            return .echo(peer: NodeID(high: high, low: low), sentAtMicros: sentAt, heldMicros: held)
         }
     }
 }

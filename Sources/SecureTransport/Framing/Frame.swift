@@ -1,3 +1,5 @@
+import MeshTypes
+
 /// One unit of the inner framing carried inside a transport message's plaintext. A plaintext holds zero or more frames
 /// back to back; each is `[kind u8][body length u16 BE][body]`, so a receiver skips kinds it does not know.
 public enum Frame: Equatable, Sendable {
@@ -14,6 +16,10 @@ public enum Frame: Equatable, Sendable {
     case heartbeatReply(id: UInt32, sentAtMicros: UInt64)
     /// The sender is leaving the mesh. Body: `[reason u8]`.
     case goodbye(reason: UInt8)
+    /// In a group datagram: the latest group stamp (`heartbeat` frame) heard from `peer`, echoed after `heldMicros`,
+    /// so that `peer` measures its round trip to the sender without a unicast exchange. Body: `[peer NodeID 16]
+    /// [sentAtMicros u64][heldMicros u32]`.
+    case echo(peer: NodeID, sentAtMicros: UInt64, heldMicros: UInt32)
 
     /// The kind byte of each frame.
     public enum Kind: UInt8, Sendable, CaseIterable {
@@ -29,6 +35,8 @@ public enum Frame: Equatable, Sendable {
         case heartbeatReply = 0x05
         /// `0x06`: `.goodbye`.
         case goodbye = 0x06
+        /// `0x07`: `.echo`.
+        case echo = 0x07
     }
 
     /// This frame's kind.
@@ -40,6 +48,7 @@ public enum Frame: Equatable, Sendable {
         case .heartbeat: .heartbeat
         case .heartbeatReply: .heartbeatReply
         case .goodbye: .goodbye
+        case .echo: .echo
         }
     }
 

@@ -1,0 +1,202 @@
+import Membership
+import MeshTypes
+import SecureTransport
+
+/// How a node uses its segment's group channel (`GroupChannel`, link-local multicast): one transmission reaches every
+/// neighbour on the link, where unicast costs one per peer (PROTOCOL.md §2.6).
+public struct GroupSettings: Sendable, Equatable {
+    /// A group datagram leaves at least this often while the node has peers in session (a presence datagram when
+    /// nothing else went to the group): it is what the neighbours hear of this node instead of unicast heartbeats.
+    /// 110 ms, a mesh tick more than the coordinator's 100 ms rhythm: a prediction due in the same tick as a presence
+    /// carries it, so a flying drone sends 10 group datagrams a second, not 15.
+    public var presenceInterval: Duration
+    /// A peer heard on the group within this long gets no unicast heartbeats, and this node's floods reach it by
+    /// group. Longer silence (a lost group datagram, a link where multicast does not pass, a peer that does not
+    /// speak the group) brings back unicast heartbeats, and unicast floods, to that peer alone.
+    public var freshness: Duration
+    /// Each peer's group stamp is echoed (its round trip and clock samples) at most this often.
+    public var echoInterval: Duration
+    /// Echoes one group datagram carries at most.
+    public var echoesPerDatagram: Int
+
+    public init(
+        presenceInterval: Duration = .milliseconds(110), freshness: Duration = .milliseconds(200),
+        echoInterval: Duration = .milliseconds(500), echoesPerDatagram: Int = 2
+    ) {
+        self.presenceInterval = presenceInterval
+        self.freshness = freshness
+        self.echoInterval = echoInterval
+        self.echoesPerDatagram = echoesPerDatagram
+    }
+}
+
+/// The mesh layer's group state: the channel, what was heard from whom, and what was echoed.
+struct GroupState: Sendable {
+    struct Stamp: Sendable {
+        var sentAtMicros: UInt64
+        var at: MeshInstant
+    }
+
+    var channel: GroupChannel
+    let settings: GroupSettings
+    /// When each peer was last heard on the group.
+    var heard: [NodeID: MeshInstant] = [:]
+    /// Each peer's latest group stamp, to echo.
+    var stamps: [NodeID: Stamp] = [:]
+    /// When each peer's stamp was last echoed.
+    var echoed: [NodeID: MeshInstant] = [:]
+    var lastSent: MeshInstant?
+    var counter: UInt32 = 0
+    var lastRejectionLog: MeshInstant?
+
+    /// Peers heard on the group within `freshness`.
+    func fresh(now: MeshInstant) -> Set<NodeID> {
+        Set(heard.filter { now - $0.value < settings.freshness }.keys)
+    }
+
+    mutating func forget(_ peer: NodeID) {
+        heard[peer] = nil
+        stamps[peer] = nil
+        echoed[peer] = nil
+    }
+
+    /// Up to `echoesPerDatagram` echoes of stamps heard within the last second, the longest unechoed first.
+    mutating func echoes(now: MeshInstant) -> [Frame] {
+        let due = stamps.filter { id, stamp in
+            now - stamp.at < .seconds(1) && echoed[id].map { now - $0 >= settings.echoInterval } ?? true
+        }
+        guard !due.isEmpty else { return [] }
+        let chosen = due.keys.sorted { (echoed[$0]?.nanoseconds ?? 0, $0) < (echoed[$1]?.nanoseconds ?? 0, $1) }
+            .prefix(settings.echoesPerDatagram)
+        return chosen.map { id in
+            echoed[id] = now
+            let stamp = stamps[id]!
+            let held = UInt32(clamping: (now - stamp.at).wholeNanoseconds / 1000)
+            return .echo(peer: id, sentAtMicros: stamp.sentAtMicros, heldMicros: held)
+        }
+    }
+}
+
+extension MeshCore {
+    /// Whether a message for `peer` can go by group: the group is on and `peer`, in session, was heard on it lately.
+    public func reachesOverGroup(_ peer: NodeID, now: MeshInstant) -> Bool {
+        guard let group, let heard = group.heard[peer], now - heard < group.settings.freshness else { return false }
+        return Self.inSession(membership.peers[peer]?.state)
+    }
+
+    /// Whether the group channel is on.
+    public var usesGroup: Bool { group != nil }
+
+    /// Sends messages without delivery guarantee once to every neighbour on the segment, packed into as few group
+    /// datagrams as fit. Nothing happens without a group channel.
+    public mutating func sendGroupUnreliable(_ messages: [(type: UInt16, payload: [UInt8])], now: MeshInstant)
+        -> [Directive]
+    {
+        var out: [Directive] = []
+        sendGroup(messages.map { .unreliable(type: $0.type, payload: $0.payload) }, now: now, into: &out)
+        return out
+    }
+
+    /// Seals frames for the group: a stamp (a `heartbeat` frame with this node's clock) and the due echoes lead the
+    /// first datagram; the frames follow, split over more datagrams where they do not fit.
+    mutating func sendGroup(_ frames: [Frame], now t: MeshInstant, into out: inout [Directive]) {
+        guard var g = group else { return }
+        g.counter &+= 1
+        var batch: [Frame] = [.heartbeat(id: g.counter, sentAtMicros: t.nanoseconds / 1000)] + g.echoes(now: t)
+        var size = batch.reduce(0) { $0 + $1.encodedSize }
+        func flush() {
+            guard !batch.isEmpty, let plaintext = try? Frame.encode(batch) else { return }
+            out.append(.sendGroup(g.channel.seal(plaintext)))
+            batch.removeAll()
+            size = 0
+        }
+        for frame in frames {
+            if size + frame.encodedSize > Self.datagramBudget { flush() }
+            batch.append(frame)
+            size += frame.encodedSize
+        }
+        flush()
+        g.lastSent = t
+        group = g
+    }
+
+    /// A presence datagram when nothing went to the group for `presenceInterval` and some peer is in session.
+    mutating func groupTick(now t: MeshInstant, into out: inout [Directive]) {
+        guard let g = group, !leaving else { return }
+        if let last = g.lastSent, t - last < g.settings.presenceInterval { return }
+        guard membership.peers.values.contains(where: { Self.inSession($0.state) }) else { return }
+        sendGroup([], now: t, into: &out)
+    }
+
+    /// A group datagram from the socket. Heard only from a peer in session, in the incarnation the session knows (the
+    /// group's keys prove mesh membership; which incarnation is current, only the session does): a lost peer comes
+    /// back through a handshake, never through the group alone.
+    mutating func onGroupDatagram(_ bytes: [UInt8], from address: Address, now t: MeshInstant, into out: inout [Directive]) {
+        guard var g = group else {
+            out.append(.note(.debug, "group datagram from \(address) while the group channel is off"))
+            return
+        }
+        let opened = g.channel.open(bytes)
+        group = g
+        let message: GroupChannel.Message
+        switch opened {
+        case .success(let m): message = m
+        case .failure(.own): return
+        case .failure(let why):
+            let category: String =
+                switch why {
+                case .malformed: "groupMalformed"
+                case .badTag: "groupBadTag"
+                case .replayed: "groupReplayed"
+                case .own: "groupOwn"
+                }
+            rejectGroup(category, "\(why)", now: t, into: &out)
+            return
+        }
+        let peer = message.sender
+        guard let record = membership.peers[peer], Self.inSession(record.state),
+            record.incarnation == message.incarnation
+        else {
+            rejectGroup(
+                "groupNotInSession", "group datagram from \(peer.short), which is not in session in that incarnation",
+                now: t, into: &out)
+            return
+        }
+        let frames: [Frame]
+        do {
+            frames = try Frame.decodeAll(message.plaintext)
+        } catch {
+            rejectGroup("groupMalformed", "malformed frames in a group datagram from \(peer.short): \(error)", now: t, into: &out)
+            return
+        }
+        group?.heard[peer] = t
+        apply(membership.onHeard(id: peer, now: t), now: t, into: &out)
+        for frame in frames {
+            switch frame {
+            case .heartbeat(_, let sent):
+                group?.stamps[peer] = GroupState.Stamp(sentAtMicros: sent, at: t)
+                clocks[peer, default: PeerClock()].onHeartbeat(sentAtMicros: sent, now: t)
+            case .echo(let echoed, let sent, let held) where echoed == localID:
+                let rtt = Duration.microseconds(Int64(t.nanoseconds / 1000) - Int64(sent) - Int64(held))
+                if rtt >= .zero {
+                    membership.onRoundTrip(id: peer, rtt: rtt)
+                    clocks[peer, default: PeerClock()].onRoundTrip(rtt, now: t)
+                }
+            case .unreliable(let type, let payload):
+                handleMessage(type: type, payload: payload, from: peer, reliable: false, into: &out)
+            default:
+                // Echoes for others; kinds that belong to sessions (reliable, acks, goodbyes) never come by group.
+                break
+            }
+        }
+    }
+
+    private mutating func rejectGroup(_ category: String, _ text: String, now t: MeshInstant, into out: inout [Directive]) {
+        rejections[category, default: 0] += 1
+        // One line per 5 s: a flood of junk must not flood the log.
+        if group?.lastRejectionLog.map({ t - $0 >= .seconds(5) }) ?? true {
+            group?.lastRejectionLog = t
+            out.append(.note(.debug, "group datagram refused: \(text)"))
+        }
+    }
+}
