@@ -13,6 +13,9 @@ extension MeshCore {
         case peerState(peer: NodeID, name: String?, from: PeerState?, to: PeerState)
         /// A message of the layers above arrived from a peer (types 256 and up; the node layer's own are handled).
         case message(type: UInt16, payload: [UInt8], from: NodeID, reliable: Bool)
+        /// A message of the layers above arrived from a peer in a group datagram: every node on the segment heard it,
+        /// so one addressed to another node is not for this one (nor to relay: its sender reached its next hop).
+        case groupMessage(type: UInt16, payload: [UInt8], from: NodeID)
         /// A datagram was refused; `log` is true for the first from its address in 5 s (a flood must not flood logs).
         case rejected(Address, RejectionReason, log: Bool)
         /// Something worth a log line.

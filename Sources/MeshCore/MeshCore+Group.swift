@@ -131,7 +131,9 @@ extension MeshCore {
     /// A group datagram from the socket. Heard only from a peer in session, in the incarnation the session knows (the
     /// group's keys prove mesh membership; which incarnation is current, only the session does): a lost peer comes
     /// back through a handshake, never through the group alone.
-    mutating func onGroupDatagram(_ bytes: [UInt8], from address: Address, now t: MeshInstant, into out: inout [Directive]) {
+    mutating func onGroupDatagram(
+        _ bytes: [UInt8], from address: Address, now t: MeshInstant, into out: inout [Directive]
+    ) {
         guard var g = group else {
             out.append(.note(.debug, "group datagram from \(address) while the group channel is off"))
             return
@@ -150,23 +152,26 @@ extension MeshCore {
                 case .replayed: "groupReplayed"
                 case .own: "groupOwn"
                 }
-            rejectGroup(category, "\(why)", now: t, into: &out)
+            rejections[category, default: 0] += 1
+            logGroupRefusal("\(why)", now: t, into: &out)
             return
         }
         let peer = message.sender
         guard let record = membership.peers[peer], Self.inSession(record.state),
             record.incarnation == message.incarnation
         else {
-            rejectGroup(
-                "groupNotInSession", "group datagram from \(peer.short), which is not in session in that incarnation",
-                now: t, into: &out)
+            // Normal while sessions form (the group is heard before the handshake completes) and after a restart:
+            // not counted as a refusal.
+            logGroupRefusal(
+                "group datagram from \(peer.short), which is not in session in that incarnation", now: t, into: &out)
             return
         }
         let frames: [Frame]
         do {
             frames = try Frame.decodeAll(message.plaintext)
         } catch {
-            rejectGroup("groupMalformed", "malformed frames in a group datagram from \(peer.short): \(error)", now: t, into: &out)
+            rejections["groupMalformed", default: 0] += 1
+            logGroupRefusal("malformed frames in a group datagram from \(peer.short): \(error)", now: t, into: &out)
             return
         }
         group?.heard[peer] = t
@@ -183,7 +188,7 @@ extension MeshCore {
                     clocks[peer, default: PeerClock()].onRoundTrip(rtt, now: t)
                 }
             case .unreliable(let type, let payload):
-                handleMessage(type: type, payload: payload, from: peer, reliable: false, into: &out)
+                out.append(.groupMessage(type: type, payload: payload, from: peer))
             default:
                 // Echoes for others; kinds that belong to sessions (reliable, acks, goodbyes) never come by group.
                 break
@@ -191,8 +196,7 @@ extension MeshCore {
         }
     }
 
-    private mutating func rejectGroup(_ category: String, _ text: String, now t: MeshInstant, into out: inout [Directive]) {
-        rejections[category, default: 0] += 1
+    private mutating func logGroupRefusal(_ text: String, now t: MeshInstant, into out: inout [Directive]) {
         // One line per 5 s: a flood of junk must not flood the log.
         if group?.lastRejectionLog.map({ t - $0 >= .seconds(5) }) ?? true {
             group?.lastRejectionLog = t

@@ -154,10 +154,12 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
                 }
             case .message(let type, let payload, let from, _):
                 if type >= 256 {
-                    later.append(.message(type, payload, from: from))
+                    later.append(.message(type, payload, from: from, viaGroup: false))
                 } else {
                     effects.append(.nodeMessage(type: type, payload: payload, from: from))
                 }
+            case .groupMessage(let type, let payload, let from):
+                if type >= 256 { later.append(.message(type, payload, from: from, viaGroup: true)) }
             case .rejected(let address, let reason, let log):
                 effects.append(.rejected(address, reason, log: log))
             case .note(let level, let text):
@@ -170,9 +172,15 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
                 effects += perform(coordinator.onNeighbourUp(peer, now: now), now: now)
             case .down(let peer):
                 effects += perform(coordinator.onNeighbourDown(peer, now: now), now: now)
-            case .message(let type, let payload, let from):
+            case .message(let type, let payload, let from, let viaGroup):
                 do {
                     let message = try CoordinatorMessage(type: type, payload: payload)
+                    // By group, a message for one node reaches every node of the segment: the others drop it.
+                    if viaGroup, case .routed(let env, _) = message, case .node(let d) = env.destination,
+                        d != coordinator.nodeID
+                    {
+                        continue
+                    }
                     effects += perform(coordinator.onMessage(message, from: from, now: now), now: now)
                 } catch {
                     effects.append(.malformedMessage(type: type, bytes: payload.count, from: from, error: "\(error)"))
@@ -185,13 +193,15 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
     /// Carries out the coordinator's directives: sends through the mesh layer, the UAV number into it, the rest out.
     mutating func perform(_ directives: [Directive], now: MeshInstant) -> [Effect] {
         var effects: [Effect] = []
-        // One flood's copies for neighbours that hear this node's group leave once, by group, after the rest.
+        // Unreliable messages for neighbours that hear this node's group leave by group, after the rest, packed
+        // together: one flood's copies once; a message for a neighbour that is its destination (telemetry to a
+        // station next door) in the same datagram, which the other nodes hear as this node's presence and drop.
         var byGroup: [(type: UInt16, payload: [UInt8])] = []
         var grouped: Set<FloodCopy> = []
         for d in directives {
             switch d {
             case .send(.routed(let env, let payload), let to, .unreliable)
-            where env.destination == .broadcast && mesh.reachesOverGroup(to, now: now):
+            where (env.destination == .broadcast || env.destination == .node(to)) && mesh.reachesOverGroup(to, now: now):
                 if grouped.insert(FloodCopy(origin: env.origin, sequence: env.sequence, ttl: env.ttl)).inserted {
                     byGroup.append(CoordinatorMessage.routed(env, payload).encode())
                 }
@@ -225,10 +235,9 @@ private struct FloodCopy: Hashable {
     var ttl: UInt8
 }
 
-
 /// What a mesh event asks of the coordinator, held until the mesh layer's own datagrams of the event are out.
 private enum MeshEventForCoordinator {
     case up(NodeID)
     case down(NodeID)
-    case message(UInt16, [UInt8], from: NodeID)
+    case message(UInt16, [UInt8], from: NodeID, viaGroup: Bool)
 }

@@ -118,7 +118,7 @@ import Testing
         }
     }
 
-    @Test("with the group, drones hear each other's presence and predictions without one unicast datagram between them")
+    @Test("with the group, nodes hear each other's presence, predictions and telemetry without unicast datagrams")
     func presenceAndFloodsGoByGroup() {
         var segment = Segment(drones: 4, group: GroupSettings())
         segment.run(for: .seconds(3))
@@ -129,8 +129,20 @@ import Testing
         // Link-state refreshes (reliable, every 10 s) are the only unicast between drones; none is due in 2 s here
         // at most once per pair.
         #expect(segment.droneToDrone <= 12, "unicast between drones: \(segment.droneToDrone) in 2 s")
+        // Telemetry to the station rides in the same group datagrams: almost nothing goes unicast at all.
+        #expect(segment.unicast.reduce(0, +) <= 12, "unicast datagrams in 2 s: \(segment.unicast)")
+        for i in segment.nodes.indices.dropFirst() {
+            let drone = segment.nodes[i].mesh.localID
+            #expect(segment.nodes[0].coordinator.fleetVehicle(drone, now: segment.now)?.isStale == false)
+            // Telemetry for the station is heard by every drone on the segment, and dropped: not on its route.
+            for j in segment.nodes.indices.dropFirst() where j != i {
+                #expect(segment.nodes[j].coordinator.fleetVehicle(drone, now: segment.now) == nil)
+            }
+        }
         // 10 group datagrams per second per node: a drone's presence rides with its predictions (5 per second).
-        for i in segment.nodes.indices { #expect((16...22).contains(segment.group[i]), "node \(i): \(segment.group[i])") }
+        for i in segment.nodes.indices {
+            #expect((16...22).contains(segment.group[i]), "node \(i): \(segment.group[i])")
+        }
         for i in segment.nodes.indices.dropFirst() { #expect(segment.predictionsHeld(at: i) == 3) }
         #expect(segment.predictionsHeld(at: 0) == 4)
         // Echoes give every node a round trip and a clock offset for every peer.
