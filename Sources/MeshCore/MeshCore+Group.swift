@@ -21,7 +21,7 @@ public struct GroupSettings: Sendable, Equatable {
 
     public init(
         presenceInterval: Duration = .milliseconds(110), freshness: Duration = .milliseconds(200),
-        echoInterval: Duration = .milliseconds(500), echoesPerDatagram: Int = 2
+        echoInterval: Duration = .milliseconds(500), echoesPerDatagram: Int = 1
     ) {
         self.presenceInterval = presenceInterval
         self.freshness = freshness
