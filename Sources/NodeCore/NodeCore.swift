@@ -205,6 +205,11 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
                 if grouped.insert(FloodCopy(origin: env.origin, sequence: env.sequence, ttl: env.ttl)).inserted {
                     byGroup.append(CoordinatorMessage.routed(env, payload).encode())
                 }
+            case .send(.linkState(let lsa), let to, .unreliable) where mesh.reachesOverGroup(to, now: now):
+                // A refresh of this node's unchanged link-state advertisement: once for every neighbour on the link.
+                if grouped.insert(FloodCopy(origin: lsa.origin, sequence: lsa.sequence, ttl: 0)).inserted {
+                    byGroup.append(CoordinatorMessage.linkState(lsa).encode())
+                }
             case .send(let message, let to, let reliability):
                 // A scheduled command's start leaves on the receiver's clock (the mesh layer's estimate from
                 // heartbeats); without an estimate the receiver is told the moment could not be carried.

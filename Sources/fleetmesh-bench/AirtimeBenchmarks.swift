@@ -93,29 +93,7 @@ enum AirtimeBenchmarks {
 
     /// Bytes and packets per second that every host transmitted on its link over `seconds`.
     static func counted(_ lab: Lab, hosts: Int, seconds: Double) async throws -> (bytes: Double, packets: Double) {
-        func read() throws -> (Double, Double) {
-            var bytes = 0.0, packets = 0.0
-            for h in 1...hosts {
-                // /proc/net/dev is the reading process's namespace's (sysfs would show the host's own links).
-                let (status, output) = try shell(lab.onHost(h, ["cat", "/proc/net/dev"]))
-                let line = output.split(separator: "\n").first {
-                    $0.trimmingCharacters(in: .whitespaces).hasPrefix("eth0:")
-                }
-                let fields = line.map {
-                    $0.split(separator: ":", maxSplits: 1)[1].split(whereSeparator: \.isWhitespace)
-                }
-                guard status == 0, let fields, fields.count >= 10, let b = Double(fields[8]), let p = Double(fields[9])
-                else { throw LabError("host \(h): no eth0 counters in /proc/net/dev: \(output)") }
-                bytes += b
-                packets += p
-            }
-            return (bytes, packets)
-        }
-        let t0 = clock.now
-        let (b0, p0) = try read()
-        try await Task.sleep(for: .seconds(seconds))
-        let (b1, p1) = try read()
-        let wall = (clock.now - t0).seconds
-        return ((b1 - b0) / wall, (p1 - p0) / wall)
+        let rate = try await lab.transmissionRate(hosts: hosts, seconds: seconds)
+        return (rate.bytes, rate.packets)
     }
 }

@@ -206,8 +206,8 @@ struct CodecTests {
             origin: NodeID(high: 1, low: 2), originIncarnation: 1, sequence: 3, destination: .broadcast, ttl: 8)
         let a = CoordinatorMessage.routed(bcast, .prediction(uavNumber: 4, prediction: plain)).encode()
         let b = CoordinatorMessage.routed(bcast, .prediction(uavNumber: 4, prediction: uncertain)).encode()
-        // Broadcast envelope 34, number 1: flags at 35.
-        #expect(a.payload[35] == 0b01 && b.payload[35] == 0b11)
+        // Broadcast envelope 34, number 1: flags at 35 (bit 2: the path is coded by second differences).
+        #expect(a.payload[35] == 0b101 && b.payload[35] == 0b111)
         #expect(Array(b.payload[36...37]) == [5, 13] && b.payload.count == a.payload.count + 2)
         #expect(
             try CoordinatorMessage(type: b.type, payload: b.payload)
@@ -217,10 +217,11 @@ struct CodecTests {
                 == .routed(bcast, .prediction(uavNumber: 4, prediction: plain)))
         // Unknown bits are refused, naming the field.
         var bad = a.payload
-        bad[35] = 0b101
+        bad[35] = 0b1101
         let e = #expect(throws: WireError.self) { try CoordinatorMessage(type: a.type, payload: bad) }
         #expect(
-            e?.reason.hasPrefix("prediction.flags at offset 35: only bits 0 (avoiding) and 1 (uncertainty)") == true)
+            e?.reason.hasPrefix(
+                "prediction.flags at offset 35: only bits 0 (avoiding), 1 (uncertainty) and 2 (coded path)") == true)
         // Out of range values are clamped to what the wire carries.
         #expect(PredictionUncertainty(radius: -1, growth: 99) == PredictionUncertainty(radius: 0, growth: 25.5))
     }
@@ -249,7 +250,8 @@ struct CodecTests {
     @Test("the documented layouts hold: sizes of fixed messages")
     func sizes() {
         #expect(sampleMessages[2].encode().payload.count == 34 + 25)  // telemetry
-        #expect(sampleMessages[3].encode().payload.count == 34 + 5 + 40 * 12)  // prediction
+        // prediction of 40 equal points, its path coded: the first whole, then three zero-byte changes for each other
+        #expect(sampleMessages[3].encode().payload.count == 34 + 4 + 1 + 12 + 39 * 3)
         #expect(sampleMessages[22].encode().payload.count == 50 + 22)  // manual control, unicast envelope
         // LSA, two neighbours
         #expect(sampleMessages[0].encode().payload.count == 35 + 1 + "UAV-ä✈️".utf8.count + 2 + 32)

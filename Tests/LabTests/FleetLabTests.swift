@@ -137,6 +137,15 @@ import Testing
                     && seenByB.allSatisfy { $0.controller == "station-a" && $0.controlledHere == false }
             }
 
+            // Bytes on the air with five drones airborne (predictions flowing) and two stations: every host's frames
+            // counted. Per-peer unicast (before the group channel) put 2.9 Mbit/s on this segment, growing as N²; by
+            // group each node's share is about the same whatever the fleet's size (BENCHMARKS.md §10).
+            let air = try await lab.transmissionRate(hosts: 7, seconds: 3)
+            print(
+                "bytes on the air, 5 drones flying + 2 stations: \(Int(air.bytes * 8 / 1000)) kbit/s, \(Int(air.packets)) frames/s (\(Int(air.bytes * 8 / 7000)) kbit/s per node)"
+            )
+            #expect(air.bytes * 8 <= 7 * 64_000, "over the linear budget of 64 kbit/s per node")
+
             // station-b is refused while station-a lives.
             let x = numbers["drone-3"]!
             let refused = try send(b, [String(x), "hover"])

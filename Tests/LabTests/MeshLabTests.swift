@@ -31,7 +31,8 @@ import Testing
             #expect(
                 tb.bytesIn <= ta2.bytesOut && ta.bytesOut <= tb2.bytesIn + 2048 && ta.bytesOut > 1000,
                 "a sent \(ta.bytesOut)…\(ta2.bytesOut) B, b received \(tb.bytesIn)…\(tb2.bytesIn) B")
-            #expect(ta.datagramsOut > 50 && abs(ta.datagramsOut - tb.datagramsIn) <= 20, "\(ta) \(tb)")
+            // The station sends little: its group presence (about 9 a second) once the session is up, no heartbeats.
+            #expect(ta.datagramsOut > 30 && abs(ta.datagramsOut - tb.datagramsIn) <= 20, "\(ta) \(tb)")
             #expect(
                 ta.bytesOutPerSecond > 0
                     && abs(ta.bytesOutPerSecond - tb.bytesInPerSecond) <= 0.2 * ta.bytesOutPerSecond)
@@ -101,7 +102,7 @@ import Testing
                     host: 3, tag: tag,
                     [
                         "avahi-publish", "-s", "d2 \(tag)", "_fleetmesh._udp", "47800",
-                        "v=1", "id=\(id)", "inc=00000000000000aa", "role=drone", "name=d2",
+                        "v=2", "id=\(id)", "inc=00000000000000aa", "role=drone", "name=d2",
                         "uav=\(number)", "fp=\(real.fingerprint)",
                     ])
             }
@@ -141,7 +142,9 @@ import Testing
     @Test func replayedDatagramIsDropped() async throws {
         try await Lab.with(hosts: 3) { lab in
             let a = try lab.startNode(host: 1, name: "a", network: "advertise = true")
-            _ = try lab.startNode(host: 2, name: "b")
+            // b without the group channel: it heartbeats a by unicast (a transport message to capture), and a, which
+            // never hears b on the group, answers by unicast: the two interoperate.
+            _ = try lab.startNode(host: 2, name: "b", network: "group = false")
             try await waitUntil("a and b in session", timeout: .seconds(10)) { a.peerState("b") == "established" }
             let tool = repositoryRoot.appendingPathComponent("Tests/LabTests/udp_tool.py").path
             let captured = try shell([

@@ -1,10 +1,11 @@
-import Coordinator
 import Determinism
 import MeshCore
 import MeshTypes
 import NodeCore
 import SecureTransport
 import Testing
+
+@testable import Coordinator
 
 /// Whole nodes (`NodeCore`) with the segment's group channel, on one virtual link where a group datagram reaches every
 /// other node: presence and floods go once by group; unicast heartbeats come back only where the group fails.
@@ -124,13 +125,12 @@ import Testing
         segment.run(for: .seconds(3))
         #expect(segment.whole)
         segment.resetCounts()
-        segment.run(for: .seconds(2))
+        segment.run(for: .seconds(11))
         #expect(segment.whole)
-        // Link-state refreshes (reliable, every 10 s) are the only unicast between drones; none is due in 2 s here
-        // at most once per pair.
-        #expect(segment.droneToDrone <= 12, "unicast between drones: \(segment.droneToDrone) in 2 s")
-        // Telemetry to the station rides in the same group datagrams: almost nothing goes unicast at all.
-        #expect(segment.unicast.reduce(0, +) <= 12, "unicast datagrams in 2 s: \(segment.unicast)")
+        // Over 11 s every node refreshed its link-state advertisement (every 10 s): by group, like the presence, the
+        // predictions and the telemetry for the station. Nothing at all went unicast.
+        #expect(segment.unicast == [0, 0, 0, 0, 0], "unicast datagrams in 11 s: \(segment.unicast)")
+        #expect(segment.nodes.allSatisfy { $0.coordinator.database.count == 4 })
         for i in segment.nodes.indices.dropFirst() {
             let drone = segment.nodes[i].mesh.localID
             #expect(segment.nodes[0].coordinator.fleetVehicle(drone, now: segment.now)?.isStale == false)
@@ -141,7 +141,7 @@ import Testing
         }
         // 10 group datagrams per second per node: a drone's presence rides with its predictions (5 per second).
         for i in segment.nodes.indices {
-            #expect((16...22).contains(segment.group[i]), "node \(i): \(segment.group[i])")
+            #expect((95...118).contains(segment.group[i]), "node \(i): \(segment.group[i])")
         }
         for i in segment.nodes.indices.dropFirst() { #expect(segment.predictionsHeld(at: i) == 3) }
         #expect(segment.predictionsHeld(at: 0) == 4)

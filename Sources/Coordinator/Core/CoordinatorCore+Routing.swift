@@ -67,15 +67,18 @@ extension CoordinatorCore {
             controller: role == .drone ? lease?.holder : nil)
     }
 
-    /// Floods a fresh advertisement if something changed or the refresh is due.
+    /// Floods a fresh advertisement if something changed or the refresh is due. A change goes reliably; a refresh of
+    /// an unchanged advertisement without guarantee (one lost is repaired by the next, 10 s later, well within the
+    /// 35 s age limit), which lets it leave once by group on a shared link instead of once per neighbour.
     mutating func originateAdvertisementIfDue(now: MeshInstant) -> [Directive] {
         let refreshDue = lastOrigination.map { now - $0 >= configuration.linkStateRefreshInterval } ?? true
         guard ownAdvertisementDirty || refreshDue else { return [] }
+        let reliability: Reliability = ownAdvertisementDirty || lastOrigination == nil ? .reliable : .unreliable
         ownAdvertisementDirty = false
         lastOrigination = now
         ownSequence += 1
         let lsa = ownAdvertisement(sequence: ownSequence)
-        return neighbours.map { .send(.linkState(lsa), to: $0, reliability: .reliable) }
+        return neighbours.map { .send(.linkState(lsa), to: $0, reliability: reliability) }
     }
 
     mutating func handleAdvertisement(_ lsa: LinkStateAdvertisement, from: NodeID, now: MeshInstant) -> [Directive] {

@@ -51,13 +51,18 @@ extension MeshPayload {
         case .prediction(let n, let p):
             w.u8(n)
             let uncertain = !p.uncertainty.isNone
-            w.u8((p.avoiding ? 1 : 0) | (uncertain ? 2 : 0))
+            // The path by second differences when that is shorter (almost always: a few bytes a point, not 12).
+            let points = Array(p.points.prefix(255))
+            var coded = WireWriter(capacity: 4 * points.count + 16)
+            DeltaCodedPath.write(points, to: &coded)
+            let compact = coded.bytes.count < 1 + 12 * points.count
+            w.u8((p.avoiding ? 1 : 0) | (uncertain ? 2 : 0) | (compact ? 4 : 0))
             if uncertain {
                 w.u8(UInt8((p.uncertainty.radius * 10).rounded()))
                 w.u8(UInt8((p.uncertainty.growth * 10).rounded()))
             }
             w.u16(p.stepMilliseconds)
-            writePoints(Array(p.points.prefix(255)), countWidth16: false, to: &w)
+            if compact { w.bytes(coded.bytes) } else { writePoints(points, countWidth16: false, to: &w) }
             return CoordinatorMessageType.prediction
         case .target(let t):
             switch t.address {
@@ -219,9 +224,9 @@ extension MeshPayload {
             let n = try readUAVNumber(&r, "prediction.uavNumber", allowNone: true) ?? 0
             let flagsAt = r.offset
             let flags = try r.u8("prediction.flags")
-            guard flags & ~3 == 0 else {
+            guard flags & ~7 == 0 else {
                 throw WireError(
-                    "prediction.flags at offset \(flagsAt): only bits 0 (avoiding) and 1 (uncertainty) may be set, found 0x\(String(flags, radix: 16))"
+                    "prediction.flags at offset \(flagsAt): only bits 0 (avoiding), 1 (uncertainty) and 2 (coded path) may be set, found 0x\(String(flags, radix: 16))"
                 )
             }
             var uncertainty = PredictionUncertainty.none
@@ -231,12 +236,18 @@ extension MeshPayload {
                 uncertainty = PredictionUncertainty(radius: Double(radius) / 10, growth: Double(growth) / 10)
             }
             let step = try r.u16("prediction.stepMilliseconds")
-            let count = Int(try r.u8("prediction.pointCount"))
+            let points: [GeoPoint]
+            if flags & 4 != 0 {
+                points = try DeltaCodedPath.read(&r, "prediction.points")
+            } else {
+                let count = Int(try r.u8("prediction.pointCount"))
+                points = try readPoints(&r, "prediction.points", count: count)
+            }
             self = .prediction(
                 uavNumber: n,
                 prediction: TrajectoryPrediction(
                     stepMilliseconds: step,
-                    points: try readPoints(&r, "prediction.points", count: count),
+                    points: points,
                     avoiding: flags & 1 == 1, uncertainty: uncertainty))
         case CoordinatorMessageType.target:
             let address: TargetAddress
