@@ -102,7 +102,9 @@ extension MeshCore {
     mutating func sendGroup(_ frames: [Frame], now t: MeshInstant, into out: inout [Directive]) {
         guard var g = group else { return }
         g.counter &+= 1
-        var batch: [Frame] = [.heartbeat(id: g.counter, sentAtMicros: t.nanoseconds / 1000)] + g.echoes(now: t)
+        // Echoes ride in every other datagram: round trips change slowly, and each costs 31 bytes.
+        var batch: [Frame] = [.heartbeat(id: g.counter, sentAtMicros: t.nanoseconds / 1000)]
+        if g.counter % 2 == 0 { batch += g.echoes(now: t) }
         var size = batch.reduce(0) { $0 + $1.encodedSize }
         func flush() {
             guard !batch.isEmpty, let plaintext = try? Frame.encode(batch) else { return }

@@ -200,6 +200,16 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
         var grouped: Set<FloodCopy> = []
         for d in directives {
             switch d {
+            case .send(.routed(let env, .telemetry(let n, let s)), let to, .unreliable)
+            where env.destination == .node(to) && mesh.reachesOverGroup(to, now: now):
+                // Telemetry for stations next door: one copy, addressed to every node on the link for one hop (only
+                // stations keep it), however many stations hear it.
+                if grouped.insert(FloodCopy(origin: env.origin, sequence: 0, ttl: 0)).inserted {
+                    var once = env
+                    once.destination = .broadcast
+                    once.ttl = 1
+                    byGroup.append(CoordinatorMessage.routed(once, .telemetry(uavNumber: n, state: s)).encode())
+                }
             case .send(.routed(let env, let payload), let to, .unreliable)
             where (env.destination == .broadcast || env.destination == .node(to)) && mesh.reachesOverGroup(to, now: now):
                 if grouped.insert(FloodCopy(origin: env.origin, sequence: env.sequence, ttl: env.ttl)).inserted {

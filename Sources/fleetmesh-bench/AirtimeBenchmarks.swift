@@ -7,7 +7,8 @@ import LabKit
 /// segment, Ethernet header included) summed over a window, on the ground and flying. The curve, not a point: fleet
 /// sizes from FLEETMESH_BENCH_AIRTIME_SIZES (default 4,8,12,16), window FLEETMESH_BENCH_AIRTIME_SECONDS (default 10).
 /// The exponent is the log–log slope from the smallest to the largest fleet (1: linear in N, 2: every node talks to
-/// every node).
+/// every node). The baseline, in the same run: the same build with the group channel off (`[network] group = false`:
+/// per-peer unicast), for the fleet sizes in FLEETMESH_BENCH_AIRTIME_BASELINE (default 4,8; empty: none).
 enum AirtimeBenchmarks {
     static let clock = ContinuousClock()
 
@@ -27,9 +28,28 @@ enum AirtimeBenchmarks {
         let window = Double(environment["FLEETMESH_BENCH_AIRTIME_SECONDS"] ?? "") ?? 10
         out.heading("Bytes on the air: 1 station + N simulated drones, every host's transmitted frames summed")
         out.line("load average at start (1/5/15 min)", MeshLabBenchmarks.loadAverage())
+        let baseline = (environment["FLEETMESH_BENCH_AIRTIME_BASELINE"] ?? "4,8").split(separator: ",").compactMap {
+            Int($0.trimmingCharacters(in: .whitespaces))
+        }
+        var unicast: [Int: Row] = [:]
+        for n in baseline where n > 0 {
+            let r = try await measure(drones: n, window: window, group: false)
+            unicast[n] = r
+            out.line(
+                "baseline, group off: \(n) drones + 1 station, ground / flying",
+                String(
+                    format: "%7.2f / %7.2f Mbit/s  %6.1f / %6.1f kbit/s per node", r.groundBits / 1e6,
+                    r.flyingBits / 1e6, r.groundBits / 1e3 / Double(r.nodes), r.flyingBits / 1e3 / Double(r.nodes)))
+        }
         var rows: [Row] = []
         for n in sizes where n > 0 {
-            rows.append(try await measure(drones: n, window: window))
+            do {
+                rows.append(try await measure(drones: n, window: window, group: true))
+            } catch {
+                // A fleet this machine cannot carry is a finding, not the end of the run.
+                out.line("\(n) drones + 1 station", "not measured: \(error)")
+                continue
+            }
             let r = rows[rows.count - 1]
             out.line(
                 "\(n) drones + 1 station, on the ground",
@@ -41,6 +61,13 @@ enum AirtimeBenchmarks {
                 String(
                     format: "%7.2f Mbit/s  %7.0f packets/s  %6.1f kbit/s per node  (%d of %d airborne)",
                     r.flyingBits / 1e6, r.flyingPackets, r.flyingBits / 1e3 / Double(r.nodes), r.airborne, n))
+            if let u = unicast[n] {
+                out.line(
+                    "\(n) drones: group channel vs group off",
+                    String(
+                        format: "%.1f x fewer bytes on the ground, %.1f x flying", u.groundBits / r.groundBits,
+                        u.flyingBits / r.flyingBits))
+            }
         }
         if let first = rows.first, let last = rows.last, last.nodes > first.nodes {
             let span = log(Double(last.nodes) / Double(first.nodes))
@@ -55,16 +82,18 @@ enum AirtimeBenchmarks {
     }
 
     /// One fleet: formed, measured on the ground, taken off to 10 m, measured flying (bits and packets per second).
-    static func measure(drones n: Int, window: Double) async throws -> Row {
+    static func measure(drones n: Int, window: Double, group: Bool) async throws -> Row {
         try await Lab.with(hosts: n + 1) { lab in
-            let station = try lab.startNode(host: 1, name: "station", role: "station", logLevel: "warning")
+            let network = group ? "" : "group = false"
+            let station = try lab.startNode(
+                host: 1, name: "station", role: "station", network: network, logLevel: "warning")
             for i in 0..<n {
                 // A grid 15 m apart, so that the drones take off without meeting.
                 let east = Double(i % 5) * 15, north = Double(i / 5) * 15
                 let lat = 50.0755 + north / 111_200, lon = 14.4378 + east / 71_400
                 _ = try lab.startNode(
                     host: i + 2, name: "drone-\(i + 1)", extra: "[drone]\nhome = [\(lat), \(lon)]",
-                    logLevel: "warning")
+                    network: network, logLevel: "warning")
             }
             try await waitUntil(
                 "\(n) drones numbered and live at the station", timeout: .seconds(30 + 3 * n), poll: .milliseconds(250)

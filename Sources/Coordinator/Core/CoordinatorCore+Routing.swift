@@ -192,7 +192,9 @@ extension CoordinatorCore {
         if database[env.origin]?.role == .station { stationHeardAt = max(stationHeardAt, now) }
         switch payload {
         case .telemetry(let n, let s):
-            return receiveTelemetry(env, n, s, now: now)
+            // Only stations keep fleet pictures (a drone's telemetry for its stations next door reaches every node
+            // on the link at once, PROTOCOL.md §6.3).
+            return role == .station ? receiveTelemetry(env, n, s, now: now) : []
         case .prediction(let n, let p):
             receivePrediction(env, n, p, now: now)
             return []

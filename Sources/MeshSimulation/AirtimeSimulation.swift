@@ -1,0 +1,154 @@
+import Coordinator
+import Determinism
+import Foundation
+import MeshCore
+import MeshTypes
+import NodeCore
+import SecureTransport
+
+/// Bytes on the air of a whole fleet of nodes (`NodeCore`, real crypto) on one shared link, on a virtual clock and
+/// network: stations and flying drones, each drone reporting a steady flight (telemetry at 10 Hz, a 40-point
+/// prediction at 5 Hz, like the simulated vehicle). Counted like the lab's per-host link counters: every transmission
+/// once, with the framing a link adds (Ethernet 14 + IPv6 40 + UDP 8 bytes); a group datagram is one transmission
+/// whatever number of nodes hear it. Deterministic for a seed.
+public struct AirtimeSimulation {
+    /// Bytes a link adds to each UDP payload: Ethernet header 14, IPv6 40, UDP 8.
+    public static let framing = 62
+
+    public struct Result: Sendable {
+        public var nodes: Int
+        /// Seconds counted.
+        public var seconds: Double
+        /// Every node in session with every other when the count ended.
+        public var whole: Bool
+        public var bytes = 0
+        public var unicastFrames = 0
+        public var groupFrames = 0
+        /// Peer-state changes away from `established` during the count (flaps).
+        public var flaps = 0
+
+        public var bitsPerSecond: Double { Double(bytes) * 8 / seconds }
+        public var bitsPerSecondPerNode: Double { bitsPerSecond / Double(nodes) }
+        public var framesPerSecond: Double { Double(unicastFrames + groupFrames) / seconds }
+    }
+
+    private var nodes: [NodeCore<Int>] = []
+    private var now = MeshInstant(nanoseconds: 1_000_000)
+    private var inFlight: [(to: Int, from: Int, bytes: [UInt8])] = []
+    private var counting = false
+    private var result: Result
+    private let stations: Int
+
+    /// `stations` stations and `drones` drones, with the group channel or without (unicast to every peer).
+    public init(stations: Int = 2, drones: Int, group: Bool, seed: UInt64 = 1) {
+        self.stations = stations
+        var rng = SeededRandom(seed: seed)
+        let key = try! MeshKey(bytes: (0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) })
+        let count = stations + drones
+        result = Result(nodes: count, seconds: 0, whole: false)
+        for i in 0..<count {
+            let id = NodeID(high: UInt64(i + 1) << 32 | rng.next() >> 32, low: rng.next())
+            let incarnation: Incarnation = rng.next()
+            let role: NodeRole = i < stations ? .station : .drone
+            let mesh = MeshCore<Int>(
+                key: key, localID: id, incarnation: incarnation, role: role, name: "n\(i)", uavNumber: nil,
+                group: group ? GroupSettings() : nil, random: SeededRandom(seed: rng.next()))
+            let coordinator = CoordinatorCore(
+                configuration: CoordinatorConfiguration(nodeID: id, role: role, name: "n\(i)"),
+                incarnation: incarnation, persistedUAVNumber: nil, now: now)
+            nodes.append(NodeCore(mesh: mesh, coordinator: coordinator))
+        }
+        for i in nodes.indices {
+            for j in nodes.indices where j != i {
+                carry(
+                    nodes[i].onDiscovered(
+                        id: nodes[j].mesh.localID, incarnation: nil, name: "n\(j)", role: nil, uavNumber: nil,
+                        address: j, now: now), at: i)
+            }
+        }
+        for i in nodes.indices where i >= stations {
+            let t = now
+            carry(nodes[i].withCoordinator(now: t) { $0.onFlyingChanged(true, now: t) }, at: i)
+        }
+    }
+
+    /// Forms the mesh for `settle`, then counts for `measure`.
+    public static func run(
+        stations: Int = 2, drones: Int, group: Bool, settle: Duration = .seconds(3), measure: Duration = .seconds(3),
+        seed: UInt64 = 1
+    ) -> Result {
+        var sim = AirtimeSimulation(stations: stations, drones: drones, group: group, seed: seed)
+        sim.advance(settle)
+        sim.counting = true
+        sim.advance(measure)
+        sim.result.seconds = Double(measure.components.seconds) + Double(measure.components.attoseconds) / 1e18
+        sim.result.whole = sim.nodes.indices.allSatisfy { i in
+            sim.nodes[i].mesh.membership.peers.count == sim.nodes.count - 1
+                && sim.nodes[i].mesh.membership.peers.values.allSatisfy { $0.state == .established }
+        }
+        return sim.result
+    }
+
+    private mutating func carry(_ effects: [NodeCore<Int>.Effect], at i: Int) {
+        for e in effects {
+            switch e {
+            case .datagram(let bytes, let to):
+                if counting {
+                    result.bytes += bytes.count + Self.framing
+                    result.unicastFrames += 1
+                }
+                inFlight.append((to, i, bytes))
+            case .groupDatagram(let bytes):
+                if counting {
+                    result.bytes += bytes.count + Self.framing
+                    result.groupFrames += 1
+                }
+                for to in nodes.indices where to != i { inFlight.append((to, i, bytes)) }
+            case .peerState(_, _, let from, let to):
+                if counting, from == .established, to != .established { result.flaps += 1 }
+            default:
+                break
+            }
+        }
+    }
+
+    private mutating func advance(_ span: Duration) {
+        let end = now + span
+        var tick = 0
+        while now < end {
+            now = now + .milliseconds(10)
+            tick += 1
+            for i in nodes.indices {
+                carry(nodes[i].onMeshTick(now: now, wallClockMicros: now.nanoseconds / 1000), at: i)
+                guard tick % 5 == 0 else { continue }
+                if i >= stations { report(i) }
+                carry(nodes[i].onCoordinatorTick(now: now), at: i)
+            }
+            var k = 0
+            while k < inFlight.count {
+                let d = inFlight[k]
+                k += 1
+                carry(nodes[d.to].onDatagram(d.bytes, from: d.from, now: now), at: d.to)
+            }
+            inFlight.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Drone `i` flies east at 5 m/s at 10 m, 20 m north of the previous drone: its state and its prediction.
+    private mutating func report(_ i: Int) {
+        let t = Double(now.nanoseconds) / 1e9
+        func at(_ s: Double) -> GeoPoint {
+            GeoPoint(latitude: 50.0755 + Double(i) * 20 / 111_200, longitude: 14.4378 + 5 * s / 71_400, altitude: 10)
+        }
+        let state = VehicleState(
+            position: at(t), velocityNorthCmS: 0, velocityEastCmS: 500, velocityDownCmS: 0, headingCentidegrees: 9000,
+            batteryPercent: 90, activity: .flyingToTarget, armed: true, linkQuality: 100)
+        let prediction = TrajectoryPrediction(points: (1...40).map { at(t + Double($0) * 0.2) })
+        let moment = now
+        carry(
+            nodes[i].withCoordinator(now: moment) {
+                _ = $0.onLocalVehicleState(state, now: moment)
+                return $0.onLocalPrediction(prediction, now: moment)
+            }, at: i)
+    }
+}
