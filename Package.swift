@@ -158,8 +158,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
+        // Counts the test thread's heap allocations (a malloc that forwards to glibc's): the zero-allocation checks.
+        .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(
-            name: "SecureTransportTests", dependencies: ["Determinism", "SecureTransport", "MeshTypes"],
+            name: "SecureTransportTests",
+            dependencies: ["AllocationCounter", "Determinism", "SecureTransport", "MeshTypes"],
             exclude: ["verify-secure-transport-vector.py"]),
         .testTarget(name: "MembershipTests", dependencies: ["Membership"]),
         .testTarget(name: "LocBroadcasterTests", dependencies: ["LocBroadcaster", "Coordinator", "MeshTypes"]),
