@@ -16,7 +16,9 @@ extension SecureEndpoint {
         switch outcome! {
         case .refused(let directive): return [directive]
         case .opened(_, let id, let before, let after):
-            return before + [plaintext.isEmpty ? .keepalive(from: id) : .deliver(plaintext, from: id)] + after
+            let delivery: Directive = plaintext.isEmpty ? .keepalive(from: id) : .deliver(plaintext, from: id)
+            // One array on the usual path (`before + [delivery] + after` would build three).
+            return before.isEmpty && after.isEmpty ? [delivery] : before + [delivery] + after
         }
     }
 
@@ -44,70 +46,107 @@ extension SecureEndpoint {
     ) -> TransportOutcome {
         let receiverIndex = d.bigEndianUInt32(at: 1)
         let counter = d.bigEndianUInt64(at: 5)
-        guard let target = lookUpReceiver(receiverIndex, counter: counter) else {
+        guard case .session(let id)? = indexOwners[receiverIndex] else {
+            return openUnconfirmed(
+                d, receiverIndex: receiverIndex, counter: counter, from: address, into: plaintext, now: now)
+        }
+        guard let i = peers.index(forKey: id) else {
             return .refused(.rejected(address, .unknownReceiverIndex(receiverIndex)))
         }
-        let id = target.peer
-        let slot = target.slot
-        guard now - target.createdAt < configuration.rejectAfter else {
+        // In place: reading the peer through `peers[id]` or `peers.values[i]` would copy it, retaining and releasing
+        // every key and window of both its sessions (a third of the endpoint's cost per datagram).
+        let limits = configuration
+        let checked = peers.values[i].open(
+            d, receiverIndex: receiverIndex, counter: counter, from: address, into: plaintext, now: now, limits: limits)
+        switch checked {
+        case .opened(let count):
+            let after = pending.isEmpty ? [] : hurryHandshake(with: id, at: address, now: now)
+            return .opened(count: count, from: id, before: [], after: after)
+        case .refused(let reason):
+            return .refused(.rejected(address, reason))
+        case .noSuchSession:
+            return .refused(.rejected(address, .unknownReceiverIndex(receiverIndex)))
+        }
+    }
+
+    /// A transport message on a session this node answered and the initiator had not used yet: it confirms the session,
+    /// which becomes the one this node sends on.
+    mutating func openUnconfirmed(
+        _ d: UnsafeRawBufferPointer, receiverIndex: UInt32, counter: UInt64, from address: Address,
+        into plaintext: UnsafeMutableRawBufferPointer, now: MeshInstant
+    ) -> TransportOutcome {
+        guard case .unconfirmed(let id)? = indexOwners[receiverIndex], var list = unconfirmed[id],
+            let k = list.firstIndex(where: { $0.session.localIndex == receiverIndex })
+        else {
+            return .refused(.rejected(address, .unknownReceiverIndex(receiverIndex)))
+        }
+        var u = list[k]
+        guard now - u.session.createdAt < configuration.rejectAfter else {
             return .refused(.rejected(address, .sessionExpired(peer: id)))
         }
-        guard counter < configuration.rejectAfterMessages, target.counterAcceptable else {
+        guard counter < configuration.rejectAfterMessages, u.session.replay.canAccept(counter) else {
             return .refused(.rejected(address, .replayedCounter(peer: id, counter: counter)))
         }
-        guard let count = TransportMessage.open(d, counter: counter, key: target.key, into: plaintext) else {
+        guard let count = TransportMessage.open(d, counter: counter, key: u.session.receiveKey, into: plaintext) else {
             return .refused(.rejected(address, .decryptionFailed(peer: id)))
         }
-        // Authenticated: now (and only now) move the window, note the time and follow the peer's address.
-        var before: [Directive] = []
-        if let slot, let i = target.peerIndex {
-            peers.values[i].noteAuthenticated(slot: slot, counter: counter, from: address, at: now)
-        } else if var list = unconfirmed[id], let k = list.firstIndex(where: { $0.session.localIndex == receiverIndex })
-        {
-            // The initiator uses a session we answered: it is confirmed and becomes the one we send on. Other answers
-            // to that peer stay until they expire: the initiator may have installed several (responses arriving out
-            // of order) and will send on the last one it installed, which may be confirmed after this one.
-            var u = list.remove(at: k)
-            unconfirmed[id] = list.isEmpty ? nil : list
-            u.session.replay.record(counter)
-            before = install(u.session, peer: id, incarnation: u.incarnation, role: u.role, address: address, now: now)
-            peers[id]?.lastReceived = now
-        }
+        // Authenticated. Other answers to that peer stay until they expire: the initiator may have installed several
+        // (responses arriving out of order) and will send on the last one it installed, which may be confirmed after
+        // this one.
+        list.remove(at: k)
+        unconfirmed[id] = list.isEmpty ? nil : list
+        u.session.replay.record(counter)
+        let before = install(u.session, peer: id, incarnation: u.incarnation, role: u.role, address: address, now: now)
+        peers[id]?.lastReceived = now
         let after = pending.isEmpty ? [] : hurryHandshake(with: id, at: address, now: now)
         return .opened(count: count, from: id, before: before, after: after)
     }
+}
 
-    /// What a transport message's receiver index leads to. Only plain values are returned, so no copy of the session
-    /// (and its replay bitmap) is alive when the window is updated in place — that would force a copy of the bitmap.
-    struct ReceiveTarget {
-        var peer: NodeID
-        /// The slot of a confirmed session; nil for the unconfirmed responder session.
-        var slot: Slot?
-        /// Where the peer of a confirmed session is in `peers` (valid until `peers` changes).
-        var peerIndex: [NodeID: Peer].Index?
-        var key: SessionKey
-        var createdAt: MeshInstant
-        var counterAcceptable: Bool
+extension SecureEndpoint.Peer {
+    /// What a transport message on one of a peer's sessions came to.
+    enum Opened {
+        case opened(count: Int)
+        case refused(RejectionReason)
+        /// Neither session has that receiver index.
+        case noSuchSession
     }
 
-    func lookUpReceiver(_ index: UInt32, counter: UInt64) -> ReceiveTarget? {
-        switch indexOwners[index] {
-        case .session(let owner)?:
-            guard let i = peers.index(forKey: owner), let slot = peers.values[i].slot(ofLocalIndex: index),
-                let s = peers.values[i].session(slot)
-            else {
-                return nil
-            }
-            return ReceiveTarget(
-                peer: owner, slot: slot, peerIndex: i, key: s.receiveKey, createdAt: s.createdAt,
-                counterAcceptable: s.replay.canAccept(counter))
-        case .unconfirmed(let owner)?:
-            guard let u = unconfirmed[owner]?.first(where: { $0.session.localIndex == index }) else { return nil }
-            return ReceiveTarget(
-                peer: owner, slot: nil, peerIndex: nil, key: u.session.receiveKey, createdAt: u.session.createdAt,
-                counterAcceptable: u.session.replay.canAccept(counter))
-        case .pending?, nil:
-            return nil
+    /// Checks and opens a transport message on the session with local index `receiverIndex`, in place; once the tag
+    /// verified (and only then) moves that session's replay window, notes the time and follows the peer's address.
+    mutating func open(
+        _ d: UnsafeRawBufferPointer, receiverIndex: UInt32, counter: UInt64, from address: Address,
+        into plaintext: UnsafeMutableRawBufferPointer, now: MeshInstant, limits: SecureTransportConfiguration
+    ) -> Opened {
+        guard let slot = slot(ofLocalIndex: receiverIndex) else { return .noSuchSession }
+        let peer = id
+        let result =
+            modify(slot) { s -> Opened in
+                guard now - s.createdAt < limits.rejectAfter else { return .refused(.sessionExpired(peer: peer)) }
+                guard counter < limits.rejectAfterMessages, s.replay.canAccept(counter) else {
+                    return .refused(.replayedCounter(peer: peer, counter: counter))
+                }
+                guard let count = TransportMessage.open(d, counter: counter, key: s.receiveKey, into: plaintext) else {
+                    return .refused(.decryptionFailed(peer: peer))
+                }
+                s.replay.record(counter)
+                return .opened(count: count)
+            } ?? .noSuchSession
+        if case .opened = result {
+            lastReceived = now
+            self.address = address
         }
+        return result
+    }
+
+    /// Takes the next send counter of the current session, in place: what the next transport message is sealed with,
+    /// or nil when there is no current session usable at `now`.
+    mutating func takeSend(now: MeshInstant, limits: SecureTransportConfiguration) -> SecureEndpoint.Outgoing? {
+        let address = address
+        return modify(.current) { s -> SecureEndpoint.Outgoing? in
+            guard now - s.createdAt < limits.rejectAfter, s.sendCounter < limits.rejectAfterMessages else { return nil }
+            s.sendCounter += 1
+            return .init(remoteIndex: s.remoteIndex, counter: s.sendCounter - 1, key: s.sendKey, address: address)
+        } ?? nil
     }
 }

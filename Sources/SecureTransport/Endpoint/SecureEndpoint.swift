@@ -139,14 +139,14 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
 
     /// Takes the next send counter of `peer`'s current session; throws `.noSession` when it has none usable.
     mutating func nextSend(to peer: NodeID, now: MeshInstant) throws(SecureTransportError) -> Outgoing {
-        // By index: `peers[peer]!.current!…` would go through the dictionary's `modify` of an optional value, which
-        // unspecialized (debug builds) allocates per call.
-        guard let i = peers.index(forKey: peer), let s = peers.values[i].current, !isExpired(s, now),
-            s.sendCounter < configuration.rejectAfterMessages
-        else { throw .noSession(peer) }
-        peers.values[i].current!.sendCounter = s.sendCounter + 1
-        return Outgoing(
-            remoteIndex: s.remoteIndex, counter: s.sendCounter, key: s.sendKey, address: peers.values[i].address)
+        // In place, by index: `peers[peer]` would copy the peer (retaining and releasing every key and window of its
+        // sessions), and `peers[peer]!.current!…` goes through the dictionary's `modify` of an optional value, which
+        // unspecialized (debug builds) allocates.
+        let limits = configuration
+        guard let i = peers.index(forKey: peer), let out = peers.values[i].takeSend(now: now, limits: limits) else {
+            throw .noSession(peer)
+        }
+        return out
     }
 
     /// Advances timers: resends and abandons handshakes, starts rekeys, drops expired sessions.
