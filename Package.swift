@@ -6,6 +6,8 @@ let package = Package(
     products: [
         .executable(name: "fleetmesh", targets: ["fleetmesh"]),
         .library(name: "FleetMeshNode", targets: ["Node"]),
+        // For the allocation-counting benchmarks in Benchmarks/ (a package of their own, outside `make test`).
+        .library(name: "FleetMeshSecureTransport", targets: ["SecureTransport", "MeshTypes"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
