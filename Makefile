@@ -7,7 +7,7 @@ SWIFT ?= swift
 DETERMINISTIC := SWIFT_DETERMINISTIC_HASHING=1
 LAB_SUITES := MeshLabTests|OutageLabTests|CoordinatorLabTests|MapOriginLabTests|TargetSourceLabTests|FleetLabTests|AvoidanceLabTests|MAVLinkLabTests|DemoLabTests|DashboardLabTests
 
-.PHONY: all setup build test unit-test lab-test demo bench soak format format-check openapi clean
+.PHONY: all setup build test unit-test lab-test demo bench bench-mallocs bench-count soak format format-check openapi clean
 
 all: build
 
@@ -37,6 +37,25 @@ bench: setup
 	$(SWIFT) build -c release --product fleetmesh-bench
 	FLEETMESH_BIN=$(CURDIR)/.build/release/fleetmesh .build/release/fleetmesh-bench $(GROUPS)
 
+# The secure transport's hot path, from the package in Benchmarks/ (ordo-one/benchmark; neither `make test` nor CI
+# builds it): wall clock and mallocs per datagram; and instructions per datagram, counted by valgrind's callgrind
+# (repeatable on a busy machine) as the difference between 100,000 round trips and none. valgrind 3.19 cannot read
+# the DWARF 5 of Swift 6.3 binaries: it runs on a copy without debug information. docs/BENCHMARKS.md, Secure transport.
+bench-mallocs:
+	$(SWIFT) package --package-path Benchmarks benchmark
+
+COUNT_BIN := Benchmarks/.build/release/secure-transport-count
+bench-count:
+	$(SWIFT) build --package-path Benchmarks -c release --product secure-transport-count
+	objcopy --strip-debug $(COUNT_BIN) $(COUNT_BIN).nodebug
+	@for form in buffers arrays group; do \
+		z=$$(valgrind --tool=callgrind --callgrind-out-file=/dev/null $(COUNT_BIN).nodebug 0 $$form 2>&1 \
+			| sed -n 's/.*Collected : \([0-9]*\).*/\1/p'); \
+		n=$$(valgrind --tool=callgrind --callgrind-out-file=/dev/null $(COUNT_BIN).nodebug 100000 $$form 2>&1 \
+			| sed -n 's/.*Collected : \([0-9]*\).*/\1/p'); \
+		echo "seal+open 200 B, $$form: $$(( (n - z) / 100000 )) instructions per datagram"; \
+	done
+
 soak: build
 	$(DETERMINISTIC) MESHSIM_SEEDS=$${MESHSIM_SEEDS:-20000} MESHSIM_COMPRESSED_SEEDS=$${MESHSIM_COMPRESSED_SEEDS:-3000} \
 		$(SWIFT) test --filter MeshSimulationTests
@@ -47,7 +66,7 @@ soak: build
 # swift format (ships with the toolchain), configured by .swift-format. CI runs format-check before the tests.
 # Sources/MAVLink/Generated carries `// swift-format-ignore-file` (Tools/mavgen writes it; a test compares the two), and
 # so does Sources/Dashboard/Generated (`make openapi`).
-FORMAT_PATHS := Package.swift Sources Tests
+FORMAT_PATHS := Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/SecureTransportAllocations Benchmarks/Tools
 
 format:
 	@$(SWIFT) format format --in-place --recursive --parallel $(FORMAT_PATHS)

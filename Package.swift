@@ -6,6 +6,8 @@ let package = Package(
     products: [
         .executable(name: "fleetmesh", targets: ["fleetmesh"]),
         .library(name: "FleetMeshNode", targets: ["Node"]),
+        // For the allocation-counting benchmarks in Benchmarks/ (a package of their own, outside `make test`).
+        .library(name: "FleetMeshSecureTransport", targets: ["SecureTransport", "MeshTypes"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -158,8 +160,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
+        // Counts the test thread's heap allocations (a malloc that forwards to glibc's): the zero-allocation checks.
+        .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(
-            name: "SecureTransportTests", dependencies: ["Determinism", "SecureTransport", "MeshTypes"],
+            name: "SecureTransportTests",
+            dependencies: ["AllocationCounter", "Determinism", "SecureTransport", "MeshTypes"],
             exclude: ["verify-secure-transport-vector.py"]),
         .testTarget(name: "MembershipTests", dependencies: ["Membership"]),
         .testTarget(name: "LocBroadcasterTests", dependencies: ["LocBroadcaster", "Coordinator", "MeshTypes"]),

@@ -63,16 +63,21 @@ public enum RejectionReason: Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// Errors thrown by `SecureEndpoint.send`.
+/// Errors thrown by `SecureEndpoint.send` and the buffer forms of sealing and opening (`SecureEndpoint.seal`/`open`,
+/// `GroupChannel.seal`/`open`).
 public enum SecureTransportError: Error, Equatable, Sendable, CustomStringConvertible {
     /// There is no usable session with this peer (never established, expired, forgotten).
     case noSession(NodeID)
+    /// The caller's buffer is too small for the datagram or plaintext (`needed` bytes, `available` given).
+    case bufferTooSmall(needed: Int, available: Int)
 
     /// A one-line human-readable explanation.
 
     public var description: String {
         switch self {
         case .noSession(let p): "no usable secure session with \(p.hex)"
+        case .bufferTooSmall(let needed, let available):
+            "buffer too small: \(needed) bytes needed, \(available) available"
         }
     }
 }

@@ -132,13 +132,6 @@ extension SecureEndpoint {
             return nil
         }
 
-        /// Records an authenticated transport message: moves the replay window, notes the time, follows the address.
-        mutating func noteAuthenticated(slot: Slot, counter: UInt64, from address: Address, at now: MeshInstant) {
-            _ = modify(slot) { $0.replay.record(counter) }
-            lastReceived = now
-            self.address = address
-        }
-
         var allSessions: [Session] { [current, previous].compactMap { $0 } }
     }
 

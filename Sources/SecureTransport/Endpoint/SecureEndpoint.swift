@@ -123,13 +123,30 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
     public mutating func send(_ plaintext: [UInt8], to peer: NodeID, now: MeshInstant) throws(SecureTransportError)
         -> [Directive]
     {
-        guard let p = peers[peer], let s = p.current, !isExpired(s, now),
-            s.sendCounter < configuration.rejectAfterMessages
-        else { throw .noSession(peer) }
-        peers[peer]!.current!.sendCounter = s.sendCounter + 1
-        let datagram = TransportMessage.seal(
-            plaintext, receiverIndex: s.remoteIndex, counter: s.sendCounter, key: s.sendKey)
-        return [.send(datagram, to: p.address)]
+        let s = try nextSend(to: peer, now: now)
+        let datagram = TransportMessage.seal(plaintext, receiverIndex: s.remoteIndex, counter: s.counter, key: s.key)
+        return [.send(datagram, to: s.address)]
+    }
+
+    /// What the next transport message to a peer is sealed with: its current session's remote index and send key, the
+    /// counter (taken: the session's send counter moves on) and the peer's address.
+    struct Outgoing {
+        var remoteIndex: UInt32
+        var counter: UInt64
+        var key: SessionKey
+        var address: Address
+    }
+
+    /// Takes the next send counter of `peer`'s current session; throws `.noSession` when it has none usable.
+    mutating func nextSend(to peer: NodeID, now: MeshInstant) throws(SecureTransportError) -> Outgoing {
+        // In place, by index: `peers[peer]` would copy the peer (retaining and releasing every key and window of its
+        // sessions), and `peers[peer]!.current!…` goes through the dictionary's `modify` of an optional value, which
+        // unspecialized (debug builds) allocates.
+        let limits = configuration
+        guard let i = peers.index(forKey: peer), let out = peers.values[i].takeSend(now: now, limits: limits) else {
+            throw .noSession(peer)
+        }
+        return out
     }
 
     /// Advances timers: resends and abandons handshakes, starts rekeys, drops expired sessions.

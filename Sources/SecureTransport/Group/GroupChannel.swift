@@ -1,5 +1,4 @@
 import Crypto
-import Foundation
 import MeshTypes
 
 /// One sealed datagram for every node on the segment: what each node needs from its neighbours (presence, flooded
@@ -88,20 +87,44 @@ public struct GroupChannel: Sendable {
 
     /// Seals `plaintext` into one datagram for every node on the segment.
     public mutating func seal(_ plaintext: [UInt8]) -> [UInt8] {
+        plaintext.withUnsafeBytes { p in
+            [UInt8](unsafeUninitializedCapacity: p.count + Self.overhead) { out, count in
+                count = sealUnchecked(p, into: UnsafeMutableRawBufferPointer(out))
+            }
+        }
+    }
+
+    /// Seals `plaintext` into `buffer` without allocating; returns the datagram's length. `buffer` needs
+    /// `plaintext.count + overhead` bytes (else `.bufferTooSmall`, and no counter is used up) and must not overlap
+    /// `plaintext`.
+    public mutating func seal(
+        _ plaintext: UnsafeRawBufferPointer, into buffer: UnsafeMutableRawBufferPointer
+    ) throws(SecureTransportError) -> Int {
+        let needed = plaintext.count + Self.overhead
+        guard buffer.count >= needed else { throw .bufferTooSmall(needed: needed, available: buffer.count) }
+        return sealUnchecked(plaintext, into: buffer)
+    }
+
+    private mutating func sealUnchecked(_ plaintext: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer)
+        -> Int
+    {
         let c = counter
         counter &+= 1
-        var header: [UInt8] = [MessageType.group.rawValue]
-        header.reserveCapacity(Self.headerSize + plaintext.count + Self.tagSize)
-        header += localID.wireBytes
-        header.appendBigEndian(incarnation)
-        header.appendBigEndian(c)
-        // Sealing with a valid key and nonce cannot fail.
-        let box = try! ChaChaPoly.seal(
-            plaintext, using: sendKey.key, nonce: TransportMessage.nonce(c), authenticating: header)
-        var out = header
-        out += box.ciphertext
-        out += box.tag
-        return out
+        let size = plaintext.count + Self.overhead
+        let tagStart = Self.headerSize + plaintext.count
+        out[0] = MessageType.group.rawValue
+        out.storeBigEndian(localID.high, at: 1)
+        out.storeBigEndian(localID.low, at: 9)
+        out.storeBigEndian(incarnation, at: 17)
+        out.storeBigEndian(c, at: 25)
+        ChaChaPolyKey.withNonce(c) { nonce in
+            sendKey.aead.seal(
+                nonce: nonce, plaintext: plaintext,
+                associatedData: UnsafeRawBufferPointer(rebasing: out[0..<Self.headerSize]),
+                ciphertext: UnsafeMutableRawBufferPointer(rebasing: out[Self.headerSize..<tagStart]),
+                tag: UnsafeMutableRawBufferPointer(rebasing: out[tagStart..<size]))
+        }
+        return size
     }
 
     /// A group datagram opened.
@@ -111,8 +134,41 @@ public struct GroupChannel: Sendable {
         public var plaintext: [UInt8]
     }
 
+    /// A group datagram opened into the caller's buffer: its sender, the sender's incarnation and the plaintext's
+    /// length (the buffer's first `count` bytes).
+    public struct Opened: Sendable, Hashable {
+        public var sender: NodeID
+        public var incarnation: Incarnation
+        public var count: Int
+    }
+
     /// Opens a group datagram: its sender, the sender's incarnation and the plaintext, or why not. Never traps.
     public mutating func open(_ d: [UInt8]) -> Result<Message, Rejection> {
+        var result: Result<Opened, Rejection> = .failure(.malformed(length: d.count))
+        let plaintext = d.withUnsafeBytes { datagram in
+            [UInt8](unsafeUninitializedCapacity: max(0, datagram.count - Self.overhead)) { buffer, count in
+                result = openUnchecked(datagram, into: UnsafeMutableRawBufferPointer(buffer))
+                if case .success(let o) = result { count = o.count }
+            }
+        }
+        return result.map { Message(sender: $0.sender, incarnation: $0.incarnation, plaintext: plaintext) }
+    }
+
+    /// Opens a group datagram into `buffer` without allocating (once its sender is known): its sender, the sender's
+    /// incarnation and the plaintext's length, or why not. `buffer` needs `datagram.count - overhead` bytes (else
+    /// `.bufferTooSmall`, and the datagram is not looked at) and must not overlap `datagram`. Never traps, whatever
+    /// the bytes.
+    public mutating func open(
+        _ datagram: UnsafeRawBufferPointer, into buffer: UnsafeMutableRawBufferPointer
+    ) throws(SecureTransportError) -> Result<Opened, Rejection> {
+        let needed = datagram.count - Self.overhead
+        guard buffer.count >= needed else { throw .bufferTooSmall(needed: needed, available: buffer.count) }
+        return openUnchecked(datagram, into: buffer)
+    }
+
+    private mutating func openUnchecked(_ d: UnsafeRawBufferPointer, into buffer: UnsafeMutableRawBufferPointer)
+        -> Result<Opened, Rejection>
+    {
         guard d.count >= Self.overhead, d[0] == MessageType.group.rawValue else {
             return .failure(.malformed(length: d.count))
         }
@@ -122,23 +178,39 @@ public struct GroupChannel: Sendable {
         if sender.id == localID && sender.incarnation == incarnation { return .failure(.own) }
         let c = d.bigEndianUInt64(at: 25)
         clock &+= 1
-        var r = receivers[sender] ?? Receiver(key: Self.senderKey(groupKey, sender.id, sender.incarnation), lastUsed: 0)
-        guard r.window.canAccept(c) else { return .failure(.replayed(sender: sender.id, counter: c)) }
+        let count = d.count - Self.overhead
         let tagStart = d.count - Self.tagSize
-        guard
-            let box = try? ChaChaPoly.SealedBox(
-                nonce: TransportMessage.nonce(c), ciphertext: d[Self.headerSize..<tagStart], tag: d[tagStart...]),
-            let plain = try? ChaChaPoly.open(box, using: r.key.key, authenticating: d[0..<Self.headerSize])
-        else { return .failure(.badTag(claimedSender: sender.id)) }
+        func open(_ key: SessionKey) -> Bool {
+            ChaChaPolyKey.withNonce(c) { nonce in
+                key.aead.open(
+                    nonce: nonce, ciphertext: UnsafeRawBufferPointer(rebasing: d[Self.headerSize..<tagStart]),
+                    tag: UnsafeRawBufferPointer(rebasing: d[tagStart...]),
+                    associatedData: UnsafeRawBufferPointer(rebasing: d[0..<Self.headerSize]),
+                    plaintext: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]))
+            }
+        }
+        let opened = Opened(sender: sender.id, incarnation: sender.incarnation, count: count)
+        if let i = receivers.index(forKey: sender) {
+            // A known sender: its window moves in place (a copy of the receiver would copy its 1 KiB bitmap).
+            guard receivers.values[i].window.canAccept(c) else {
+                return .failure(.replayed(sender: sender.id, counter: c))
+            }
+            guard open(receivers.values[i].key) else { return .failure(.badTag(claimedSender: sender.id)) }
+            receivers.values[i].window.record(c)
+            receivers.values[i].lastUsed = clock
+            return .success(opened)
+        }
+        // A new sender is kept only once one of its datagrams verified.
+        var r = Receiver(key: Self.senderKey(groupKey, sender.id, sender.incarnation), lastUsed: clock)
+        guard open(r.key) else { return .failure(.badTag(claimedSender: sender.id)) }
         r.window.record(c)
-        r.lastUsed = clock
-        if receivers[sender] == nil, receivers.count >= Self.senderLimit,
+        if receivers.count >= Self.senderLimit,
             let oldest = receivers.min(by: { $0.value.lastUsed < $1.value.lastUsed })?.key
         {
             receivers[oldest] = nil
         }
         receivers[sender] = r
-        return .success(Message(sender: sender.id, incarnation: sender.incarnation, plaintext: Array(plain)))
+        return .success(opened)
     }
 
     /// Senders whose replay windows are kept now.
