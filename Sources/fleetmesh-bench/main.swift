@@ -6,6 +6,7 @@ let out = BenchOutput()
 let all: [(String, (BenchOutput) async throws -> Void)] = [
     ("lab", MeshLabBenchmarks.run),
     ("airtime", AirtimeBenchmarks.run),
+    ("airtime-sim", AirtimeSimulationBenchmarks.run),
     ("commands", FleetLabBenchmarks.commands),
     ("manual", FleetLabBenchmarks.manual),
     ("station", FleetLabBenchmarks.station),

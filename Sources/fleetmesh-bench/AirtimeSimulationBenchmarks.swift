@@ -1,0 +1,49 @@
+import Foundation
+import MeshSimulation
+
+/// Bytes on the air in the deterministic simulation (`AirtimeSimulation`: whole nodes, real crypto, a virtual clock
+/// and one shared link), counted like the lab's link counters: 2 stations and N flying drones, 3 s formed, 3 s
+/// counted; with the group channel for FLEETMESH_BENCH_AIRSIM_SIZES (default 10,25,50,100,200) and, as the baseline
+/// in the same run, with it off (per-peer unicast) for FLEETMESH_BENCH_AIRSIM_BASELINE (default 10,25).
+enum AirtimeSimulationBenchmarks {
+    static func run(_ out: BenchOutput) async throws {
+        let environment = ProcessInfo.processInfo.environment
+        func sizes(_ key: String, _ fallback: String) -> [Int] {
+            (environment[key] ?? fallback).split(separator: ",").compactMap {
+                Int($0.trimmingCharacters(in: .whitespaces))
+            }
+        }
+        out.heading("Bytes on the air, simulated: 2 stations + N flying drones on one link (AirtimeSimulation)")
+        var unicast: [Int: AirtimeSimulation.Result] = [:]
+        for n in sizes("FLEETMESH_BENCH_AIRSIM_BASELINE", "10,25") {
+            let r = AirtimeSimulation.run(drones: n, group: false)
+            unicast[n] = r
+            out.line("baseline, group off: \(n) drones", describe(r))
+        }
+        var rows: [AirtimeSimulation.Result] = []
+        for n in sizes("FLEETMESH_BENCH_AIRSIM_SIZES", "10,25,50,100,200") {
+            let clock = ContinuousClock()
+            let t0 = clock.now
+            let r = AirtimeSimulation.run(drones: n, group: true)
+            rows.append(r)
+            out.line("\(n) drones", describe(r) + "  (simulated in \(clock.now - t0))")
+            if let u = unicast[n] {
+                out.line(
+                    "\(n) drones: group channel vs group off",
+                    String(format: "%.1f x fewer bytes", u.bitsPerSecond / r.bitsPerSecond))
+            }
+        }
+        if let first = rows.first, let last = rows.last, last.nodes > first.nodes {
+            let k = log(last.bitsPerSecond / first.bitsPerSecond) / log(Double(last.nodes) / Double(first.nodes))
+            out.line(
+                "growth with the fleet (bytes ∝ N^k)",
+                String(format: "k = %.2f (%d → %d nodes)", k, first.nodes, last.nodes))
+        }
+    }
+
+    static func describe(_ r: AirtimeSimulation.Result) -> String {
+        String(
+            format: "%7.2f Mbit/s  %7.0f frames/s  %6.1f kbit/s per node", r.bitsPerSecond / 1e6, r.framesPerSecond,
+            r.bitsPerSecondPerNode / 1e3) + "  \(r.whole ? "whole" : "NOT whole"), \(r.flaps) flaps"
+    }
+}
