@@ -97,13 +97,17 @@ extension MeshCore {
         return out
     }
 
-    /// Seals frames for the group: a stamp (a `heartbeat` frame with this node's clock) and the due echoes lead the
+    /// Seals frames for the group: a stamp (a `heartbeat` frame with this node's clock) or a due echo leads the
     /// first datagram; the frames follow, split over more datagrams where they do not fit.
     mutating func sendGroup(_ frames: [Frame], now t: MeshInstant, into out: inout [Directive]) {
         guard var g = group else { return }
         g.counter &+= 1
-        // Echoes ride in every other datagram: round trips change slowly, and each costs 31 bytes.
-        var batch: [Frame] = [.heartbeat(id: g.counter, sentAtMicros: t.nanoseconds / 1000)]
+        // The stamp rides in every other datagram (and in every one without other frames), an echo in the others:
+        // clocks and round trips change slowly, and each costs 15 or 31 bytes.
+        var batch: [Frame] = []
+        if g.counter % 2 == 1 || frames.isEmpty {
+            batch.append(.heartbeat(id: g.counter, sentAtMicros: t.nanoseconds / 1000))
+        }
         if g.counter % 2 == 0 { batch += g.echoes(now: t) }
         var size = batch.reduce(0) { $0 + $1.encodedSize }
         func flush() {

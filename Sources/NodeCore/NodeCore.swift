@@ -159,7 +159,18 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
                     effects.append(.nodeMessage(type: type, payload: payload, from: from))
                 }
             case .groupMessage(let type, let payload, let from):
-                if type >= 256 { later.append(.message(type, payload, from: from, viaGroup: true)) }
+                if type >= 256 {
+                    later.append(.message(type, payload, from: from, viaGroup: true))
+                } else if type == OwnBroadcast.type, let incarnation = mesh.membership.peers[from]?.incarnation {
+                    // The group datagram was checked to come from this incarnation of `from`.
+                    do {
+                        let (t, p) = try OwnBroadcast.expand(payload, origin: from, incarnation: incarnation)
+                        later.append(.message(t, p, from: from, viaGroup: true))
+                    } catch {
+                        effects.append(
+                            .malformedMessage(type: type, bytes: payload.count, from: from, error: "\(error)"))
+                    }
+                }
             case .rejected(let address, let reason, let log):
                 effects.append(.rejected(address, reason, log: log))
             case .note(let level, let text):
@@ -208,12 +219,12 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
                     var once = env
                     once.destination = .broadcast
                     once.ttl = 1
-                    byGroup.append(CoordinatorMessage.routed(once, .telemetry(uavNumber: n, state: s)).encode())
+                    byGroup.append(groupForm(.routed(once, .telemetry(uavNumber: n, state: s))))
                 }
             case .send(.routed(let env, let payload), let to, .unreliable)
             where (env.destination == .broadcast || env.destination == .node(to)) && mesh.reachesOverGroup(to, now: now):
                 if grouped.insert(FloodCopy(origin: env.origin, sequence: env.sequence, ttl: env.ttl)).inserted {
-                    byGroup.append(CoordinatorMessage.routed(env, payload).encode())
+                    byGroup.append(groupForm(.routed(env, payload)))
                 }
             case .send(.linkState(let lsa), let to, .unreliable) where mesh.reachesOverGroup(to, now: now):
                 // A refresh of this node's unchanged link-state advertisement: once for every neighbour on the link.
@@ -240,6 +251,18 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
         }
         if !byGroup.isEmpty { effects += carry(mesh.sendGroupUnreliable(byGroup, now: now), now: now) }
         return effects
+    }
+}
+
+extension NodeCore {
+    /// How a message goes in a group datagram: this node's own broadcasts without the envelope's origin and
+    /// incarnation (`OwnBroadcast`), everything else as it is.
+    func groupForm(_ message: CoordinatorMessage) -> (type: UInt16, payload: [UInt8]) {
+        let (type, payload) = message.encode()
+        guard case .routed(let env, _) = message, env.destination == .broadcast, env.origin == mesh.localID,
+            env.originIncarnation == mesh.incarnation
+        else { return (type, payload) }
+        return (OwnBroadcast.type, OwnBroadcast.compact(type: type, payload: payload))
     }
 }
 
