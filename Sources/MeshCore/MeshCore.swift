@@ -74,8 +74,10 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
         var out: [Directive] = []
         apply(endpoint.tick(now: now, wallClockMicros: wallClockMicros), now: now, into: &out)
         if !leaving {
-            // Peers heard on the group lately hear this node there too: no unicast heartbeats for them.
-            let quiet = group?.fresh(now: now) ?? []
+            // Peers heard on the group lately hear this node there too: no unicast heartbeats for them, once their
+            // clock is estimated (a new session's first round trip comes from heartbeats at once, not from an echo
+            // that may take a second or two: a scheduled command needs it).
+            let quiet = (group?.fresh(now: now) ?? []).filter { clocks[$0]?.oneWayDelay(now: now) != nil }
             apply(membership.onTick(now: now, quiet: quiet), now: now, into: &out)
             groupTick(now: now, into: &out)
         }

@@ -11,12 +11,12 @@ import MeshTypes
 /// are kept per window of one second and the previous window is still used, so the estimate follows drift between
 /// two monotonic clocks (parts per million) and a peer's restart (the shell resets the estimate then) within 2 s.
 /// Round trips change slowly and, over the group channel, are sampled only every few seconds per peer (echoes,
-/// `GroupSettings`): their minimum is kept per window of ten seconds, the previous one still used.
+/// `GroupSettings`): their minimum is kept per window of 30 seconds, the previous one still used.
 public struct PeerClock: Sendable, Equatable {
     /// How long one window of samples lasts.
     public static let window: Duration = .seconds(1)
     /// How long one window of round trips lasts.
-    public static let roundTripWindow: Duration = .seconds(10)
+    public static let roundTripWindow: Duration = .seconds(30)
 
     struct Window: Sendable, Equatable {
         var start: MeshInstant

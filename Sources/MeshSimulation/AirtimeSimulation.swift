@@ -32,8 +32,17 @@ public struct AirtimeSimulation {
         public var framesPerSecond: Double { Double(unicastFrames + groupFrames) / seconds }
     }
 
-    private var nodes: [NodeCore<Int>] = []
-    private var now = MeshInstant(nanoseconds: 1_000_000)
+    /// The nodes: stations first, then drones.
+    public private(set) var nodes: [NodeCore<Int>] = []
+    /// The virtual clock.
+    public private(set) var now = MeshInstant(nanoseconds: 1_000_000)
+    /// Whether group datagrams reach the other nodes (multicast working on the link).
+    public var groupPasses = true
+    /// Unicast and group datagrams each node sent since `resetCounts()`.
+    public private(set) var unicastSent: [Int] = []
+    public private(set) var groupSent: [Int] = []
+    /// Unicast datagrams from one drone to another since `resetCounts()`.
+    public private(set) var unicastBetweenDrones = 0
     private var inFlight: [(to: Int, from: Int, bytes: [UInt8])] = []
     private var counting = false
     private var result: Result
@@ -46,6 +55,8 @@ public struct AirtimeSimulation {
         let key = try! MeshKey(bytes: (0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) })
         let count = stations + drones
         result = Result(nodes: count, seconds: 0, whole: false)
+        unicastSent = Array(repeating: 0, count: count)
+        groupSent = unicastSent
         for i in 0..<count {
             let id = NodeID(high: UInt64(i + 1) << 32 | rng.next() >> 32, low: rng.next())
             let incarnation: Incarnation = rng.next()
@@ -82,27 +93,43 @@ public struct AirtimeSimulation {
         sim.counting = true
         sim.advance(measure)
         sim.result.seconds = Double(measure.components.seconds) + Double(measure.components.attoseconds) / 1e18
-        sim.result.whole = sim.nodes.indices.allSatisfy { i in
-            sim.nodes[i].mesh.membership.peers.count == sim.nodes.count - 1
-                && sim.nodes[i].mesh.membership.peers.values.allSatisfy { $0.state == .established }
-        }
+        sim.result.whole = sim.whole
         return sim.result
+    }
+
+    /// Every node in session with every other.
+    public var whole: Bool {
+        nodes.indices.allSatisfy { i in
+            nodes[i].mesh.membership.peers.count == nodes.count - 1
+                && nodes[i].mesh.membership.peers.values.allSatisfy { $0.state == .established }
+        }
+    }
+
+    /// Starts the per-node counts over.
+    public mutating func resetCounts() {
+        unicastSent = Array(repeating: 0, count: nodes.count)
+        groupSent = unicastSent
+        unicastBetweenDrones = 0
     }
 
     private mutating func carry(_ effects: [NodeCore<Int>.Effect], at i: Int) {
         for e in effects {
             switch e {
             case .datagram(let bytes, let to):
+                unicastSent[i] += 1
+                if i >= stations, to >= stations { unicastBetweenDrones += 1 }
                 if counting {
                     result.bytes += bytes.count + Self.framing
                     result.unicastFrames += 1
                 }
                 inFlight.append((to, i, bytes))
             case .groupDatagram(let bytes):
+                groupSent[i] += 1
                 if counting {
                     result.bytes += bytes.count + Self.framing
                     result.groupFrames += 1
                 }
+                guard groupPasses else { continue }
                 for to in nodes.indices where to != i { inFlight.append((to, i, bytes)) }
             case .peerState(_, _, let from, let to):
                 if counting, from == .established, to != .established { result.flaps += 1 }
@@ -112,7 +139,8 @@ public struct AirtimeSimulation {
         }
     }
 
-    private mutating func advance(_ span: Duration) {
+    /// Runs the fleet for `span` of virtual time (10 ms mesh ticks, 50 ms coordinator ticks and vehicle reports).
+    public mutating func advance(_ span: Duration) {
         let end = now + span
         var tick = 0
         while now < end {
