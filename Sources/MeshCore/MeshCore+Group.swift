@@ -84,9 +84,6 @@ extension MeshCore {
         return Self.inSession(membership.peers[peer]?.state)
     }
 
-    /// Whether the group channel is on.
-    public var usesGroup: Bool { group != nil }
-
     /// Sends messages without delivery guarantee once to every neighbour on the segment, packed into as few group
     /// datagrams as fit. Nothing happens without a group channel.
     public mutating func sendGroupUnreliable(_ messages: [(type: UInt16, payload: [UInt8])], now: MeshInstant)

@@ -209,13 +209,14 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
         // station next door) in the same datagram, which the other nodes hear as this node's presence and drop.
         var byGroup: [(type: UInt16, payload: [UInt8])] = []
         var grouped: Set<FloodCopy> = []
+        var telemetryOnce: Set<NodeID> = []
         for d in directives {
             switch d {
             case .send(.routed(let env, .telemetry(let n, let s)), let to, .unreliable)
             where env.destination == .node(to) && mesh.reachesOverGroup(to, now: now):
                 // Telemetry for stations next door: one copy, addressed to every node on the link for one hop (only
                 // stations keep it), however many stations hear it.
-                if grouped.insert(FloodCopy(origin: env.origin, sequence: 0, ttl: 0)).inserted {
+                if telemetryOnce.insert(env.origin).inserted {
                     var once = env
                     once.destination = .broadcast
                     once.ttl = 1
