@@ -200,11 +200,13 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
         return [.stateChanged(peer: id, from: .discovered, to: .handshaking)]
     }
 
-    /// Advances time: heartbeats, suspicion, loss, reconnection, forgetting. Peers in `quiet` get no heartbeat this
-    /// tick (they hear this node another way: its group datagrams).
-    public mutating func onTick(now: MeshInstant, quiet: Set<NodeID> = []) -> [MembershipDirective<Address>] {
+    /// Advances time: heartbeats, suspicion, loss, reconnection, forgetting. Peers for which `quiet` is true get no
+    /// heartbeat this tick (they hear this node another way: its group datagrams); asked only of a peer due one.
+    public mutating func onTick(now: MeshInstant, quiet: (NodeID) -> Bool = { _ in false })
+        -> [MembershipDirective<Address>]
+    {
         var out: [MembershipDirective<Address>] = []
-        for id in peers.keys.sorted() {
+        for id in [NodeID](peers.keys).sorted() {  // concrete: sorting the generic table's keys is not specialized
             guard var peer = peers[id] else { continue }
             switch peer.state {
             case .established, .suspect:
@@ -220,9 +222,7 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
                         peer.state = .suspect
                         peer.stateSince = now
                     }
-                    if !quiet.contains(id),
-                        peer.lastHeartbeat.map({ now - $0 >= configuration.heartbeatInterval }) ?? true
-                    {
+                    if peer.lastHeartbeat.map({ now - $0 >= configuration.heartbeatInterval }) ?? true, !quiet(id) {
                         peer.lastHeartbeat = now
                         peer.heartbeatsSent += 1
                         out.append(.sendHeartbeat(to: id))
@@ -258,7 +258,7 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
             }
             peers[id] = peer
         }
-        for id in forgotten.keys.sorted() {
+        for id in [NodeID](forgotten.keys).sorted() {
             guard var gone = forgotten[id],
                 gone.lastConnectAttempt.map({ now - $0 >= Self.probeStep(configuration.reconnectInterval, gone) })
                     ?? true,

@@ -49,9 +49,9 @@ struct GroupState: Sendable {
     var counter: UInt32 = 0
     var lastRejectionLog: MeshInstant?
 
-    /// Peers heard on the group within `freshness`.
-    func fresh(now: MeshInstant) -> Set<NodeID> {
-        Set(heard.filter { now - $0.value < settings.freshness }.keys)
+    /// Whether `peer` was heard on the group within `freshness`.
+    func isFresh(_ peer: NodeID, now: MeshInstant) -> Bool {
+        heard[peer].map { now - $0 < settings.freshness } ?? false
     }
 
     mutating func forget(_ peer: NodeID) {
@@ -97,19 +97,22 @@ extension MeshCore {
     /// Seals frames for the group: a stamp (a `heartbeat` frame with this node's clock) or a due echo leads the
     /// first datagram; the frames follow, split over more datagrams where they do not fit.
     mutating func sendGroup(_ frames: [Frame], now t: MeshInstant, into out: inout [Directive]) {
-        guard var g = group else { return }
-        g.counter &+= 1
+        // `group!` throughout, never a copy taken out: a copy shares the channel's replay windows and tables, and
+        // writing to it copies them all.
+        guard group != nil else { return }
+        group!.counter &+= 1
+        let counter = group!.counter
         // The stamp rides in every other datagram (and in every one without other frames), an echo in the others:
         // clocks and round trips change slowly, and each costs 15 or 31 bytes.
         var batch: [Frame] = []
-        if g.counter % 2 == 1 || frames.isEmpty {
-            batch.append(.heartbeat(id: g.counter, sentAtMicros: t.nanoseconds / 1000))
+        if counter % 2 == 1 || frames.isEmpty {
+            batch.append(.heartbeat(id: counter, sentAtMicros: t.nanoseconds / 1000))
         }
-        if g.counter % 2 == 0 { batch += g.echoes(now: t) }
+        if counter % 2 == 0 { batch += group!.echoes(now: t) }
         var size = batch.reduce(0) { $0 + $1.encodedSize }
         func flush() {
             guard !batch.isEmpty, let plaintext = try? Frame.encode(batch) else { return }
-            out.append(.sendGroup(g.channel.seal(plaintext)))
+            out.append(.sendGroup(group!.channel.seal(plaintext)))
             batch.removeAll()
             size = 0
         }
@@ -119,8 +122,7 @@ extension MeshCore {
             size += frame.encodedSize
         }
         flush()
-        g.lastSent = t
-        group = g
+        group!.lastSent = t
     }
 
     /// A presence datagram when nothing went to the group for `presenceInterval` and some peer is in session.
@@ -137,12 +139,11 @@ extension MeshCore {
     mutating func onGroupDatagram(
         _ bytes: [UInt8], from address: Address, now t: MeshInstant, into out: inout [Directive]
     ) {
-        guard var g = group else {
+        guard group != nil else {
             out.append(.note(.debug, "group datagram from \(address) while the group channel is off"))
             return
         }
-        let opened = g.channel.open(bytes)
-        group = g
+        let opened = group!.channel.open(bytes)
         let message: GroupChannel.Message
         switch opened {
         case .success(let m): message = m
@@ -160,8 +161,8 @@ extension MeshCore {
             return
         }
         let peer = message.sender
-        guard let record = membership.peers[peer], Self.inSession(record.state),
-            record.incarnation == message.incarnation
+        guard Self.inSession(membership.peers[peer]?.state),
+            membership.peers[peer]?.incarnation == message.incarnation
         else {
             // Normal while sessions form (the group is heard before the handshake completes) and after a restart:
             // not counted as a refusal.

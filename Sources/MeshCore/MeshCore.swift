@@ -77,17 +77,24 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
             // Peers heard on the group lately hear this node there too: no unicast heartbeats for them, once their
             // clock is estimated (a new session's first round trip comes from heartbeats at once, not from an echo
             // that may take a second or two: a scheduled command needs it).
-            let quiet = (group?.fresh(now: now) ?? []).filter { clocks[$0]?.oneWayDelay(now: now) != nil }
-            apply(membership.onTick(now: now, quiet: quiet), now: now, into: &out)
+            let group = group
+            let clocks = clocks
+            let ticked = membership.onTick(now: now) { id in
+                group?.isFresh(id, now: now) == true && clocks[id]?.oneWayDelay(now: now) != nil
+            }
+            apply(ticked, now: now, into: &out)
             groupTick(now: now, into: &out)
         }
-        for id in channels.keys.sorted() {
+        // Only channels with a deadline due have work; sorted so that a simulation is the same for a seed. Each is
+        // changed in place: a copy taken out of the dictionary would copy its whole window (1,024 slots) on write.
+        let due = channels.compactMap { id, channel in (channel.nextDeadline.map { $0 <= now } ?? false) ? id : nil }
+        for id in due.sorted() {
             // A lost or forgotten peer's channel waits: retransmitting its whole window every second into an outage
             // costs CPU and airtime for nothing (and reaching a peer that cannot answer, made it flap back and forth
             // at the other side). When it is in session again, everything in the window goes at once (`.returned`).
-            guard var channel = channels[id], Self.inSession(membership.peers[id]?.state) else { continue }
-            let actions = channel.tick(now: now)
-            channels[id] = channel
+            guard Self.inSession(membership.peers[id]?.state), let actions = channels[id]?.tick(now: now) else {
+                continue
+            }
             perform(actions, peer: id, now: now, into: &out)
         }
         return out
@@ -129,11 +136,10 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
     public mutating func sendReliable(_ type: UInt16, _ payload: [UInt8], to peer: NodeID, now: MeshInstant)
         -> [Directive]
     {
-        guard var channel = channels[peer] else { return [] }
+        guard channels[peer] != nil else { return [] }
         var out: [Directive] = []
         do {
-            let actions = try channel.send(type: type, payload: payload, now: now)
-            channels[peer] = channel
+            guard let actions = try channels[peer]?.send(type: type, payload: payload, now: now) else { return [] }
             perform(actions, peer: peer, now: now, into: &out)
         } catch {
             out.append(.note(.warning, "reliable send to \(peer) refused: \(error)"))
@@ -298,9 +304,7 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
                 // Echoes belong to group datagrams.
                 break
             case .reliable, .ack:
-                guard var channel = channels[peer] else { continue }
-                let actions = channel.receive(frame: frame, now: t)
-                channels[peer] = channel
+                guard let actions = channels[peer]?.receive(frame: frame, now: t) else { continue }
                 perform(actions, peer: peer, now: t, into: &out)
             case .unreliable(let type, let payload):
                 handleMessage(type: type, payload: payload, from: peer, reliable: false, into: &out)
@@ -313,9 +317,9 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
     private mutating func resumeChannel(
         with peer: NodeID, _ why: ReliableChannel.Resumption, now t: MeshInstant, into out: inout [Directive]
     ) {
-        guard var channel = channels[peer], channel.inFlight > 0 else { return }
-        let actions = channel.resume(now: t, why)
-        channels[peer] = channel
+        guard let inFlight = channels[peer]?.inFlight, inFlight > 0,
+            let actions = channels[peer]?.resume(now: t, why)
+        else { return }
         perform(actions, peer: peer, now: t, into: &out)
     }
 

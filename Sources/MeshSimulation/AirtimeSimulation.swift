@@ -26,6 +26,12 @@ public struct AirtimeSimulation {
         public var groupFrames = 0
         /// Peer-state changes away from `established` during the count (flaps).
         public var flaps = 0
+        /// Virtual time from the start (every node discovers every other at once) to every node in session with
+        /// every other; nil if that did not happen within the settling time.
+        public var formedAfter: Duration?
+        /// Datagrams (unicast and group) and their bytes, framing included, sent until the mesh was whole.
+        public var formationFrames = 0
+        public var formationBytes = 0
 
         public var bitsPerSecond: Double { Double(bytes) * 8 / seconds }
         public var bitsPerSecondPerNode: Double { bitsPerSecond / Double(nodes) }
@@ -43,6 +49,8 @@ public struct AirtimeSimulation {
     public private(set) var groupSent: [Int] = []
     /// Unicast datagrams from one drone to another since `resetCounts()`.
     public private(set) var unicastBetweenDrones = 0
+    /// Bytes sent by every node since the start, framing included.
+    public private(set) var sentBytes = 0
     private var inFlight: [(to: Int, from: Int, bytes: [UInt8])] = []
     private var counting = false
     private var result: Result
@@ -89,7 +97,15 @@ public struct AirtimeSimulation {
         seed: UInt64 = 1
     ) -> Result {
         var sim = AirtimeSimulation(stations: stations, drones: drones, group: group, seed: seed)
-        sim.advance(settle)
+        let start = sim.now
+        // Formation, checked every 100 ms (the counts so far are the formation's), then the rest of `settle`.
+        while sim.now - start < settle, sim.result.formedAfter == nil {
+            sim.advance(.milliseconds(100))
+            if sim.whole { sim.result.formedAfter = sim.now - start }
+        }
+        sim.result.formationFrames = sim.unicastSent.reduce(0, +) + sim.groupSent.reduce(0, +)
+        sim.result.formationBytes = sim.sentBytes
+        if sim.now - start < settle { sim.advance(settle - (sim.now - start)) }
         sim.counting = true
         sim.advance(measure)
         sim.result.seconds = Double(measure.components.seconds) + Double(measure.components.attoseconds) / 1e18
@@ -117,6 +133,7 @@ public struct AirtimeSimulation {
             switch e {
             case .datagram(let bytes, let to):
                 unicastSent[i] += 1
+                sentBytes += bytes.count + Self.framing
                 if i >= stations, to >= stations { unicastBetweenDrones += 1 }
                 if counting {
                     result.bytes += bytes.count + Self.framing
@@ -125,6 +142,7 @@ public struct AirtimeSimulation {
                 inFlight.append((to, i, bytes))
             case .groupDatagram(let bytes):
                 groupSent[i] += 1
+                sentBytes += bytes.count + Self.framing
                 if counting {
                     result.bytes += bytes.count + Self.framing
                     result.groupFrames += 1

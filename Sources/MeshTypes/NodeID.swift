@@ -4,6 +4,7 @@ public struct NodeID: Hashable, Comparable, Sendable, CustomStringConvertible {
     public let high: UInt64
     public let low: UInt64
 
+    @inlinable
     public init(high: UInt64, low: UInt64) {
         self.high = high
         self.low = low
@@ -32,8 +33,22 @@ public struct NodeID: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     public var description: String { short }
 
+    // Inlinable, with the hash: a node ID keys every per-peer table and is compared on every tick, from other
+    // modules.
+    @inlinable
     public static func < (a: NodeID, b: NodeID) -> Bool {
         (a.high, a.low) < (b.high, b.low)
+    }
+
+    @inlinable
+    public static func == (a: NodeID, b: NodeID) -> Bool {
+        a.high == b.high && a.low == b.low
+    }
+
+    @inlinable
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(high)
+        hasher.combine(low)
     }
 }
 

@@ -24,7 +24,7 @@ enum AirtimeSimulationBenchmarks {
         for n in sizes("FLEETMESH_BENCH_AIRSIM_SIZES", "10,25,50,100,200") {
             let clock = ContinuousClock()
             let t0 = clock.now
-            let r = AirtimeSimulation.run(drones: n, group: true)
+            let r = AirtimeSimulation.run(drones: n, group: true, settle: .seconds(n > 50 ? 10 : 3))
             rows.append(r)
             out.line("\(n) drones", describe(r) + "  (simulated in \(clock.now - t0))")
             if let u = unicast[n] {
@@ -45,5 +45,12 @@ enum AirtimeSimulationBenchmarks {
         String(
             format: "%7.2f Mbit/s  %7.0f frames/s  %6.1f kbit/s per node", r.bitsPerSecond / 1e6, r.framesPerSecond,
             r.bitsPerSecondPerNode / 1e3) + "  \(r.whole ? "whole" : "NOT whole"), \(r.flaps) flaps"
+            + (r.formedAfter.map {
+                String(
+                    format: "; formed in %.1f s, %d datagrams, %.2f MB",
+                    Double($0.components.seconds)
+                        + Double($0.components.attoseconds) / 1e18, r.formationFrames,
+                    Double(r.formationBytes) / 1e6)
+            } ?? "; NOT formed within the settling time")
     }
 }

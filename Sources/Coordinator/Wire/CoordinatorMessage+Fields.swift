@@ -60,12 +60,14 @@ extension LinkStateAdvertisement {
 }
 
 /// Reads a UAV number: 1…250, or 0 for "none" where allowed.
-func readUAVNumber(_ r: inout WireReader, _ field: String, allowNone: Bool) throws(WireError) -> UInt8? {
+func readUAVNumber(_ r: inout WireReader, _ field: @autoclosure () -> String, allowNone: Bool) throws(WireError)
+    -> UInt8?
+{
     let at = r.offset
-    let n = try r.u8(field)
+    let n = try r.u8(field())
     if n == 0 && allowNone { return nil }
     guard n >= 1 && n <= WireLimits.maxUAVNumber else {
-        throw WireError("\(field) at offset \(at): expected \(allowNone ? "0…" : "1…")250, found \(n)")
+        throw WireError("\(field()) at offset \(at): expected \(allowNone ? "0…" : "1…")250, found \(n)")
     }
     return n
 }
@@ -103,32 +105,32 @@ extension GeoPoint {
         w.i32(altitudeMillimetres)
     }
 
-    init(from r: inout WireReader, _ field: String) throws(WireError) {
+    init(from r: inout WireReader, _ field: @autoclosure () -> String) throws(WireError) {
         let latAt = r.offset
-        let lat = try r.i32(field + ".latitudeE7")
+        let lat = try r.i32(field() + ".latitudeE7")
         guard (-900_000_000...900_000_000).contains(lat) else {
-            throw WireError("\(field).latitudeE7 at offset \(latAt): expected −900000000…900000000, found \(lat)")
+            throw WireError("\(field()).latitudeE7 at offset \(latAt): expected −900000000…900000000, found \(lat)")
         }
         let lonAt = r.offset
-        let lon = try r.i32(field + ".longitudeE7")
+        let lon = try r.i32(field() + ".longitudeE7")
         guard (-1_800_000_000...1_800_000_000).contains(lon) else {
-            throw WireError("\(field).longitudeE7 at offset \(lonAt): expected −1800000000…1800000000, found \(lon)")
+            throw WireError("\(field()).longitudeE7 at offset \(lonAt): expected −1800000000…1800000000, found \(lon)")
         }
-        self.init(latitudeE7: lat, longitudeE7: lon, altitudeMillimetres: try r.i32(field + ".altitudeMillimetres"))
+        self.init(latitudeE7: lat, longitudeE7: lon, altitudeMillimetres: try r.i32(field() + ".altitudeMillimetres"))
     }
 }
 
-func readHeading(_ r: inout WireReader, _ field: String) throws(WireError) -> UInt16 {
+func readHeading(_ r: inout WireReader, _ field: @autoclosure () -> String) throws(WireError) -> UInt16 {
     let at = r.offset
-    let h = try r.u16(field)
-    guard h < 36000 else { throw WireError("\(field) at offset \(at): expected 0…35999, found \(h)") }
+    let h = try r.u16(field())
+    guard h < 36000 else { throw WireError("\(field()) at offset \(at): expected 0…35999, found \(h)") }
     return h
 }
 
-func readPercent(_ r: inout WireReader, _ field: String) throws(WireError) -> UInt8 {
+func readPercent(_ r: inout WireReader, _ field: @autoclosure () -> String) throws(WireError) -> UInt8 {
     let at = r.offset
-    let p = try r.u8(field)
-    guard p <= 100 else { throw WireError("\(field) at offset \(at): expected 0…100, found \(p)") }
+    let p = try r.u8(field())
+    guard p <= 100 else { throw WireError("\(field()) at offset \(at): expected 0…100, found \(p)") }
     return p
 }
 
@@ -137,12 +139,12 @@ func writePoints(_ points: [GeoPoint], countWidth16: Bool, to w: inout WireWrite
     for p in points { p.write(to: &w) }
 }
 
-func readPoints(_ r: inout WireReader, _ field: String, count: Int) throws(WireError) -> [GeoPoint] {
+func readPoints(_ r: inout WireReader, _ field: @autoclosure () -> String, count: Int) throws(WireError) -> [GeoPoint] {
     guard r.remaining >= count * 12 else {
-        throw WireError("truncated \(field): expected \(count * 12) bytes for \(count) points, found \(r.remaining)")
+        throw WireError("truncated \(field()): expected \(count * 12) bytes for \(count) points, found \(r.remaining)")
     }
     var points: [GeoPoint] = []
     points.reserveCapacity(count)
-    for i in 0..<count { points.append(try GeoPoint(from: &r, "\(field)[\(i)]")) }
+    for i in 0..<count { points.append(try GeoPoint(from: &r, "\(field())[\(i)]")) }
     return points
 }

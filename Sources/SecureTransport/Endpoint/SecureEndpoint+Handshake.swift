@@ -211,6 +211,7 @@ extension SecureEndpoint {
             }
             peer.current = session
             peers[id] = peer
+            sessionSweepAt = nil
             return [out]
         }
         let previousIncarnation = peers[id]?.incarnation
@@ -220,6 +221,7 @@ extension SecureEndpoint {
         peers[id] = Peer(
             id: id, incarnation: peerIncarnation, role: peerRole, address: address, current: session,
             establishedAt: now, lastReceived: nil)
+        sessionSweepAt = nil
         return [
             .established(
                 PeerInfo(

@@ -35,6 +35,10 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
     /// The wall clock minus `now`, in microseconds, as of the latest `connect` or `tick`: the timestamp of an
     /// initiation sent while receiving (`hurryHandshake`), where no wall clock is passed in.
     var wallOffsetMicros: Int64 = 0
+    /// When a session next expires or is due for a rekey (nil: look at every session on the next tick). A tick every
+    /// 10 ms then costs nothing per peer in between; installing a session, and a counter reaching
+    /// `rekeyAfterMessages`, set it back to nil.
+    var sessionSweepAt: MeshInstant?
 
     /// An endpoint for the mesh of `key`. `random` draws session indices and ephemeral keys; inject a seeded generator
     /// for reproducible simulations (never in production).
@@ -146,6 +150,7 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
         guard let i = peers.index(forKey: peer), let out = peers.values[i].takeSend(now: now, limits: limits) else {
             throw .noSession(peer)
         }
+        if out.counter + 1 >= limits.rekeyAfterMessages { sessionSweepAt = nil }
         return out
     }
 
@@ -175,8 +180,16 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
             for u in expired { indexOwners[u.session.localIndex] = nil }
             unconfirmed[id] = kept.isEmpty ? nil : kept
         }
-        // Sessions.
-        for id in peers.keys.sorted() {
+        // Sessions, when one may expire or be due for a rekey: only those peers have work (sorted: a simulation is
+        // the same for a seed).
+        if let at = sessionSweepAt, now < at { return out }
+        let due = peers.compactMap { id, peer -> NodeID? in
+            if let s = peer.current, isExpired(s, now) || needsRekey(s, now: now) { return id }
+            if let s = peer.previous, isExpired(s, now) { return id }
+            return nil
+        }
+        defer { sessionSweepAt = nextSessionDeadline() }
+        for id in due.sorted() {
             guard var peer = peers[id] else { continue }
             if let s = peer.current, isExpired(s, now) {
                 indexOwners[s.localIndex] = nil
@@ -261,6 +274,24 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
     }
 
     // MARK: Helpers
+
+    /// The earliest time a session expires or an initiator or responder rekeys by age (a rekey waiting for a
+    /// handshake in flight keeps it in the past, so it is looked at again on every tick, as before).
+    func nextSessionDeadline() -> MeshInstant? {
+        var earliest: MeshInstant?
+        for peer in peers.values {
+            if let s = peer.current {
+                let rekey = s.isInitiator ? configuration.rekeyAfter : configuration.responderRekeyAfter
+                let at = s.createdAt + min(rekey, configuration.rejectAfter)
+                earliest = min(earliest ?? at, at)
+            }
+            if let s = peer.previous {
+                let at = s.createdAt + configuration.rejectAfter
+                earliest = min(earliest ?? at, at)
+            }
+        }
+        return earliest
+    }
 
     func isExpired(_ s: Session, _ now: MeshInstant) -> Bool {
         now - s.createdAt >= configuration.rejectAfter
