@@ -56,8 +56,14 @@ public struct AirtimeSimulation {
     private var result: Result
     private let stations: Int
 
-    /// `stations` stations and `drones` drones, with the group channel or without (unicast to every peer).
-    public init(stations: Int = 2, drones: Int, group: Bool, seed: UInt64 = 1) {
+    /// When each node starts (a node not started neither sends nor hears).
+    private var startsAt: [MeshInstant] = []
+    private var started: [Bool] = []
+
+    /// `stations` stations and `drones` drones, with the group channel or without (unicast to every peer). With a
+    /// `startSpread`, each node starts at a moment drawn evenly from it, as when a field team powers a fleet on;
+    /// without, all start at once and find each other at the first instant.
+    public init(stations: Int = 2, drones: Int, group: Bool, startSpread: Duration = .zero, seed: UInt64 = 1) {
         self.stations = stations
         var rng = SeededRandom(seed: seed)
         let key = try! MeshKey(bytes: (0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) })
@@ -77,26 +83,43 @@ public struct AirtimeSimulation {
                 incarnation: incarnation, persistedUAVNumber: nil, now: now)
             nodes.append(NodeCore(mesh: mesh, coordinator: coordinator))
         }
-        for i in nodes.indices {
-            for j in nodes.indices where j != i {
+        let spread = startSpread.components.seconds * 1_000_000_000 + startSpread.components.attoseconds / 1_000_000_000
+        startsAt = nodes.indices.map { _ in
+            now + .nanoseconds(spread > 0 ? Int64.random(in: 0..<spread, using: &rng) : 0)
+        }
+        started = Array(repeating: false, count: nodes.count)
+        startDue()
+    }
+
+    /// Starts the nodes whose moment has come: each finds every started node and is found by it (discovery), and a
+    /// drone is flying from its start.
+    private mutating func startDue() {
+        for i in nodes.indices where !started[i] && startsAt[i] <= now {
+            started[i] = true
+            for j in nodes.indices where j != i && started[j] {
                 carry(
                     nodes[i].onDiscovered(
                         id: nodes[j].mesh.localID, incarnation: nil, name: "n\(j)", role: nil, uavNumber: nil,
                         address: j, now: now), at: i)
+                carry(
+                    nodes[j].onDiscovered(
+                        id: nodes[i].mesh.localID, incarnation: nil, name: "n\(i)", role: nil, uavNumber: nil,
+                        address: i, now: now), at: j)
             }
-        }
-        for i in nodes.indices where i >= stations {
-            let t = now
-            carry(nodes[i].withCoordinator(now: t) { $0.onFlyingChanged(true, now: t) }, at: i)
+            if i >= stations {
+                let t = now
+                carry(nodes[i].withCoordinator(now: t) { $0.onFlyingChanged(true, now: t) }, at: i)
+            }
         }
     }
 
     /// Forms the mesh for `settle`, then counts for `measure`.
     public static func run(
-        stations: Int = 2, drones: Int, group: Bool, settle: Duration = .seconds(3), measure: Duration = .seconds(3),
-        seed: UInt64 = 1
+        stations: Int = 2, drones: Int, group: Bool, startSpread: Duration = .zero, settle: Duration = .seconds(3),
+        measure: Duration = .seconds(3), seed: UInt64 = 1
     ) -> Result {
-        var sim = AirtimeSimulation(stations: stations, drones: drones, group: group, seed: seed)
+        var sim = AirtimeSimulation(
+            stations: stations, drones: drones, group: group, startSpread: startSpread, seed: seed)
         let start = sim.now
         // Formation, checked every 100 ms (the counts so far are the formation's), then the rest of `settle`.
         while sim.now - start < settle, sim.result.formedAfter == nil {
@@ -164,7 +187,8 @@ public struct AirtimeSimulation {
         while now < end {
             now = now + .milliseconds(10)
             tick += 1
-            for i in nodes.indices {
+            startDue()
+            for i in nodes.indices where started[i] {
                 carry(nodes[i].onMeshTick(now: now, wallClockMicros: now.nanoseconds / 1000), at: i)
                 guard tick % 5 == 0 else { continue }
                 if i >= stations { report(i) }
@@ -174,6 +198,7 @@ public struct AirtimeSimulation {
             while k < inFlight.count {
                 let d = inFlight[k]
                 k += 1
+                guard started[d.to] else { continue }
                 carry(nodes[d.to].onDatagram(d.bytes, from: d.from, now: now), at: d.to)
             }
             inFlight.removeAll(keepingCapacity: true)

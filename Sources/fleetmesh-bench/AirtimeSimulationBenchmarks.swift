@@ -4,7 +4,10 @@ import MeshSimulation
 /// Bytes on the air in the deterministic simulation (`AirtimeSimulation`: whole nodes, real crypto, a virtual clock
 /// and one shared link), counted like the lab's link counters: 2 stations and N flying drones, 3 s formed, 3 s
 /// counted; with the group channel for FLEETMESH_BENCH_AIRSIM_SIZES (default 10,25,50,100,200) and, as the baseline
-/// in the same run, with it off (per-peer unicast) for FLEETMESH_BENCH_AIRSIM_BASELINE (default 10,25).
+/// in the same run, with it off (per-peer unicast) for FLEETMESH_BENCH_AIRSIM_BASELINE (default 10,25). Formation is
+/// reported for each (time, datagrams and bytes until every node is in session with every other), also with the
+/// nodes started over FLEETMESH_BENCH_AIRSIM_SPREAD seconds (default 2) for FLEETMESH_BENCH_AIRSIM_SPREAD_SIZES
+/// (default 25,50).
 enum AirtimeSimulationBenchmarks {
     static func run(_ out: BenchOutput) async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -32,6 +35,15 @@ enum AirtimeSimulationBenchmarks {
                     "\(n) drones: group channel vs group off",
                     String(format: "%.1f x fewer bytes", u.bitsPerSecond / r.bitsPerSecond))
             }
+        }
+        // Formation when the nodes start over a few seconds instead of at one instant: each node's neighbour list
+        // grows while its advertisements flood (issue #16's formation at scale).
+        let spread = Double(environment["FLEETMESH_BENCH_AIRSIM_SPREAD"] ?? "") ?? 2
+        for n in sizes("FLEETMESH_BENCH_AIRSIM_SPREAD_SIZES", "25,50") {
+            let r = AirtimeSimulation.run(
+                drones: n, group: true, startSpread: .milliseconds(Int(spread * 1000)),
+                settle: .seconds(spread + 5))
+            out.line("\(n) drones started over \(spread) s", describe(r))
         }
         if let first = rows.first, let last = rows.last, last.nodes > first.nodes {
             let k = log(last.bitsPerSecond / first.bitsPerSecond) / log(Double(last.nodes) / Double(first.nodes))

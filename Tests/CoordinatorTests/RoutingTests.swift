@@ -8,7 +8,9 @@ struct RoutingTests {
     static func line(_ n: Int, hopLimit: UInt8 = 8) -> Pump {
         var p = Pump((0..<n).map { (.station, "N\($0)", pinned: nil, persisted: nil) }) { $0.hopLimit = hopLimit }
         for i in 1..<n { p.link(i - 1, i) }
-        p.advance(.milliseconds(300))
+        // A node's second neighbour goes out with its advertisement after `linkStateMinInterval` (200 ms), and the
+        // first hop repeats it after `linkStateFloodDelay` (150 ms): the price of a formation in O(N²) messages.
+        p.advance(.milliseconds(600))
         return p
     }
 

@@ -15,6 +15,15 @@ public struct CoordinatorConfiguration: Sendable {
     public var hopLimit: UInt8 = 8
     /// How often a node re-floods its link-state advertisement without a change.
     public var linkStateRefreshInterval: Duration = .seconds(10)
+    /// An advertisement whose neighbours changed is flooded at most this often: while a mesh forms, a node's
+    /// neighbours come up one by one, and flooding each change made formation cost O(N³) messages. The first change
+    /// after a quiet spell goes at once; a change of the node's own state (number, controller…) never waits.
+    public var linkStateMinInterval: Duration = .milliseconds(200)
+    /// How long a new advertisement heard from its origin waits before this node repeats it to neighbours that may
+    /// lack it. Meanwhile a newer version replaces it (a forming node's neighbour list grows by the moment) and every
+    /// neighbour that sends the same version shows it has it, so a forming full mesh repeats almost nothing. Further
+    /// hops repeat at once.
+    public var linkStateFloodDelay: Duration = .milliseconds(150)
     /// Advertisements not refreshed for this long are dropped.
     public var linkStateMaxAge: Duration = .seconds(35)
     /// How long a drone without a number listens to the mesh before claiming one.

@@ -1,15 +1,18 @@
 import MeshTypes
 
 extension CoordinatorCore {
-    /// The neighbour layer opened a session with `peer`. The core sends it the whole link-state database.
+    /// The neighbour layer opened a session with `peer`. The core floods its own advertisement with the new neighbour
+    /// (at once, unless one left within `linkStateMinInterval`: then with the next) and sends `peer` the whole
+    /// link-state database.
     public mutating func onNeighbourUp(_ peer: NodeID, now: MeshInstant) -> [Directive] {
         guard peer != nodeID, !neighbours.contains(peer) else { return [] }
         neighbours.append(peer)
         neighbours.sort()
         topologyChanged()
-        ownAdvertisementDirty = true
-        var out: [Directive] = []
-        out.append(.send(.linkState(ownAdvertisement(sequence: ownSequence)), to: peer, reliability: .reliable))
+        neighboursChanged = true
+        var out = originateAdvertisementIfDue(now: now)
+        // The whole database: that an origin listed `peer` when it made its advertisement is no proof `peer` has it
+        // now (it may have restarted since).
         for id in database.keys.sorted() {
             out.append(.send(.linkState(database[id]!), to: peer, reliability: .reliable))
         }
@@ -24,7 +27,7 @@ extension CoordinatorCore {
         guard let i = neighbours.firstIndex(of: peer) else { return [] }
         neighbours.remove(at: i)
         topologyChanged()
-        ownAdvertisementDirty = true
+        neighboursChanged = true
         return []
     }
 
@@ -67,14 +70,20 @@ extension CoordinatorCore {
             controller: role == .drone ? lease?.holder : nil)
     }
 
-    /// Floods a fresh advertisement if something changed or the refresh is due. A change goes reliably; a refresh of
-    /// an unchanged advertisement without guarantee (one lost is repaired by the next, 10 s later, well within the
-    /// 35 s age limit), which lets it leave once by group on a shared link instead of once per neighbour.
+    /// Floods a fresh advertisement if something changed or the refresh is due. A change of this node's own state
+    /// (number, flying, controller, geofence) goes at once, a change of its neighbours at most every
+    /// `linkStateMinInterval`; either reliably. A refresh of an unchanged advertisement goes without guarantee (one
+    /// lost is repaired by the next, 10 s later, well within the 35 s age limit), which lets it leave once by group
+    /// on a shared link instead of once per neighbour.
     mutating func originateAdvertisementIfDue(now: MeshInstant) -> [Directive] {
         let refreshDue = lastOrigination.map { now - $0 >= configuration.linkStateRefreshInterval } ?? true
-        guard ownAdvertisementDirty || refreshDue else { return [] }
-        let reliability: Reliability = ownAdvertisementDirty || lastOrigination == nil ? .reliable : .unreliable
+        let neighboursDue =
+            neighboursChanged && (lastOrigination.map { now - $0 >= configuration.linkStateMinInterval } ?? true)
+        guard ownAdvertisementDirty || neighboursDue || refreshDue else { return [] }
+        let changed = ownAdvertisementDirty || neighboursChanged
+        let reliability: Reliability = changed || lastOrigination == nil ? .reliable : .unreliable
         ownAdvertisementDirty = false
+        neighboursChanged = false
         lastOrigination = now
         ownSequence += 1
         let lsa = ownAdvertisement(sequence: ownSequence)
@@ -104,17 +113,49 @@ extension CoordinatorCore {
         databaseHeardAt[lsa.origin] = now
         topologyChanged()
         var out: [Directive] = []
-        // Not repeated to nodes that both we and they believe are neighbours of `from`: `from` floods it to them
-        // itself. This keeps a full mesh's flood at one copy per link instead of one per link per node; a link one
-        // side no longer lists is not skipped, and the 10 s refresh and the database exchange on every new session
-        // repair what a stale view could still miss.
-        let fromNeighbours = Set(database[from]?.neighbours ?? [])
-        for n in neighbours where n != from && n != lsa.origin {
-            if fromNeighbours.contains(n), database[n]?.neighbours.contains(from) == true { continue }
-            out.append(.send(.linkState(lsa), to: n, reliability: .reliable))
+        if from == lsa.origin {
+            // First hop: repeated after `linkStateFloodDelay` (`floodDue`). A version newer still replaces it and
+            // keeps the earlier moment, so a stream of changes is not held back.
+            pendingFloods[lsa.origin] = PendingFlood(
+                sequence: lsa.sequence, holders: [from],
+                dueAt: pendingFloods[lsa.origin]?.dueAt ?? now + configuration.linkStateFloodDelay)
+        } else {
+            pendingFloods[lsa.origin] = nil
+            out += repeatAdvertisement(lsa, holders: [from])
         }
         if lsa.role == .drone, previous?.uavNumber != lsa.uavNumber {
             out.append(.numberAnnounced(node: lsa.origin, number: lsa.uavNumber, previous: previous?.uavNumber))
+        }
+        return out
+    }
+
+    /// Repeats advertisements heard from their origins whose `linkStateFloodDelay` is over.
+    mutating func floodDue(now: MeshInstant) -> [Directive] {
+        guard !pendingFloods.isEmpty else { return [] }
+        var out: [Directive] = []
+        for origin in pendingFloods.keys.sorted() where pendingFloods[origin]!.dueAt <= now {
+            let pending = pendingFloods.removeValue(forKey: origin)!
+            guard let lsa = database[origin], lsa.sequence == pending.sequence else { continue }
+            out += repeatAdvertisement(lsa, holders: pending.holders)
+        }
+        return out
+    }
+
+    /// Sends another node's advertisement to the neighbours that may lack it: not to the origin's neighbours as the
+    /// advertisement lists them (the origin sent it to each of them reliably when it made it), nor to `holders` (they
+    /// sent it), nor to nodes that both we and they believe are neighbours of a holder (it floods to them itself). This
+    /// keeps a full mesh's flood at one copy per link; a link one side no longer lists is not skipped, and the 10 s
+    /// refresh and the database exchange on every new session repair what a stale view could still miss.
+    func repeatAdvertisement(_ lsa: LinkStateAdvertisement, holders: Set<NodeID>) -> [Directive] {
+        let originNeighbours = Set(lsa.neighbours)
+        let sorted = holders.sorted()
+        let holderNeighbours = sorted.map { Set(database[$0]?.neighbours ?? []) }
+        var out: [Directive] = []
+        for n in neighbours where n != lsa.origin && !holders.contains(n) && !originNeighbours.contains(n) {
+            let floodedByHolder = sorted.indices.contains { k in
+                holderNeighbours[k].contains(n) && database[n]?.neighbours.contains(sorted[k]) == true
+            }
+            if !floodedByHolder { out.append(.send(.linkState(lsa), to: n, reliability: .reliable)) }
         }
         return out
     }
@@ -213,4 +254,13 @@ extension CoordinatorCore {
         case .geofence(let a): return receiveGeofence(env, a, now: now)
         }
     }
+}
+
+/// Another node's advertisement waiting to be repeated (`CoordinatorCore.floodDue`).
+struct PendingFlood: Sendable {
+    /// The version waiting.
+    var sequence: UInt64
+    /// Neighbours that sent this version.
+    var holders: Set<NodeID>
+    var dueAt: MeshInstant
 }

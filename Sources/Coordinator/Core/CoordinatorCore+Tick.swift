@@ -11,6 +11,7 @@ extension CoordinatorCore {
         out += checkLease(now: now)
         out += checkFailsafe(now: now)
         out += originateAdvertisementIfDue(now: now)
+        out += floodDue(now: now)
         out += publishDue(now: now)
         out += reportAvoidanceIfDue(now: now)
         out += mapOriginDue(now: now)

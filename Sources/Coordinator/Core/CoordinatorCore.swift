@@ -20,6 +20,10 @@ public struct CoordinatorCore: Sendable {
     var databaseHeardAt: [NodeID: MeshInstant] = [:]
     var ownSequence: UInt64 = 0
     var ownAdvertisementDirty = true
+    /// The neighbour set changed since the last origination: flooded at most every `linkStateMinInterval`.
+    var neighboursChanged = false
+    /// Others' advertisements waiting to be repeated to the neighbours that may lack them (`linkStateFloodDelay`).
+    var pendingFloods: [NodeID: PendingFlood] = [:]
     var lastOrigination: MeshInstant?
     var routesStore: [NodeID: Route] = [:]
     var routesDirty = false
