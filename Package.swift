@@ -194,6 +194,8 @@ let package = Package(
             name: "NodeTests",
             dependencies: [
                 "Node", "Dashboard", "MeshCore", "Membership", "Coordinator", "MeshTypes", "SecureTransport",
+                "Avoidance",
+                "Flight",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(

@@ -1,4 +1,6 @@
+import Avoidance
 import Coordinator
+import Flight
 import Foundation
 import Membership
 import MeshTypes
@@ -194,6 +196,31 @@ struct Exposition {
         #expect(try Exposition(metrics.render(s)).value("fleetmesh_separation_min_metres") == 4)
         s.separationNow = nil
         #expect(try Exposition(metrics.render(s)).types["fleetmesh_separation_min_metres"] == nil)
+    }
+
+    /// Separation is measured between drones level with each other (within the vertical minimum), now and over the
+    /// prediction horizon.
+    @Test func separationIsTheClosestLevelPairNowAndAhead() {
+        func track(_ uav: Int, from start: Vector3, velocity: Vector3) -> AirspaceTrack {
+            let points = (1...40).map { i -> PredictedTrajectory.Point in
+                let t = Double(i) * 0.2
+                return .init(offset: t, position: start + velocity * t)
+            }
+            return AirspaceTrack(
+                uavNumber: uav, avoiding: true, prediction: PredictedTrajectory(time: 0, origin: start, points: points))
+        }
+        let hovering = track(1, from: Vector3(0, 0, 10), velocity: .zero)
+        // 30 m east, closing at 2 m/s: 14 m apart at the horizon (8 s).
+        let closing = track(2, from: Vector3(30, 0, 11), velocity: Vector3(-2, 0, 0))
+        // 5 m away but 20 m above: another layer, not a loss of separation.
+        let above = track(3, from: Vector3(0, 5, 30), velocity: .zero)
+        let snapshot = AirspaceSnapshot(tracks: [hovering, closing, above], now: 0, configuration: .init())
+        let (now, ahead) = snapshot.levelSeparation()
+        #expect(
+            abs((now ?? 0) - 30) < 1e-6 && abs((ahead ?? 0) - 14) < 1e-6,
+            "\(String(describing: now)) \(String(describing: ahead))")
+        let apart = AirspaceSnapshot(tracks: [hovering, above], now: 0, configuration: .init()).levelSeparation()
+        #expect(apart.now == nil && apart.predicted == nil)
     }
 
     @Test func roundTripBucketsIncludeTheirBoundAndNegativeSamplesCountAsZero() {
