@@ -223,6 +223,43 @@ struct Exposition {
         #expect(apart.now == nil && apart.predicted == nil)
     }
 
+    /// What a scrape costs: the render (no series per peer, so its cost does not grow with the fleet) and the one part
+    /// of a scrape that grows faster than the fleet, the separation of 100 airborne drones (n² pairs × 41
+    /// instants, worked out off the node's actor). Printed for docs/DASHBOARD.md; the bounds are loose (a debug build
+    /// on a shared machine).
+    @Test func aScrapeOfAHundredDroneFleetCostsLittle() throws {
+        let metrics = NodeMetrics(role: "station", name: "s", node: "01")
+        var s = snapshot()
+        s.peers = [.established: 95, .suspect: 3, .lost: 2]
+        s.sessions = 95
+        for i in 0..<100_000 { s.roundTrips.record(.microseconds(Int64(100 + i % 5000))) }
+        let clock = ContinuousClock()
+        var bytes = 0
+        let renders = 200
+        let render = clock.measure { for _ in 0..<renders { bytes = metrics.render(s).count } }
+        // A 10 × 10 grid of hovering drones 20 m apart, all at 10 m.
+        var tracks: [AirspaceTrack] = []
+        for i in 0..<100 {
+            let spot = Vector3(Double(i % 10) * 20, Double(i / 10) * 20, 10)
+            let points = (1...40).map { PredictedTrajectory.Point(offset: Double($0) * 0.2, position: spot) }
+            tracks.append(
+                AirspaceTrack(
+                    uavNumber: i + 1, avoiding: true,
+                    prediction: PredictedTrajectory(time: 0, origin: spot, points: points)))
+        }
+        var separation: Double?
+        let airspace = clock.measure {
+            let snapshot = AirspaceSnapshot(tracks: tracks, now: 0, configuration: .init())
+            separation = snapshot.levelSeparation().now
+        }
+        let perRender = render / renders
+        print(
+            "metrics scrape: render \(bytes) bytes in \(perRender); separation of 100 drones (snapshot and pairs) in \(airspace)"
+        )
+        #expect(bytes > 5000 && separation == 20)
+        #expect(perRender < .milliseconds(20) && airspace < .seconds(2))
+    }
+
     @Test func roundTripBucketsIncludeTheirBoundAndNegativeSamplesCountAsZero() {
         var h = LatencyHistogram(bounds: [.milliseconds(1), .milliseconds(10)])
         h.record(.milliseconds(-3))

@@ -9,14 +9,16 @@ import Vehicles
 /// The node's metrics: what a scrape reads from the actor, and the scrape itself.
 extension NodeShell {
     /// The Prometheus text exposition of this node's metrics (version 0.0.4): the figures are read on the actor in one
-    /// call, the text is rendered off it.
+    /// call; the separation between drones (pairs × instants) is worked out and the text rendered off it.
     public nonisolated func metricsExposition() async -> [UInt8] {
-        let snapshot = await metricsSnapshot()
+        var (snapshot, airspace) = await metricsSnapshot()
+        if let airspace { (snapshot.separationNow, snapshot.separationPredicted) = airspace.levelSeparation() }
         return metrics.render(snapshot)
     }
 
-    /// Every figure the metrics sample, as it stands now.
-    func metricsSnapshot() -> MetricsSnapshot {
+    /// Every figure the metrics sample, as it stands now, and the airspace picture to measure separation in (nil with
+    /// fewer than two drones).
+    func metricsSnapshot() -> (MetricsSnapshot, AirspaceSnapshot?) {
         let t = now
         let mesh = node.mesh
         var s = MetricsSnapshot()
@@ -41,16 +43,16 @@ extension NodeShell {
             }
         }
         let airspace = core.airspace(now: t)
+        var picture: AirspaceSnapshot?
         if airspace.count > 1, let frame = airspaceFrame(airspace) {
-            let snapshot = AirspaceSnapshot(
+            picture = AirspaceSnapshot(
                 tracks: VehiclePilot.tracks(airspace, excluding: nil, in: frame, now: t),
                 now: Double(t.nanoseconds) / 1e9, configuration: configuration.avoidance.plan.configuration)
-            (s.separationNow, s.separationPredicted) = snapshot.levelSeparation()
         }
         s.manualSamples = manualStats.received
         s.targetsFromSources = targetsFromSources
         s.avahiUp = discovery == nil ? nil : avahiState == "running"
-        return s
+        return (s, picture)
     }
 }
 
