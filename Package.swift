@@ -194,8 +194,7 @@ let package = Package(
             name: "NodeTests",
             dependencies: [
                 "Node", "Dashboard", "MeshCore", "Membership", "Coordinator", "MeshTypes", "SecureTransport",
-                "Avoidance",
-                "Flight",
+                "Avoidance", "Discovery", "Flight",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
