@@ -13,10 +13,13 @@ import Synchronization
 /// command's answer, a failsafe, Avahi lost) is counted as it happens, by a lock-free atomic increment.
 ///
 /// Built on swift-prometheus's `PrometheusCollectorRegistry` and its text exposition (version 0.0.4), used directly
-/// rather than through swift-metrics' `PrometheusMetricsFactory`: the factory registers every metric without help
-/// text (and the registry refuses two help texts for one name), and the figures sampled at a scrape need `reset` and
-/// `set`, which swift-metrics' API types do not offer. The round-trip histogram is the mesh layer's own
-/// (`LatencyHistogram`, counted in the pure core) and is rendered beside the registry's output in the same format.
+/// rather than through swift-metrics' API types made with a `PrometheusMetricsFactory(registry:)` (swift-metrics 2.13
+/// does take a `factory:` per metric, so no process-wide bootstrap would be needed): that factory registers every
+/// metric with an empty help text, and the registry stops the process when one name is registered with two help
+/// texts, so a metric made through it can carry none. The round-trip histogram is the mesh layer's own
+/// (`LatencyHistogram`, counted in the pure core, 20 samples a second per peer): swift-prometheus's histogram takes
+/// samples one by one under a lock, so the core counts and the scrape renders its buckets beside the registry's
+/// output, in the same format.
 public final class NodeMetrics: Sendable {
     /// The registry every metric here is in.
     let registry = PrometheusCollectorRegistry()
