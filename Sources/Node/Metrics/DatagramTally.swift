@@ -2,7 +2,8 @@ import SecureTransport
 
 /// The mesh socket's datagrams and bytes in and out by kind, counted from start (the node's metrics). The kind is the
 /// datagram's first byte, its wire message type (PROTOCOL.md): a handshake message, a unicast session message, a group
-/// datagram, or anything else. Plain integers on the node's actor: no lock, no allocation per datagram.
+/// datagram, or anything else. Plain integers on the node's actor: no lock, and no allocation but one copy of its
+/// four short arrays after each scrape.
 struct DatagramTally: Sendable, Hashable {
     /// What a datagram is, by its message type.
     enum Kind: Int, CaseIterable, Sendable {
