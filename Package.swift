@@ -24,6 +24,9 @@ let package = Package(
         // apart, in Tools/openapi, by `make openapi`) and its Hummingbird transport.
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird", from: "2.1.0"),
+        // The node's runtime figures as Prometheus metrics (Sources/Node/Metrics): swift-prometheus's registry and its
+        // text exposition (it brings swift-metrics' CoreMetrics, whose handlers its types implement).
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // C shim over libavahi-client (apt: libavahi-client-dev).
@@ -134,6 +137,8 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 "TOMLFields",
             ]),
 
@@ -188,7 +193,8 @@ let package = Package(
         .testTarget(
             name: "NodeTests",
             dependencies: [
-                "Node", "Dashboard", "MeshCore", "Coordinator", "MeshTypes", "SecureTransport",
+                "Node", "Dashboard", "MeshCore", "Membership", "Coordinator", "MeshTypes", "SecureTransport",
+                "Avoidance", "Discovery", "Flight",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(

@@ -34,7 +34,8 @@ public struct DashboardService: Service, CustomStringConvertible {
     /// Every path the dashboard serves besides the page's files, with its methods (as openapi.yaml lists them; a unit
     /// test compares the two): another method on one of them is 405 (`AccessMiddleware` answers it first).
     static let routes: [(path: String, methods: [HTTPRequest.Method])] = [
-        ("/healthz", [.get]), ("/readyz", [.get]), ("/api/openapi.yaml", [.get]), ("/api/v1/status", [.get]),
+        ("/healthz", [.get]), ("/readyz", [.get]), ("/metrics", [.get]), ("/api/openapi.yaml", [.get]),
+        ("/api/v1/status", [.get]),
         ("/api/v1/vehicles", [.get]), ("/api/v1/airspace", [.get]), ("/api/v1/sources", [.get]),
         ("/api/v1/origin", [.get]), ("/api/v1/events", [.get]), ("/api/v1/session", [.get]),
         ("/api/v1/login", [.post]), ("/api/v1/logout", [.post]), ("/api/v1/uavs/{uav}/commands", [.post]),

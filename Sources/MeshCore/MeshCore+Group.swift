@@ -189,6 +189,7 @@ extension MeshCore {
                 let rtt = Duration.microseconds(Int64(t.nanoseconds / 1000) - Int64(sent) - Int64(held))
                 if rtt >= .zero {
                     membership.onRoundTrip(id: peer, rtt: rtt)
+                    roundTrips.record(rtt)
                     clocks[peer, default: PeerClock()].onRoundTrip(rtt, now: t)
                 }
             case .unreliable(let type, let payload):

@@ -24,6 +24,8 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
     private var heartbeatCounter: UInt32 = 0
     /// Rejected datagrams counted by category, for status.
     public internal(set) var rejections: [String: Int] = [:]
+    /// Every round trip measured (heartbeat replies and group echoes), for the node's metrics.
+    public internal(set) var roundTrips = LatencyHistogram()
     private var rejectionLogged: [Address: MeshInstant] = [:]
     /// When each peer was first discovered and first in session (for status and start-up benchmarks).
     public private(set) var firstSeen: [NodeID: MeshInstant] = [:]
@@ -294,6 +296,7 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
                 let rtt = Duration.microseconds(Int64(t.nanoseconds / 1000) - Int64(sent))
                 if rtt >= .zero {
                     membership.onHeartbeatReply(id: peer, rtt: rtt, now: t)
+                    roundTrips.record(rtt)
                     clocks[peer, default: PeerClock()].onRoundTrip(rtt, now: t)
                 }
                 // The peer hears us: whatever waited in the reliable window through a one-way outage goes now.

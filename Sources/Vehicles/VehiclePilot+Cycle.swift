@@ -49,9 +49,11 @@ extension VehiclePilot {
         return PilotCycle(events: events, telemetry: telemetry, prediction: published, replanned: replanned)
     }
 
-    /// The other drones' fresh predictions as avoidance tracks in the vehicle's local `frame`, on its clock (seconds
+    /// The fresh predictions of the drones but `own` (every drone's with nil) as avoidance tracks in the vehicle's local `frame`, on its clock (seconds
     /// of `now`'s clock). A drone without a UAV number ranks last (251).
-    public static func tracks(_ airspace: [AirspaceEntry], excluding own: NodeID, in frame: MapOrigin, now: MeshInstant)
+    public static func tracks(
+        _ airspace: [AirspaceEntry], excluding own: NodeID?, in frame: MapOrigin, now: MeshInstant
+    )
         -> [AirspaceTrack]
     {
         airspace.compactMap { e in

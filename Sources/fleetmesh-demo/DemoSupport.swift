@@ -118,6 +118,18 @@ struct DemoDashboard {
     }
 }
 
+extension DemoDashboard {
+    /// Where the station's Prometheus metrics are (`GET /metrics` on its dashboard), with one figure from them.
+    static func metricsLine(_ url: String) -> String {
+        let text = (try? shell(["curl", "-s", "-m", "2", url + "metrics"]).output) ?? ""
+        let sessions = text.split(separator: "\n").first { $0.hasPrefix("fleetmesh_sessions ") }?.split(separator: " ")
+            .last.flatMap { Double($0) }
+        guard let sessions else { return "metrics: \(url)metrics did not answer" }
+        return
+            "metrics: \(url)metrics, station-1's figures for Prometheus (\(Int(sessions)) sessions now; docs/DASHBOARD.md)"
+    }
+}
+
 /// The latest event number of each node (to read only what comes after).
 func latestEvents(_ nodes: [NodeProcess]) throws -> [String: Int] {
     var latest: [String: Int] = [:]

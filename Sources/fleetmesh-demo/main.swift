@@ -124,6 +124,7 @@ do {
     show("")
     let dashboard = try await DemoDashboard.open(lab: lab, station: 1)
     say(dashboard.line)
+    if let url = dashboard.url { say(DemoDashboard.metricsLine(url)) }
     show("")
 
     // Failure detection: cut drone-3's radio link, then restore it.

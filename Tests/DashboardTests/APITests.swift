@@ -137,7 +137,7 @@ import Testing
 
     init() throws {
         let node = self.node
-        let backend = DashboardBackend(answer: { node.answer($0) })
+        let backend = DashboardBackend(answer: { node.answer($0) }, metrics: { Array(Self.exposition.utf8) })
         let overlay = DashboardOverlay(
             name: "site", file: "/site.geojson", geoJSON: Data(#"{"type": "FeatureCollection", "features": []}"#.utf8))
         let service = DashboardService(
@@ -538,6 +538,39 @@ import Testing
 
     /// The committed generated code is the generator's output for today's openapi.yaml and configuration (`make
     /// openapi` writes the hash), and the generated operations are the document's paths the routes table lists.
+    static let exposition =
+        "# HELP fleetmesh_sessions Sessions.\n# TYPE fleetmesh_sessions gauge\nfleetmesh_sessions 3.0\n"
+
+    /// `/metrics` answers the node's exposition as Prometheus asks for it (its Accept header prefers OpenMetrics and
+    /// takes the text format too); with accounts it needs a session, as the API's reads do.
+    @Test func metricsAnswerTheNodesExpositionAndNeedASessionWithAccounts() async throws {
+        let prometheusAccept =
+            "application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.5,text/plain;version=0.0.4;q=0.3,*/*;q=0.2"
+        let metrics = try await call(.get, "/metrics", headers: [.accept: prometheusAccept])
+        #expect(metrics.status == 200 && metrics.body == Self.exposition, "\(metrics.body)")
+        #expect(metrics.headers[.contentType] == "text/plain; version=0.0.4", "\(metrics.headers)")
+        #expect(try await call(.get, "/metrics").body == Self.exposition)
+        let post = try await call(.post, "/metrics", body: "{}")
+        #expect(post.status == 405 && post.error?.contains("it takes GET, HEAD") == true, "\(post.body)")
+
+        let backend = DashboardBackend(answer: { _ in ControlResponse(error: "no") }, metrics: { Array("x 1\n".utf8) })
+        let guarded = try DashboardService(
+            configuration: DashboardConfiguration(), backend: backend, clock: ContinuousClock(),
+            logger: Logger(label: "test")
+        ).makeRouter(
+            live: LivePicture(backend: backend, interval: .seconds(1), clock: ContinuousClock()),
+            state: DashboardState(),
+            access: AccessGuard(
+                accounts: [DashboardAccount(name: "eyes", role: .viewer, passwordHash: "")], clock: ContinuousClock())
+        ).buildResponder()
+        let head = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:8080", path: "/metrics")
+        let context = DashboardRequestContext(
+            source: ApplicationRequestContextSource(channel: EmbeddedChannel(), logger: Logger(label: "test")))
+        let refused = try await guarded.respond(
+            to: Request(head: head, body: RequestBody(buffer: ByteBuffer())), context: context)
+        #expect(refused.status == .unauthorized)
+    }
+
     @Test func theGeneratedServerIsUpToDateWithTheDocument() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()

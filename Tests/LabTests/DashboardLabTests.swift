@@ -51,12 +51,12 @@ import Testing
     }
 
     /// Starts a station and a drone; returns them with the drone's UAV number once the station sees it.
-    func fleet(_ lab: Lab, stationExtra: String = "") async throws -> (
+    func fleet(_ lab: Lab, stationExtra: String = "", droneExtra: String = "") async throws -> (
         station: NodeProcess, drone: NodeProcess, uav: Int
     ) {
         let station = try lab.startNode(
             host: 1, name: "station", role: "station", extra: stationExtra, logLevel: "info")
-        let drone = try lab.startNode(host: 2, name: "drone-2", logLevel: "info")
+        let drone = try lab.startNode(host: 2, name: "drone-2", extra: droneExtra, logLevel: "info")
         return (station, drone, try await numberedDrone(at: station))
     }
 
@@ -71,9 +71,41 @@ import Testing
         return uav
     }
 
+    /// The Prometheus exposition at `base + "/metrics"` on lab host `host`, as Prometheus asks for it, parsed by
+    /// prometheus_client's text parser (PyPI): every sample as `name{label="value",…}` (labels sorted) → value, and
+    /// each family's type. Also checks the answer's content type.
+    func scrape(_ lab: Lab, from host: Int = 1, base: String = "http://127.0.0.1:8080", jar: String? = nil) throws
+        -> (samples: [String: Double], types: [String: String])
+    {
+        let accept =
+            "Accept: application/openmetrics-text;version=1.0.0;q=0.5,text/plain;version=0.0.4;q=0.3,*/*;q=0.2"
+        let r = try http(lab, "GET", "/metrics", from: host, base: base, headers: [accept], jar: jar)
+        #expect(r.status == 200 && r.header("Content-Type") == "text/plain; version=0.0.4", "\(r.status) \(r.headers)")
+        let file = lab.directory.appendingPathComponent("metrics-\(host).txt").path
+        try r.body.write(toFile: file, atomically: true, encoding: .utf8)
+        let parsed = try shell([
+            "python3", "-c",
+            """
+            import sys, json
+            from prometheus_client.parser import text_string_to_metric_families
+            samples, types = {}, {}
+            for f in text_string_to_metric_families(open(sys.argv[1]).read()):
+                types[f.name] = f.type
+                for s in f.samples:
+                    labels = ",".join('%s="%s"' % kv for kv in sorted(s.labels.items()))
+                    samples[s.name + "{" + labels + "}"] = s.value
+            print(json.dumps({"samples": samples, "types": types}))
+            """,
+            file,
+        ])
+        let object = try JSONSerialization.jsonObject(with: Data(parsed.output.utf8)) as? [String: Any]
+        let samples = try #require(object?["samples"] as? [String: Double], "\(parsed.output) \(r.body)")
+        return (samples, object?["types"] as? [String: String] ?? [:])
+    }
+
     @Test func theAPIAnswersAsTheCLIDoesAndRefusesBadRequestsNamingTheField() async throws {
         try await Lab.with(hosts: 2) { lab in
-            let (station, drone, uav) = try await fleet(lab)
+            let (station, drone, uav) = try await fleet(lab, droneExtra: "[metrics]\nlisten = \"127.0.0.1:9464\"")
             try await waitUntil("the dashboard listens", timeout: .seconds(5)) {
                 try http(lab, "GET", "/healthz").status == 200
             }
@@ -112,6 +144,25 @@ import Testing
                     $0["uavNumber"] as? Int == uav
                 })
             #expect(controlled["controller"] as? String == "station" && controlled["controlledHere"] as? Bool == true)
+
+            // The station's metrics (its dashboard's /metrics) show the drone in session, the traffic, measured round
+            // trips and the command's answers; the drone's own listener ([metrics] listen) shows what its vehicle did.
+            let (m, types) = try scrape(lab)
+            #expect(m[#"fleetmesh_peers{state="established"}"#] ?? 0 >= 1, "\(m)")
+            #expect(m[#"fleetmesh_sessions{}"#] ?? 0 >= 1, "\(m)")
+            #expect(m[#"fleetmesh_datagrams_total{direction="in",kind="unicast"}"#] ?? 0 > 0, "\(m)")
+            #expect(m[#"fleetmesh_bytes_total{direction="out",kind="unicast"}"#] ?? 0 > 0, "\(m)")
+            #expect(m[#"fleetmesh_datagrams_total{direction="in",kind="group"}"#] ?? 0 > 0, "\(m)")
+            #expect(types["fleetmesh_rtt_seconds"] == "histogram" && m["fleetmesh_rtt_seconds_count{}"] ?? 0 > 0)
+            #expect(m[#"fleetmesh_rtt_seconds_bucket{le="1.0"}"#] ?? 0 > 0, "\(m)")
+            #expect(m[#"fleetmesh_commands_total{outcome="completed"}"#] ?? 0 >= 1, "\(m)")
+            #expect(m[#"fleetmesh_vehicles{state="live"}"#] == 1, "\(m)")
+            #expect((0..<2).contains(m["fleetmesh_telemetry_age_max_seconds{}"] ?? -1), "\(m)")
+            #expect(m[#"fleetmesh_datagrams_dropped_total{reason="bad_tag"}"#] == 0, "\(m)")
+            let d = try scrape(lab, from: 2, base: "http://127.0.0.1:9464").samples
+            #expect(d[#"fleetmesh_node_info{name="drone-2",node="\#(try drone.status().node.id)",role="drone"}"#] == 1)
+            #expect(d[#"fleetmesh_vehicle_commands_total{outcome="completed"}"#] ?? 0 >= 1, "\(d)")
+            #expect(d[#"fleetmesh_peers{state="established"}"#] ?? 0 >= 1, "\(d)")
 
             // A group command at one moment: accepted (scheduled), then completed, starting 300 ms after sending.
             let group = try http(
@@ -545,6 +596,12 @@ import Testing
             let viewerToken = try #require(viewerSession["csrfToken"] as? String)
             #expect(viewerToken.count == 64)
             #expect(try http(lab, "GET", "/api/v1/vehicles", from: 2, base: base, jar: viewerJar).status == 200)
+            // /metrics is read as the API is: a session of any role.
+            #expect(try http(lab, "GET", "/metrics", from: 3, base: base).status == 401)
+            let viewerMetrics = try http(lab, "GET", "/metrics", from: 2, base: base, jar: viewerJar)
+            #expect(
+                viewerMetrics.status == 200 && viewerMetrics.body.contains("fleetmesh_sessions 1"),
+                "\(viewerMetrics.body)")
             let noTile = try http(lab, "GET", "/tiles/1/0/0.png", from: 2, base: base, jar: viewerJar)
             #expect(noTile.status == 404 && noTile.body.isEmpty, "\(noTile.body)")
             let map = try http(lab, "GET", "/api/v1/map", from: 2, base: base, jar: viewerJar)

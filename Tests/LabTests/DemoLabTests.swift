@@ -40,6 +40,10 @@ import Testing
                     /dashboard: open http:\/\/127.0.0.1:8080\/ in a browser on this machine: station-1's live map, ([0-9]) drones on it now/
             ))
         #expect((Int(page.1) ?? 0) >= 1)
+        // And its Prometheus metrics, on the same port.
+        let metrics = text.firstMatch(
+            of: /metrics: http:\/\/127.0.0.1:8080\/metrics, station-1's figures for Prometheus \(([0-9]) sessions now/)
+        #expect((metrics.flatMap { Int($0.1) } ?? 0) >= 1, "\(text)")
         // DEMO_SECONDS counts from the end of the walkthrough (the README's words): the first drone stops at least
         // 6 s after the walkthrough is reported done, and the mesh's status line shows in between.
         let done = try #require(

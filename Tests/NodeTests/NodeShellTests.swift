@@ -1,4 +1,5 @@
 import Coordinator
+import Discovery
 import Foundation
 import Logging
 import MeshTypes
@@ -78,5 +79,55 @@ struct CapturingLogHandler: LogHandler {
             warnings.first?.hasPrefix(
                 "warning dropped malformed coordinator message type 0x5201 (3 bytes) from abcdef01: truncated") == true)
         #expect(await shell.vehicles().isEmpty)
+    }
+}
+
+/// A real node's actor behind its metrics: what the scrape reads from it and what it counts as things happen, and how
+/// long a scrape holds the actor with 100 peers.
+@Suite struct NodeShellMetricsTests {
+    @Test func aScrapeReadsTheNodesOwnFiguresAndHoldsItsActorBriefly() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("metrics-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let config = NodeConfiguration(
+            name: "station-1", role: .station, keyFile: "/dev/null", stateDirectory: dir, controlSocket: "/dev/null")
+        let key = try MeshKey(bytes: Array(repeating: 7, count: 32))
+        let shell = try NodeShell(
+            configuration: config, key: key, nodeID: NodeID(high: 1, low: 1), incarnation: 9,
+            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        // 100 drones found over DNS-SD (no socket here: they stay discovered or handshaking).
+        for i in 1...100 {
+            let ad = MeshAdvertisement(
+                nodeID: NodeID(high: 2, low: UInt64(i)), incarnation: 1, role: .drone, name: "drone-\(i)",
+                uavNumber: nil, fingerprint: key.fingerprint)
+            let record = ServiceRecord(
+                key: ServiceKey(
+                    name: "drone-\(i)", type: NodeConfiguration.serviceType, domain: "local", interfaceIndex: 2,
+                    family: .ipv4),
+                hostName: "d\(i).local", address: "10.0.0.\(i)", port: 47800, txt: ad.txt, isLocal: false,
+                isOwn: false)
+            await shell.discovered(.resolved(record))
+        }
+        for _ in 0..<3 {
+            await shell.apply(
+                [.malformedMessage(type: 0x5201, bytes: 3, from: NodeID(high: 2, low: 1), error: "truncated")],
+                now: MeshInstant(nanoseconds: 0))
+        }
+        let e = try Exposition(await shell.metricsExposition())
+        let peers = e.samples.filter { $0.name == "fleetmesh_peers" }.map(\.value).reduce(0, +)
+        #expect(peers == 100, "\(e.samples.filter { $0.name == "fleetmesh_peers" })")
+        #expect(e.value("fleetmesh_sessions") == 0)
+        #expect(e.value("fleetmesh_coordinator_messages_malformed_total") == 3)
+        #expect(
+            e.value(
+                "fleetmesh_node_info", ["role": "station", "name": "station-1", "node": NodeID(high: 1, low: 1).hex])
+                == 1)
+        // No Avahi client here: its figure is absent, not zero.
+        #expect(e.types["fleetmesh_avahi_up"] == nil)
+
+        let clock = ContinuousClock()
+        let rounds = 100
+        let held = await clock.measure { for _ in 0..<rounds { _ = await shell.metricsSnapshot() } }
+        print("metrics scrape: the node's actor held \(held / rounds) per snapshot with 100 peers")
+        #expect(held / rounds < .milliseconds(20))
     }
 }

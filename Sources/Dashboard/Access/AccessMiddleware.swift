@@ -5,8 +5,9 @@ import Hummingbird
 /// where it comes from (`Origin`), come from this dashboard's own page — so a page on another site cannot command
 /// aircraft through an operator's browser, also on loopback. With accounts: every `/api/v1/…` request but the login
 /// and every map tile (`/tiles/…`: the imagery shows where the fleet works) needs a session cookie; state-changing ones
-/// also its CSRF token in `X-CSRF-Token` and the operator role. The page's files, `/healthz`, `/readyz` and the OpenAPI
-/// document stay public (they carry nothing of the fleet).
+/// also its CSRF token in `X-CSRF-Token` and the operator role; so does `/metrics` (the fleet's figures, read-only like
+/// the API's reads: any role). The page's files, `/healthz`, `/readyz` and the OpenAPI document stay public (they
+/// carry nothing of the fleet).
 struct AccessMiddleware: RouterMiddleware {
     typealias Context = DashboardRequestContext
     let access: AccessGuard
@@ -28,7 +29,9 @@ struct AccessMiddleware: RouterMiddleware {
             return DashboardService.problem(
                 "Content-Type: a JSON body (application/json) is required", status: .unsupportedMediaType)
         }
-        guard access.isRequired, path.hasPrefix("/api/v1/") || path.hasPrefix("/tiles/"), path != "/api/v1/login" else {
+        guard access.isRequired, path.hasPrefix("/api/v1/") || path.hasPrefix("/tiles/") || path == "/metrics",
+            path != "/api/v1/login"
+        else {
             return try await next(request, context)
         }
         guard let token = request.cookies[access.cookieName]?.value, let session = await access.session(token: token)

@@ -3,7 +3,7 @@
 
 extension APIOperation {
     /// SHA-256 of openapi.yaml followed by Tools/openapi/openapi-generator-config.yaml, as generated from.
-    static let sourcesSHA256 = "903cc9bb9927343de7d40e64e34fa6d127eb2bcfd2594c20f29ea93364723d96"
+    static let sourcesSHA256 = "84160b4b10eccee7984fc32a3849f93f5795ec04ac17105078940bab0c5d293a"
 
     /// Every operation of openapi.yaml, by operationId.
     static let all: [String: APIOperation] = [
@@ -14,6 +14,11 @@ extension APIOperation {
             body: nil),
         "readyz": APIOperation(
             name: "readyz", method: "GET", path: "/readyz",
+            query: [],
+            pathParameters: [],
+            body: nil),
+        "metrics": APIOperation(
+            name: "metrics", method: "GET", path: "/metrics",
             query: [],
             pathParameters: [],
             body: nil),

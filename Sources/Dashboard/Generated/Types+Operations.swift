@@ -278,6 +278,169 @@ internal enum Operations {
             }
         }
     }
+    /// The node's runtime figures as Prometheus metrics, in the text exposition format version 0.0.4 (docs/DASHBOARD.md: metrics). With accounts, a session cookie is needed, as for /api/v1/.
+    ///
+    ///
+    /// - Remark: HTTP `GET /metrics`.
+    /// - Remark: Generated from `#/paths//metrics/get(metrics)`.
+    internal enum Metrics {
+        internal static let id: Swift.String = "metrics"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/metrics/GET/header`.
+            internal struct Headers: Sendable, Hashable {
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Metrics.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                internal init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Metrics.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.Metrics.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            internal init(headers: Operations.Metrics.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// with accounts: no session, or it expired (POST /api/v1/login)
+            ///
+            /// - Remark: Generated from `#/paths//metrics/get(metrics)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.NotLoggedIn)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.NotLoggedIn {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// the request's Origin is not this dashboard; with accounts also a missing or wrong X-CSRF-Token or a viewer's command
+            ///
+            /// - Remark: Generated from `#/paths//metrics/get(metrics)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Refused)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.Refused {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            internal struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/metrics/GET/responses/200/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/metrics/GET/responses/200/content/text\/plain; version=0.0.4`.
+                    case textPlainVersion_0_0_4(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.textPlainVersion_0_0_4`.
+                    ///
+                    /// - Throws: An error if `self` is not `.textPlainVersion_0_0_4`.
+                    /// - SeeAlso: `.textPlainVersion_0_0_4`.
+                    internal var textPlainVersion_0_0_4: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .textPlainVersion_0_0_4(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.Metrics.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.Metrics.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// the exposition
+            ///
+            /// - Remark: Generated from `#/paths//metrics/get(metrics)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.Metrics.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Operations.Metrics.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case textPlainVersion_0_0_4
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "text/plain":
+                    self = .textPlainVersion_0_0_4
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .textPlainVersion_0_0_4:
+                    return "text/plain"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .json,
+                    .textPlainVersion_0_0_4
+                ]
+            }
+        }
+    }
     /// This node and every peer it knows (as `fleetmesh status --json`).
     ///
     /// - Remark: HTTP `GET /api/v1/status`.

@@ -17,6 +17,12 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /readyz`.
     /// - Remark: Generated from `#/paths//readyz/get(readyz)`.
     func readyz(_ input: Operations.Readyz.Input) async throws -> Operations.Readyz.Output
+    /// The node's runtime figures as Prometheus metrics, in the text exposition format version 0.0.4 (docs/DASHBOARD.md: metrics). With accounts, a session cookie is needed, as for /api/v1/.
+    ///
+    ///
+    /// - Remark: HTTP `GET /metrics`.
+    /// - Remark: Generated from `#/paths//metrics/get(metrics)`.
+    func metrics(_ input: Operations.Metrics.Input) async throws -> Operations.Metrics.Output
     /// This node and every peer it knows (as `fleetmesh status --json`).
     ///
     /// - Remark: HTTP `GET /api/v1/status`.
@@ -130,6 +136,14 @@ extension APIProtocol {
     /// - Remark: Generated from `#/paths//readyz/get(readyz)`.
     internal func readyz(headers: Operations.Readyz.Input.Headers = .init()) async throws -> Operations.Readyz.Output {
         try await readyz(Operations.Readyz.Input(headers: headers))
+    }
+    /// The node's runtime figures as Prometheus metrics, in the text exposition format version 0.0.4 (docs/DASHBOARD.md: metrics). With accounts, a session cookie is needed, as for /api/v1/.
+    ///
+    ///
+    /// - Remark: HTTP `GET /metrics`.
+    /// - Remark: Generated from `#/paths//metrics/get(metrics)`.
+    internal func metrics(headers: Operations.Metrics.Input.Headers = .init()) async throws -> Operations.Metrics.Output {
+        try await metrics(Operations.Metrics.Input(headers: headers))
     }
     /// This node and every peer it knows (as `fleetmesh status --json`).
     ///

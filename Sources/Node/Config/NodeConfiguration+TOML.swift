@@ -27,7 +27,7 @@ extension NodeConfiguration {
         }
         try root.rejectUnknownKeys([
             "node", "network", "membership", "drone", "mission", "targets", "coordinator", "avoidance",
-            "ground_control", "dashboard", "log",
+            "ground_control", "dashboard", "log", "metrics",
         ])
 
         let node = try root.requiredSubtable("node")
@@ -73,6 +73,7 @@ extension NodeConfiguration {
         if let t = try root.subtable("dashboard") {
             config.dashboard = try readDashboard(t, role: role, baseDirectory: baseDirectory)
         }
+        if let t = try root.subtable("metrics") { config.metrics = try readMetrics(t, dashboard: config.dashboard) }
         return config
     }
 

@@ -55,6 +55,9 @@ public struct NodeConfiguration: Sendable, Equatable {
     public var groundControl: GroundControlConfiguration?
     /// The dashboard (`[dashboard]`): on by default for stations, off for drones; nil = none.
     public var dashboard: DashboardConfiguration?
+    /// A listener of its own for the node's Prometheus metrics (`[metrics] listen`); nil = none (a station's
+    /// dashboard serves `/metrics` anyway).
+    public var metrics: MetricsConfiguration?
 
     public init(
         name: String, role: NodeRole, keyFile: String, stateDirectory: String, controlSocket: String,

@@ -11,11 +11,11 @@ import ServiceLifecycle
 
 /// A FleetMesh node as the `Service`s it is made of, for one `ServiceGroup`: the UDP socket, the timers, the event
 /// routing between mesh, coordinator and DNS-SD, Avahi, the autopilot link (drones flying one), the target-source
-/// subscription, the control socket, the ground-control endpoint and the dashboard (stations). On graceful shutdown
-/// (SIGTERM, SIGINT) the parts stop in reverse order: the dashboard, the ground-control endpoint and the control socket
-/// first, then Avahi withdraws the record, and last every peer is told goodbye and the socket closes. A part the node
-/// cannot run without that fails stops the node the same way, with its error; the dashboard failing (its port taken)
-/// is logged and the node runs on without it.
+/// subscription, the control socket, the ground-control endpoint, the dashboard (stations) and the metrics listener
+/// (`[metrics]`). On graceful shutdown (SIGTERM, SIGINT) the parts stop in reverse order: the metrics listener, the
+/// dashboard, the ground-control endpoint and the control socket first, then Avahi withdraws the record, and last every peer is told goodbye and the socket closes. A part the node
+/// cannot run without that fails stops the node the same way, with its error; the dashboard or the metrics listener
+/// failing (its port taken) is logged and the node runs on without it.
 public struct NodeServices: CustomStringConvertible {
     public let configuration: NodeConfiguration
     /// The node's actor: its `NodeCore` (mesh layer and coordinator) and, on a drone, the vehicle.
@@ -144,9 +144,13 @@ public struct NodeServices: CustomStringConvertible {
             let backend = DashboardBackend(
                 answer: { await ControlRequestHandler.handle($0, shell: shell, targetSources: targetSources) },
                 vehicleUpdates: { await shell.observeVehicles() },
-                manualSample: { await shell.manualSample(toUAV: $0.uav, axes: $0.axes, takeover: $0.takeover) })
+                manualSample: { await shell.manualSample(toUAV: $0.uav, axes: $0.axes, takeover: $0.takeover) },
+                metrics: { await shell.metricsExposition() })
             services.append(
                 helper(DashboardService(configuration: dashboard, backend: backend, clock: clock, logger: logger)))
+        }
+        if let metrics = configuration.metrics {
+            services.append(helper(MetricsService(configuration: metrics, shell: shell, logger: logger)))
         }
         return services
     }

@@ -43,10 +43,12 @@ extension NodeShell {
             let got = answers.removeValue(forKey: id) ?? []
             commandSentAt[id] = nil
             commandStartsAtMs[id] = nil
+            let timedOut = !got.contains { $0.answer != "accepted" }
+            if timedOut { metrics.commandTimedOut() }
             reports.append(
                 CommandReport(
                     uavNumber: Int(n), command: summary, answers: got,
-                    timedOut: !got.contains { $0.answer != "accepted" }))
+                    timedOut: timedOut))
         }
         return reports
     }

@@ -41,6 +41,7 @@ extension NodeShell {
     func receive(_ datagram: UDPTransport.Datagram) {
         let t = now
         traffic.received(datagram.bytes.count, now: t)
+        tally.received(datagram.bytes)
         apply(node.onDatagram(datagram.bytes, from: datagram.from, now: t), now: t)
     }
 
@@ -63,6 +64,7 @@ extension NodeShell {
             avahiState = "running"
             logger.info("avahi-daemon available")
         case .daemonUnavailable(let reason):
+            if avahiState == "running" { metrics.avahiLost() }
             if avahiState != reason {
                 logger.warning("avahi-daemon unavailable: \(reason); discovery paused, sessions continue")
             }
@@ -128,8 +130,11 @@ extension NodeShell {
             case .datagram(let bytes, let to):
                 transport?.send(bytes, to: to)
                 traffic.sent(bytes.count, now: t)
+                tally.sent(bytes)
             case .groupDatagram(let bytes):
-                for _ in 0..<(transport?.sendGroup(bytes) ?? 0) { traffic.sent(bytes.count, now: t) }
+                let copies = transport?.sendGroup(bytes) ?? 0
+                for _ in 0..<copies { traffic.sent(bytes.count, now: t) }
+                tally.sent(bytes, copies: copies)
             case .peerState(let peer, let name, let from, let to):
                 let label = name ?? peer.short
                 let line = "peer \(label) (\(peer)) \(from?.rawValue ?? "new") → \(to.rawValue)"
@@ -145,6 +150,7 @@ extension NodeShell {
             case .note(let level, let text):
                 logger.log(level: Logger.Level(rawValue: level.rawValue) ?? .info, "\(text)")
             case .malformedMessage(let type, let bytes, let from, let error):
+                metrics.malformedMessage()
                 // One line per peer per 5 s: a misbehaving peer must not flood the log.
                 if malformedLoggedAt[from].map({ t - $0 >= .seconds(5) }) ?? true {
                     malformedLoggedAt[from] = t

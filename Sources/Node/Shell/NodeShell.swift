@@ -42,8 +42,12 @@ public actor NodeShell {
     var nextFleetWatchAt = MeshInstant(nanoseconds: 0)
     /// The ground-control endpoint's state, as its service reports it ("starting" until it runs; nil: none configured).
     var groundControlState: String?
-    /// The mesh socket's datagrams and bytes in and out (`status`).
+    /// The mesh socket's datagrams and bytes in and out (`status`), and by kind (the metrics).
     var traffic = TrafficMeter()
+    var tally = DatagramTally()
+    /// The node's Prometheus metrics (`GET /metrics`): figures sampled from this actor at each scrape, and counters of
+    /// what happens now and then.
+    public nonisolated let metrics: NodeMetrics
     var publishedName: String?
     var discoveryKeys: [ServiceKey: (id: NodeID, address: SocketAddress)] = [:]
     /// A drone's vehicle (the simulator or an autopilot) with collision avoidance above it.
@@ -100,6 +104,7 @@ public actor NodeShell {
         self.stateDirectory = configuration.stateDirectory
         self.logger = logger
         self.started = clock.now
+        metrics = NodeMetrics(role: configuration.role.rawValue, name: configuration.name, node: nodeID.hex)
         var persisted: UInt8?
         if configuration.role == .drone {
             switch Self.readNumber(directory: configuration.stateDirectory) {
@@ -231,17 +236,23 @@ public actor NodeShell {
                 logger.log(level: Logger.Level(rawValue: level.rawValue) ?? .info, "\(line)")
             case .verdict(let id, let verdict, let label):
                 switch verdict {
-                case .accepted: event(.info, "command", "command \(id) \(label) accepted")
-                case .rejected(let reason): event(.notice, "command", "command \(id) \(label) rejected: \(reason)")
+                case .accepted:
+                    metrics.vehicleCommand("accepted")
+                    event(.info, "command", "command \(id) \(label) accepted")
+                case .rejected(let reason):
+                    metrics.vehicleCommand("rejected")
+                    event(.notice, "command", "command \(id) \(label) rejected: \(reason)")
                 }
                 coordinate(now: t) { $0.onVehicleVerdict(id, verdict, now: t) }
             case .flyingChanged(let flying):
                 logger.info("vehicle \(flying ? "airborne" : "on the ground")")
                 coordinate(now: t) { $0.onFlyingChanged(flying, now: t) }
             case .completed(let id):
+                metrics.vehicleCommand("completed")
                 event(.info, "command", "command \(id) completed")
                 coordinate(now: t) { $0.onVehicleCompletion(id, .completed, now: t) }
             case .failed(let id, let reason):
+                metrics.vehicleCommand("failed")
                 event(.notice, "command", "command \(id) failed: \(reason)")
                 coordinate(now: t) { $0.onVehicleCompletion(id, .failed(reason), now: t) }
             }
@@ -306,6 +317,7 @@ public actor NodeShell {
                 manualStats.record(sentAtMicros: sample.sentAtMicros, wallSeconds: Date().timeIntervalSince1970)
                 withPilot(now: t) { $0.applyManualControl(sample, now: t) }
             case .commandAnswer(let id, let answer):
+                metrics.commandAnswered(answer)
                 let starts = commandStartsAtMs[id].map { ms in
                     " (starts at \(Self.clockTime(ms)))"
                 }
@@ -325,6 +337,7 @@ public actor NodeShell {
             case .controlLost(let number, let to):
                 event(.notice, "lease", "lost control of UAV \(number)\(to.isEmpty ? " (lease lapsed)" : " to \(to)")")
             case .failsafe(let action):
+                metrics.failsafe(action)
                 event(.warning, "failsafe", "failsafe: no station heard; \(action)")
                 withPilot(now: t) { $0.failsafe(action, now: t) }
             case .avoidanceReported(let report, let from):
@@ -333,6 +346,7 @@ public actor NodeShell {
                     "\(displayName(from)) avoids: \(report.summary)",
                     about: from)
             case .failsafeReported(let report, let from):
+                metrics.failsafeReported()
                 let steps = report.steps.map { "\($0.action) after \($0.afterSilenceMilliseconds) ms" }.joined(
                     separator: ", ")
                 event(

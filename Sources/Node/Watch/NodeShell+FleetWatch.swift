@@ -1,4 +1,5 @@
 import Avoidance
+import Coordinator
 import Geodesy
 import MeshTypes
 import Vehicles
@@ -29,17 +30,7 @@ extension NodeShell {
     /// (horizontally closer than the minimum while vertically within the minimum plus growth).
     func predictedConflicts(now t: MeshInstant) -> [FleetWatch.Conflict] {
         let airspace = core.airspace(now: t)
-        guard airspace.count > 1 else { return [] }
-        let frame: MapOrigin
-        if let agreed = core.agreedMapOrigin, case .success(let map) = Self.mapOrigin(agreed.announcement) {
-            frame = map
-        } else if let p = airspace.lazy.compactMap(\.prediction.points.first).first,
-            let map = try? MapOrigin(latitude: p.latitude, longitude: p.longitude, altitude: p.altitude)
-        {
-            frame = map
-        } else {
-            return []
-        }
+        guard airspace.count > 1, let frame = airspaceFrame(airspace) else { return [] }
         let tracks = VehiclePilot.tracks(airspace, excluding: nodeID, in: frame, now: t)
         let snapshot = AirspaceSnapshot(
             tracks: tracks, now: Double(t.nanoseconds) / 1e9, configuration: configuration.avoidance.plan.configuration)
@@ -58,6 +49,17 @@ extension NodeShell {
                 label: "\(vehicleLabel(ea.node, ea.uavNumber)) and \(vehicleLabel(eb.node, eb.uavNumber))",
                 inSeconds: Double(c.firstIndex) * snapshot.step, closest: c.closestHorizontal)
         }
+    }
+}
+
+extension NodeShell {
+    /// The frame a station judges `airspace` in: the agreed map origin, else the first predicted point.
+    func airspaceFrame(_ airspace: [AirspaceEntry]) -> MapOrigin? {
+        if let agreed = core.agreedMapOrigin, case .success(let map) = Self.mapOrigin(agreed.announcement) {
+            return map
+        }
+        guard let p = airspace.lazy.compactMap(\.prediction.points.first).first else { return nil }
+        return try? MapOrigin(latitude: p.latitude, longitude: p.longitude, altitude: p.altitude)
     }
 }
 
