@@ -68,27 +68,27 @@ public final class NodeMetrics: Sendable {
     /// A registry with every metric at zero, for the node `node` (its id in hex) named `name` in `role`.
     public init(role: String, name: String, node: String) {
         let r = registry
-        info = r.makeGauge(
+        info = r.fleetGauge(
             name: "fleetmesh_node_info", labels: [("role", role), ("name", name), ("node", node)],
             help: "This node (always 1): its role, name and node id.")
         info.set(1.0)
-        uptime = r.makeGauge(name: "fleetmesh_uptime_seconds", help: "Seconds since the node started.")
+        uptime = r.fleetGauge(name: "fleetmesh_uptime_seconds", help: "Seconds since the node started.")
         peers = Dictionary(
             uniqueKeysWithValues: PeerState.allCases.map { state in
                 (
                     state,
-                    r.makeGauge(
+                    r.fleetGauge(
                         name: "fleetmesh_peers", labels: [("state", state.rawValue)],
                         help: "Peers this node knows directly, by membership state.")
                 )
             })
-        sessions = r.makeGauge(
+        sessions = r.fleetGauge(
             name: "fleetmesh_sessions", help: "Authenticated sessions with peers (the secure transport's).")
-        relayed = r.makeGauge(
+        relayed = r.fleetGauge(
             name: "fleetmesh_relayed_nodes", help: "Nodes reached only through other nodes (a route, no session).")
         func perKind(_ name: String, _ direction: String, _ help: String) -> [Counter] {
             DatagramTally.Kind.allCases.map {
-                r.makeCounter(name: name, labels: [("direction", direction), ("kind", $0.label)], help: help)
+                r.fleetCounter(name: name, labels: [("direction", direction), ("kind", $0.label)], help: help)
             }
         }
         let datagramsHelp =
@@ -102,17 +102,17 @@ public final class NodeMetrics: Sendable {
             uniqueKeysWithValues: (Self.dropReasons.map(\.reason) + ["other"]).map { reason in
                 (
                     reason,
-                    r.makeCounter(
+                    r.fleetCounter(
                         name: "fleetmesh_datagrams_dropped_total", labels: [("reason", reason)],
                         help: "Datagrams the mesh layer refused, by reason.")
                 )
             })
-        rebinds = r.makeCounter(
+        rebinds = r.fleetCounter(
             name: "fleetmesh_socket_rebinds_total", help: "Times the mesh socket was bound again after a send error.")
         let vehiclesHelp = "Vehicles in this node's fleet picture besides its own, fresh (live) or stale."
         vehicles = (
-            r.makeGauge(name: "fleetmesh_vehicles", labels: [("state", "live")], help: vehiclesHelp),
-            r.makeGauge(name: "fleetmesh_vehicles", labels: [("state", "stale")], help: vehiclesHelp)
+            r.fleetGauge(name: "fleetmesh_vehicles", labels: [("state", "live")], help: vehiclesHelp),
+            r.fleetGauge(name: "fleetmesh_vehicles", labels: [("state", "stale")], help: vehiclesHelp)
         )
         telemetryAge = OptionalGauge(
             r, "fleetmesh_telemetry_age_max_seconds",
@@ -125,9 +125,9 @@ public final class NodeMetrics: Sendable {
             r, "fleetmesh_separation_predicted_min_metres",
             "Smallest horizontal distance between two airborne drones within the vertical separation of each other over the prediction horizon, as collision avoidance sees it (absent without such a pair)."
         )
-        manualSamples = r.makeCounter(
+        manualSamples = r.fleetCounter(
             name: "fleetmesh_manual_control_samples_total", help: "Manual-control samples this drone obeyed.")
-        targets = r.makeCounter(
+        targets = r.fleetCounter(
             name: "fleetmesh_source_targets_total", help: "Targets from target sources passed into the mesh.")
         avahiUp = OptionalGauge(
             r, "fleetmesh_avahi_up", "Whether the node's Avahi client has avahi-daemon (absent: the node runs none).")
@@ -135,7 +135,7 @@ public final class NodeMetrics: Sendable {
             uniqueKeysWithValues: Self.outcomes.map { outcome in
                 (
                     outcome,
-                    r.makeCounter(
+                    r.fleetCounter(
                         name: "fleetmesh_commands_total", labels: [("outcome", outcome)],
                         help:
                             "Answers to commands this node sent (accepted, then completed or failed; rejected), and commands left without a final answer (timed_out)."
@@ -146,7 +146,7 @@ public final class NodeMetrics: Sendable {
             uniqueKeysWithValues: Self.outcomes.dropLast().map { outcome in
                 (
                     outcome,
-                    r.makeCounter(
+                    r.fleetCounter(
                         name: "fleetmesh_vehicle_commands_total", labels: [("outcome", outcome)],
                         help: "Commands this drone's vehicle accepted, rejected, completed or failed.")
                 )
@@ -155,17 +155,17 @@ public final class NodeMetrics: Sendable {
             uniqueKeysWithValues: FailsafeAction.allCases.map { action in
                 (
                     action,
-                    r.makeCounter(
+                    r.fleetCounter(
                         name: "fleetmesh_failsafes_total", labels: [("action", Self.label(action))],
                         help: "Failsafe actions this drone took after hearing no station.")
                 )
             })
-        failsafeReports = r.makeCounter(
+        failsafeReports = r.fleetCounter(
             name: "fleetmesh_failsafe_reports_total", help: "Drones' reports of failsafes they took, received here.")
-        avahiLosses = r.makeCounter(
+        avahiLosses = r.fleetCounter(
             name: "fleetmesh_avahi_restarts_total",
             help: "Times avahi-daemon went away after running (a restart or a crash); the node reconnects by itself.")
-        malformedMessages = r.makeCounter(
+        malformedMessages = r.fleetCounter(
             name: "fleetmesh_coordinator_messages_malformed_total",
             help: "Coordinator messages dropped as malformed (inside authenticated datagrams).")
     }
@@ -288,11 +288,24 @@ private final class OptionalGauge: @unchecked Sendable {
 
     func set(_ value: Double?) {
         if let value {
-            if gauge == nil { gauge = registry.makeGauge(name: name, help: help) }
+            if gauge == nil { gauge = registry.fleetGauge(name: name, help: help) }
             gauge?.set(value)
         } else if let g = gauge {
             registry.unregisterGauge(g)
             gauge = nil
         }
+    }
+}
+
+extension PrometheusCollectorRegistry {
+    /// A gauge by its whole name: the registry's descriptor API (its name-and-help methods are deprecated), with the
+    /// name in one part.
+    func fleetGauge(name: String, labels: [(String, String)] = [], help: String) -> Gauge {
+        makeGauge(descriptor: MetricNameDescriptor(metricName: name, unitName: "", helpText: help), labels: labels)
+    }
+
+    /// A counter by its whole name, like `fleetGauge`.
+    func fleetCounter(name: String, labels: [(String, String)] = [], help: String) -> Counter {
+        makeCounter(descriptor: MetricNameDescriptor(metricName: name, unitName: "", helpText: help), labels: labels)
     }
 }
