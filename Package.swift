@@ -149,12 +149,13 @@ let package = Package(
             ]),
         .executableTarget(name: "fleetmesh-demo", dependencies: ["ControlProtocol", "LabKit"]),
         // The deterministic whole-node simulations at scale (release-built by `make soak`, with the field's own timings).
-        .executableTarget(name: "fleetmesh-sim", dependencies: ["MeshSimulation"]),
+        .executableTarget(name: "fleetmesh-sim", dependencies: ["MeshSimulation", "MeshTypes", "NodeCore"]),
         .executableTarget(
             name: "fleetmesh-bench",
             dependencies: [
                 "ControlProtocol", "Determinism", "Node", "LabKit", "SecureTransport", "Membership", "MeshTypes",
-                "Coordinator", "MeshSimulation", "Geodesy", "Flight", "MAVLink", "Avoidance", "AvoidanceScenarios",
+                "Coordinator", "MeshSimulation", "NodeCore", "Geodesy", "Flight", "MAVLink", "Avoidance",
+                "AvoidanceScenarios",
                 "AutopilotEmulation", "Vehicles",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
