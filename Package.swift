@@ -40,13 +40,21 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]),
-        .target(name: "Membership", dependencies: ["MeshTypes"]),
+        .target(name: "Membership", dependencies: ["MeshTypes", .product(name: "NIOCore", package: "swift-nio")]),
         // The mesh layer of a node, pure: secure endpoint + membership + reliable channels and the rules between them.
-        .target(name: "MeshCore", dependencies: ["MeshTypes", "SecureTransport", "Membership"]),
+        .target(
+            name: "MeshCore",
+            dependencies: [
+                "MeshTypes", "SecureTransport", "Membership", .product(name: "NIOCore", package: "swift-nio"),
+            ]),
         .target(name: "Coordinator", dependencies: ["MeshTypes", "Geodesy", "Flight"]),
         // A whole node, pure: the mesh layer and the coordinator with the rules between them.
         .target(
-            name: "NodeCore", dependencies: ["MeshTypes", "SecureTransport", "Membership", "MeshCore", "Coordinator"]),
+            name: "NodeCore",
+            dependencies: [
+                "MeshTypes", "SecureTransport", "Membership", "MeshCore", "Coordinator",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]),
         .target(name: "Geodesy"),
         .target(name: "Flight", dependencies: ["Determinism", "Geodesy"]),
         .target(name: "MAVLink", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),

@@ -1,5 +1,6 @@
 import Membership
 import MeshTypes
+import NIOCore
 import SecureTransport
 
 /// The mesh layer of one node as a pure state machine: the secure endpoint (handshakes, sessions), the membership
@@ -59,17 +60,50 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
     }
 
     /// One datagram from the socket.
+    // The entry points the node (SocketAddress) and the simulations (Int) call are pre-specialised for both: the
+    // generic code paid for metadata lookups and unspecialised dictionaries on every datagram and tick.
+    @_specialize(exported:true,where Address == SocketAddress)
+    @_specialize(exported:true,where Address == Int)
     public mutating func onDatagram(_ bytes: [UInt8], from address: Address, now: MeshInstant) -> [Directive] {
         var out: [Directive] = []
         if bytes.first == MessageType.group.rawValue {
             onGroupDatagram(bytes, from: address, now: now, into: &out)
         } else {
-            apply(endpoint.receive(bytes, from: address, now: now), now: now, into: &out)
+            bytes.withUnsafeBytes { onSessionDatagram($0, from: address, now: now, into: &out) }
         }
         return out
     }
 
+    /// A datagram of the secure endpoint's (handshakes, transport messages), opened into a buffer on the stack: a
+    /// transport message on a confirmed session, the usual case, is decrypted, framed and handled without a copy.
+    private mutating func onSessionDatagram(
+        _ datagram: UnsafeRawBufferPointer, from address: Address, now t: MeshInstant, into out: inout [Directive]
+    ) {
+        withUnsafeTemporaryAllocation(byteCount: max(1, datagram.count), alignment: 16) { plaintext in
+            let opened: SecureEndpoint<Address>.Opened
+            do {
+                opened = try endpoint.open(datagram, from: address, into: plaintext, now: t)
+            } catch {
+                // Not reached: the buffer is as large as the datagram.
+                out.append(.note(.warning, "datagram from \(address) not opened: \(error)"))
+                return
+            }
+            switch opened {
+            case .delivered(let count, let from):
+                // What `apply` does with a `.deliver` directive.
+                apply(membership.onHeard(id: from, now: t), now: t, into: &out)
+                deliver(UnsafeRawBufferPointer(rebasing: plaintext[0..<count]), from: from, now: t, into: &out)
+            case .keepalive(let from):
+                apply(membership.onHeard(id: from, now: t), now: t, into: &out)
+            case .directives(let directives):
+                apply(directives, now: t, into: &out)
+            }
+        }
+    }
+
     /// Advances every timer: handshakes and rekeys, heartbeats, suspicion and loss, probes, reliable retransmissions.
+    @_specialize(exported:true,where Address == SocketAddress)
+    @_specialize(exported:true,where Address == Int)
     public mutating func onTick(now: MeshInstant, wallClockMicros: UInt64) -> [Directive] {
         var out: [Directive] = []
         apply(endpoint.tick(now: now, wallClockMicros: wallClockMicros), now: now, into: &out)
@@ -81,13 +115,17 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
             apply(membership.onTick(now: now, quiet: quiet), now: now, into: &out)
             groupTick(now: now, into: &out)
         }
-        for id in channels.keys.sorted() {
+        // Only channels with an acknowledgement or a retransmission due (`tick` does nothing for the others), in the
+        // order of their NodeIDs.
+        var due: [NodeID] = []
+        for (id, channel) in channels where channel.nextDeadline.map({ $0 <= now }) ?? false { due.append(id) }
+        for id in due.sorted() {
             // A lost or forgotten peer's channel waits: retransmitting its whole window every second into an outage
             // costs CPU and airtime for nothing (and reaching a peer that cannot answer, made it flap back and forth
             // at the other side). When it is in session again, everything in the window goes at once (`.returned`).
-            guard var channel = channels[id], Self.inSession(membership.peers[id]?.state) else { continue }
-            let actions = channel.tick(now: now)
-            channels[id] = channel
+            guard let i = channels.index(forKey: id), Self.inSession(membership.peers[id]?.state) else { continue }
+            // In place: a copy of the channel would copy its whole window (1,024 slots each way) on the first write.
+            let actions = channels.values[i].tick(now: now)
             perform(actions, peer: id, now: now, into: &out)
         }
         return out
@@ -95,6 +133,8 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
 
     /// The peer's clock minus this node's, as its heartbeats show it (`PeerClock`); nil while there are no recent samples
     /// both ways (no session, or just established).
+    @_specialize(exported:true,where Address == SocketAddress)
+    @_specialize(exported:true,where Address == Int)
     public func clockOffset(of peer: NodeID, now: MeshInstant) -> Duration? {
         clocks[peer]?.offset(now: now)
     }
@@ -126,14 +166,15 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
 
     /// Sends a message on the peer's reliable-ordered channel. Without a channel (no session yet) it is dropped with a
     /// note; a full window is refused with a note.
+    @_specialize(exported:true,where Address == SocketAddress)
+    @_specialize(exported:true,where Address == Int)
     public mutating func sendReliable(_ type: UInt16, _ payload: [UInt8], to peer: NodeID, now: MeshInstant)
         -> [Directive]
     {
-        guard var channel = channels[peer] else { return [] }
+        guard let i = channels.index(forKey: peer) else { return [] }
         var out: [Directive] = []
         do {
-            let actions = try channel.send(type: type, payload: payload, now: now)
-            channels[peer] = channel
+            let actions = try channels.values[i].send(type: type, payload: payload, now: now)
             perform(actions, peer: peer, now: now, into: &out)
         } catch {
             out.append(.note(.warning, "reliable send to \(peer) refused: \(error)"))
@@ -142,6 +183,8 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
     }
 
     /// Sends a message without delivery guarantee (telemetry, control streams).
+    @_specialize(exported:true,where Address == SocketAddress)
+    @_specialize(exported:true,where Address == Int)
     public mutating func sendUnreliable(_ type: UInt16, _ payload: [UInt8], to peer: NodeID, now: MeshInstant)
         -> [Directive]
     {
@@ -204,7 +247,7 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
                 }
             case .deliver(let plaintext, let from):
                 apply(membership.onHeard(id: from, now: t), now: t, into: &out)
-                deliver(plaintext, from: from, now: t, into: &out)
+                plaintext.withUnsafeBytes { deliver($0, from: from, now: t, into: &out) }
             case .keepalive(let from):
                 apply(membership.onHeard(id: from, now: t), now: t, into: &out)
             case .rekeyed(let id):
@@ -269,7 +312,7 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
     }
 
     private mutating func deliver(
-        _ plaintext: [UInt8], from peer: NodeID, now t: MeshInstant, into out: inout [Directive]
+        _ plaintext: UnsafeRawBufferPointer, from peer: NodeID, now t: MeshInstant, into out: inout [Directive]
     ) {
         let frames: [Frame]
         do {
@@ -298,9 +341,8 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
                 // Echoes belong to group datagrams.
                 break
             case .reliable, .ack:
-                guard var channel = channels[peer] else { continue }
-                let actions = channel.receive(frame: frame, now: t)
-                channels[peer] = channel
+                guard let i = channels.index(forKey: peer) else { continue }
+                let actions = channels.values[i].receive(frame: frame, now: t)
                 perform(actions, peer: peer, now: t, into: &out)
             case .unreliable(let type, let payload):
                 handleMessage(type: type, payload: payload, from: peer, reliable: false, into: &out)
@@ -313,9 +355,8 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
     private mutating func resumeChannel(
         with peer: NodeID, _ why: ReliableChannel.Resumption, now t: MeshInstant, into out: inout [Directive]
     ) {
-        guard var channel = channels[peer], channel.inFlight > 0 else { return }
-        let actions = channel.resume(now: t, why)
-        channels[peer] = channel
+        guard let i = channels.index(forKey: peer), channels.values[i].inFlight > 0 else { return }
+        let actions = channels.values[i].resume(now: t, why)
         perform(actions, peer: peer, now: t, into: &out)
     }
 
@@ -357,11 +398,31 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
         var size = 0
         func flush(_ out: inout [Directive]) {
             guard !batch.isEmpty else { return }
-            do {
-                let plaintext = try Frame.encode(batch)
-                apply(try endpoint.send(plaintext, to: peer, now: t), now: t, into: &out)
-            } catch {
-                out.append(.note(.debug, "cannot send to \(peer): \(error)"))
+            // Framed into a buffer on the stack and sealed straight into the datagram's array (what `endpoint.send`
+            // of `Frame.encode(batch)` does, with one array instead of three).
+            withUnsafeTemporaryAllocation(byteCount: size, alignment: 16) { plaintext in
+                do throws(SecureTransportError) {
+                    let count: Int
+                    do {
+                        count = try Frame.encode(batch, into: plaintext)
+                    } catch {
+                        out.append(.note(.debug, "cannot send to \(peer): \(error)"))
+                        return
+                    }
+                    let framed = UnsafeRawBufferPointer(rebasing: plaintext[0..<count])
+                    var to: Address?
+                    let datagram = try [UInt8](
+                        unsafeUninitializedCapacity: SecureEndpoint<Address>.sealedSize(plaintextCount: count)
+                    ) { (buffer, n) throws(SecureTransportError) in
+                        let sealed = try endpoint.seal(
+                            framed, to: peer, into: UnsafeMutableRawBufferPointer(buffer), now: t)
+                        n = sealed.count
+                        to = sealed.address
+                    }
+                    out.append(.send(datagram, to: to!))
+                } catch {
+                    out.append(.note(.debug, "cannot send to \(peer): \(error)"))
+                }
             }
             batch.removeAll()
             size = 0

@@ -61,6 +61,8 @@ public struct StationTraffic {
     public private(set) var now = MeshInstant(nanoseconds: 0)
     /// Datagrams the station sent to its group (no drone hears them), for the figures.
     public private(set) var groupDatagrams = 0
+    /// Datagrams the station sent to drones so far.
+    public private(set) var stationDatagramsSent = 0
     /// Coordinator messages that did not decode (none, in a run that works).
     public private(set) var malformed: [String] = []
     private var recording: [Recorded]?
@@ -179,6 +181,7 @@ public struct StationTraffic {
             switch e {
             case .datagram(let bytes, let to):
                 guard to >= 0, to <= drones.count else { continue }
+                if node == 0 { stationDatagramsSent += 1 }
                 queue.push(Event(node: to, input: .datagram(bytes, from: node)), at: (now + spec.latency).nanoseconds)
             case .groupDatagram:
                 groupDatagrams += 1

@@ -173,7 +173,13 @@ enum FleetLabBenchmarks {
     /// station's CPU time over 10 s comes from /proc; baseline: the same station with no drones.
     static func stationLoad(_ out: BenchOutput) async throws {
         let bench = CommandLine.arguments[0]
-        for (n, flying) in [(0, false), (10, false), (50, false), (100, false), (10, true), (25, true)] {
+        // FLEETMESH_BENCH_STATION=0,10,50,100,10f,25f (the default) picks the fleets; `f` is flying.
+        let fleets = (ProcessInfo.processInfo.environment["FLEETMESH_BENCH_STATION"] ?? "0,10,50,100,10f,25f")
+            .split(separator: ",").compactMap { item -> (Int, Bool)? in
+                let flying = item.hasSuffix("f")
+                return Int(flying ? item.dropLast() : item).map { ($0, flying) }
+            }
+        for (n, flying) in fleets {
             try await Lab.with(hosts: 2) { lab in
                 let station = try lab.startNode(host: 1, name: "station", role: "station", logLevel: "warning")
                 let address = try lab.address(1)

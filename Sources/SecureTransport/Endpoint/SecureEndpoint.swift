@@ -151,6 +151,8 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
 
     /// Advances timers: resends and abandons handshakes, starts rekeys, drops expired sessions.
     /// Call it at `nextDeadline` (or periodically, e.g. every 100 ms).
+    @_specialize(exported:true,where Address == SocketAddress)
+    @_specialize(exported:true,where Address == Int)
     public mutating func tick(now: MeshInstant, wallClockMicros: UInt64) -> [Directive] {
         noteWallClock(wallClockMicros, now: now)
         var out: [Directive] = []
@@ -175,8 +177,11 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
             for u in expired { indexOwners[u.session.localIndex] = nil }
             unconfirmed[id] = kept.isEmpty ? nil : kept
         }
-        // Sessions.
-        for id in peers.keys.sorted() {
+        // Sessions: only peers with a session expired or due for a rekey (the others are left as they are), in the
+        // order of their NodeIDs.
+        var due: [NodeID] = []
+        for i in peers.indices where needsWork(peers.values[i], now: now) { due.append(peers.keys[i]) }
+        for id in due.sorted() {
             guard var peer = peers[id] else { continue }
             if let s = peer.current, isExpired(s, now) {
                 indexOwners[s.localIndex] = nil
@@ -272,6 +277,24 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
             return age >= configuration.rekeyAfter || s.sendCounter >= configuration.rekeyAfterMessages
         }
         return age >= configuration.responderRekeyAfter
+    }
+
+    /// Whether `tick` has something to do for `peer`: a session expired, or its current one due for a rekey with no
+    /// handshake under way.
+    /// Reads the sessions' times and counters only (copying a session would retain its keys and replay window).
+    func needsWork(_ peer: Peer, now: MeshInstant) -> Bool {
+        let limits = configuration
+        guard let created = peer.current?.createdAt else {
+            return peer.previous.map { now - $0.createdAt >= limits.rejectAfter } ?? true
+        }
+        if now - created >= limits.rejectAfter { return true }
+        if let previous = peer.previous?.createdAt, now - previous >= limits.rejectAfter { return true }
+        let age = now - created
+        let rekey =
+            peer.current?.isInitiator == true
+            ? age >= limits.rekeyAfter || (peer.current?.sendCounter ?? 0) >= limits.rekeyAfterMessages
+            : age >= limits.responderRekeyAfter
+        return rekey && !hasPending(for: peer)
     }
 
     func hasPending(for peer: Peer) -> Bool {
