@@ -7,7 +7,7 @@ SWIFT ?= swift
 DETERMINISTIC := SWIFT_DETERMINISTIC_HASHING=1
 LAB_SUITES := MeshLabTests|OutageLabTests|CoordinatorLabTests|MapOriginLabTests|TargetSourceLabTests|FleetLabTests|AvoidanceLabTests|MAVLinkLabTests|DemoLabTests|DashboardLabTests
 
-.PHONY: all setup build test unit-test lab-test demo bench bench-mallocs bench-count soak format format-check openapi clean
+.PHONY: all setup build test unit-test lab-test demo bench bench-mallocs bench-count bench-datagram-count soak format format-check openapi clean
 
 all: build
 
@@ -55,6 +55,23 @@ bench-count:
 			| sed -n 's/.*Collected : \([0-9]*\).*/\1/p'); \
 		echo "seal+open 200 B, $$form: $$(( (n - z) / 100000 )) instructions per datagram"; \
 	done
+
+# The station's instructions per input under 100 drones on the ground (`fleetmesh-sim station-traffic`: the steady
+# state's inputs replayed into a copy of the station, each kind through a function of its own), from callgrind's
+# inclusive counts of those functions. Same DWARF 5 note as above. docs/BENCHMARKS.md, Secure transport §2.2.
+SIM_BIN := .build/release/fleetmesh-sim
+bench-datagram-count:
+	$(SWIFT) build -c release --product fleetmesh-sim
+	objcopy --strip-debug $(SIM_BIN) $(SIM_BIN).nodebug
+	valgrind --tool=callgrind --callgrind-out-file=$(SIM_BIN).callgrind $(SIM_BIN).nodebug \
+		station-traffic --drones $${DRONES:-100} --seconds 2 --replays 1 > $(SIM_BIN).out 2>/dev/null
+	@cat $(SIM_BIN).out
+	@callgrind_annotate --inclusive=yes --threshold=100 $(SIM_BIN).callgrind 2>/dev/null | tr -d ',' | awk -v counts="$$(cat $(SIM_BIN).out)" ' \
+		BEGIN { split(counts, w, /[ ,]+/); for (i in w) { if (w[i] == "datagrams" && w[i+1] ~ /^[0-9]+$$/ && !d) d = w[i+1]; \
+			if (w[i] == "mesh") m = w[i+2]; if (w[i] == "coordinator") c = w[i+2] } } \
+		/replayStationDatagram/ { printf "instructions per received datagram: %d\n", $$1 / d } \
+		/replayStationMeshTick/ { printf "instructions per 10 ms mesh tick: %d\n", $$1 / m } \
+		/replayStationCoordinatorTick/ { printf "instructions per 50 ms coordinator tick: %d\n", $$1 / c }'
 
 soak: build
 	$(DETERMINISTIC) MESHSIM_SEEDS=$${MESHSIM_SEEDS:-20000} MESHSIM_COMPRESSED_SEEDS=$${MESHSIM_COMPRESSED_SEEDS:-3000} \

@@ -43,13 +43,21 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]),
-        .target(name: "Membership", dependencies: ["MeshTypes"]),
+        .target(name: "Membership", dependencies: ["MeshTypes", .product(name: "NIOCore", package: "swift-nio")]),
         // The mesh layer of a node, pure: secure endpoint + membership + reliable channels and the rules between them.
-        .target(name: "MeshCore", dependencies: ["MeshTypes", "SecureTransport", "Membership"]),
+        .target(
+            name: "MeshCore",
+            dependencies: [
+                "MeshTypes", "SecureTransport", "Membership", .product(name: "NIOCore", package: "swift-nio"),
+            ]),
         .target(name: "Coordinator", dependencies: ["MeshTypes", "Geodesy", "Flight"]),
         // A whole node, pure: the mesh layer and the coordinator with the rules between them.
         .target(
-            name: "NodeCore", dependencies: ["MeshTypes", "SecureTransport", "Membership", "MeshCore", "Coordinator"]),
+            name: "NodeCore",
+            dependencies: [
+                "MeshTypes", "SecureTransport", "Membership", "MeshCore", "Coordinator",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]),
         .target(name: "Geodesy"),
         .target(name: "Flight", dependencies: ["Determinism", "Geodesy"]),
         .target(name: "MAVLink", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
@@ -154,12 +162,13 @@ let package = Package(
             ]),
         .executableTarget(name: "fleetmesh-demo", dependencies: ["ControlProtocol", "LabKit"]),
         // The deterministic whole-node simulations at scale (release-built by `make soak`, with the field's own timings).
-        .executableTarget(name: "fleetmesh-sim", dependencies: ["MeshSimulation"]),
+        .executableTarget(name: "fleetmesh-sim", dependencies: ["MeshSimulation", "MeshTypes", "NodeCore"]),
         .executableTarget(
             name: "fleetmesh-bench",
             dependencies: [
                 "ControlProtocol", "Determinism", "Node", "LabKit", "SecureTransport", "Membership", "MeshTypes",
-                "Coordinator", "MeshSimulation", "Geodesy", "Flight", "MAVLink", "Avoidance", "AvoidanceScenarios",
+                "Coordinator", "MeshSimulation", "NodeCore", "Geodesy", "Flight", "MAVLink", "Avoidance",
+                "AvoidanceScenarios",
                 "AutopilotEmulation", "Vehicles",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

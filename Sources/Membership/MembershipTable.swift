@@ -1,4 +1,5 @@
 import MeshTypes
+import NIOCore
 
 /// The membership core: every peer's state, driven by discovery, session and heartbeat events, with time
 /// injected. Pure: it returns directives and never touches sockets or clocks.
@@ -140,6 +141,8 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
 
     /// An authenticated datagram arrived from the peer (data, keepalive, a completed handshake or rekey). Whatever
     /// state the peer was in, it is `established` again.
+    @_specialize(exported:true,where Address == SocketAddress)
+    @_specialize(exported:true,where Address == Int)
     public mutating func onHeard(id: NodeID, address: Address? = nil, now: MeshInstant) -> [MembershipDirective<
         Address
     >] {
@@ -167,6 +170,8 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
     }
 
     /// A heartbeat sent `rtt` ago was answered.
+    @_specialize(exported:true,where Address == SocketAddress)
+    @_specialize(exported:true,where Address == Int)
     public mutating func onHeartbeatReply(id: NodeID, rtt: Duration, now: MeshInstant) {
         guard peers[id] != nil else { return }
         peers[id]!.heartbeatsAnswered += 1
@@ -174,6 +179,8 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
     }
 
     /// A round trip to the peer measured another way (an echo of this node's group stamp).
+    @_specialize(exported:true,where Address == SocketAddress)
+    @_specialize(exported:true,where Address == Int)
     public mutating func onRoundTrip(id: NodeID, rtt: Duration) {
         guard var peer = peers[id] else { return }
         // RFC 6298-style smoothing (alpha 1/8).
@@ -202,6 +209,8 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
 
     /// Advances time: heartbeats, suspicion, loss, reconnection, forgetting. Peers for which `quiet` is true get no
     /// heartbeat this tick (they hear this node another way: its group datagrams); asked only of a peer due one.
+    @_specialize(exported:true,where Address == SocketAddress)
+    @_specialize(exported:true,where Address == Int)
     public mutating func onTick(now: MeshInstant, quiet: (NodeID) -> Bool = { _ in false })
         -> [MembershipDirective<Address>]
     {

@@ -1,5 +1,6 @@
 import Membership
 import MeshTypes
+import NIOCore
 import SecureTransport
 
 /// How a node uses its segment's group channel (`GroupChannel`, link-local multicast): one transmission reaches every
@@ -79,6 +80,8 @@ struct GroupState: Sendable {
 
 extension MeshCore {
     /// Whether a message for `peer` can go by group: the group is on and `peer`, in session, was heard on it lately.
+    @_specialize(exported:true,where Address == SocketAddress)
+    @_specialize(exported:true,where Address == Int)
     public func reachesOverGroup(_ peer: NodeID, now: MeshInstant) -> Bool {
         guard let group, let heard = group.heard[peer], now - heard < group.settings.freshness else { return false }
         return Self.inSession(membership.peers[peer]?.state)
@@ -86,6 +89,8 @@ extension MeshCore {
 
     /// Sends messages without delivery guarantee once to every neighbour on the segment, packed into as few group
     /// datagrams as fit. Nothing happens without a group channel.
+    @_specialize(exported:true,where Address == SocketAddress)
+    @_specialize(exported:true,where Address == Int)
     public mutating func sendGroupUnreliable(_ messages: [(type: UInt16, payload: [UInt8])], now: MeshInstant)
         -> [Directive]
     {

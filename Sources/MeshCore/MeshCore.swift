@@ -1,5 +1,6 @@
 import Membership
 import MeshTypes
+import NIOCore
 import SecureTransport
 
 /// The mesh layer of one node as a pure state machine: the secure endpoint (handshakes, sessions), the membership
@@ -61,17 +62,50 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
     }
 
     /// One datagram from the socket.
+    // The entry points the node (SocketAddress) and the simulations (Int) call are pre-specialised for both: the
+    // generic code paid for metadata lookups and unspecialised dictionaries on every datagram and tick.
+    @_specialize(exported:true,where Address == SocketAddress)
+    @_specialize(exported:true,where Address == Int)
     public mutating func onDatagram(_ bytes: [UInt8], from address: Address, now: MeshInstant) -> [Directive] {
         var out: [Directive] = []
         if bytes.first == MessageType.group.rawValue {
             onGroupDatagram(bytes, from: address, now: now, into: &out)
         } else {
-            apply(endpoint.receive(bytes, from: address, now: now), now: now, into: &out)
+            bytes.withUnsafeBytes { onSessionDatagram($0, from: address, now: now, into: &out) }
         }
         return out
     }
 
+    /// A datagram of the secure endpoint's (handshakes, transport messages), opened into a buffer on the stack: a
+    /// transport message on a confirmed session, the usual case, is decrypted, framed and handled without a copy.
+    private mutating func onSessionDatagram(
+        _ datagram: UnsafeRawBufferPointer, from address: Address, now t: MeshInstant, into out: inout [Directive]
+    ) {
+        withUnsafeTemporaryAllocation(byteCount: max(1, datagram.count), alignment: 16) { plaintext in
+            let opened: SecureEndpoint<Address>.Opened
+            do {
+                opened = try endpoint.open(datagram, from: address, into: plaintext, now: t)
+            } catch {
+                // Not reached: the buffer is as large as the datagram.
+                out.append(.note(.warning, "datagram from \(address) not opened: \(error)"))
+                return
+            }
+            switch opened {
+            case .delivered(let count, let from):
+                // What `apply` does with a `.deliver` directive.
+                apply(membership.onHeard(id: from, now: t), now: t, into: &out)
+                deliver(UnsafeRawBufferPointer(rebasing: plaintext[0..<count]), from: from, now: t, into: &out)
+            case .keepalive(let from):
+                apply(membership.onHeard(id: from, now: t), now: t, into: &out)
+            case .directives(let directives):
+                apply(directives, now: t, into: &out)
+            }
+        }
+    }
+
     /// Advances every timer: handshakes and rekeys, heartbeats, suspicion and loss, probes, reliable retransmissions.
+    @_specialize(exported:true,where Address == SocketAddress)
+    @_specialize(exported:true,where Address == Int)
     public mutating func onTick(now: MeshInstant, wallClockMicros: UInt64) -> [Directive] {
         var out: [Directive] = []
         apply(endpoint.tick(now: now, wallClockMicros: wallClockMicros), now: now, into: &out)
@@ -104,6 +138,8 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
 
     /// The peer's clock minus this node's, as its heartbeats show it (`PeerClock`); nil while there are no recent samples
     /// both ways (no session, or just established).
+    @_specialize(exported:true,where Address == SocketAddress)
+    @_specialize(exported:true,where Address == Int)
     public func clockOffset(of peer: NodeID, now: MeshInstant) -> Duration? {
         clocks[peer]?.offset(now: now)
     }
@@ -135,6 +171,8 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
 
     /// Sends a message on the peer's reliable-ordered channel. Without a channel (no session yet) it is dropped with a
     /// note; a full window is refused with a note.
+    @_specialize(exported:true,where Address == SocketAddress)
+    @_specialize(exported:true,where Address == Int)
     public mutating func sendReliable(_ type: UInt16, _ payload: [UInt8], to peer: NodeID, now: MeshInstant)
         -> [Directive]
     {
@@ -150,6 +188,8 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
     }
 
     /// Sends a message without delivery guarantee (telemetry, control streams).
+    @_specialize(exported:true,where Address == SocketAddress)
+    @_specialize(exported:true,where Address == Int)
     public mutating func sendUnreliable(_ type: UInt16, _ payload: [UInt8], to peer: NodeID, now: MeshInstant)
         -> [Directive]
     {
@@ -212,7 +252,7 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
                 }
             case .deliver(let plaintext, let from):
                 apply(membership.onHeard(id: from, now: t), now: t, into: &out)
-                deliver(plaintext, from: from, now: t, into: &out)
+                plaintext.withUnsafeBytes { deliver($0, from: from, now: t, into: &out) }
             case .keepalive(let from):
                 apply(membership.onHeard(id: from, now: t), now: t, into: &out)
             case .rekeyed(let id):
@@ -277,7 +317,7 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
     }
 
     private mutating func deliver(
-        _ plaintext: [UInt8], from peer: NodeID, now t: MeshInstant, into out: inout [Directive]
+        _ plaintext: UnsafeRawBufferPointer, from peer: NodeID, now t: MeshInstant, into out: inout [Directive]
     ) {
         let frames: [Frame]
         do {
@@ -364,11 +404,31 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
         var size = 0
         func flush(_ out: inout [Directive]) {
             guard !batch.isEmpty else { return }
-            do {
-                let plaintext = try Frame.encode(batch)
-                apply(try endpoint.send(plaintext, to: peer, now: t), now: t, into: &out)
-            } catch {
-                out.append(.note(.debug, "cannot send to \(peer): \(error)"))
+            // Framed into a buffer on the stack and sealed straight into the datagram's array (what `endpoint.send`
+            // of `Frame.encode(batch)` does, with one array instead of three).
+            withUnsafeTemporaryAllocation(byteCount: size, alignment: 16) { plaintext in
+                do throws(SecureTransportError) {
+                    let count: Int
+                    do {
+                        count = try Frame.encode(batch, into: plaintext)
+                    } catch {
+                        out.append(.note(.debug, "cannot send to \(peer): \(error)"))
+                        return
+                    }
+                    let framed = UnsafeRawBufferPointer(rebasing: plaintext[0..<count])
+                    var to: Address?
+                    let datagram = try [UInt8](
+                        unsafeUninitializedCapacity: SecureEndpoint<Address>.sealedSize(plaintextCount: count)
+                    ) { (buffer, n) throws(SecureTransportError) in
+                        let sealed = try endpoint.seal(
+                            framed, to: peer, into: UnsafeMutableRawBufferPointer(buffer), now: t)
+                        n = sealed.count
+                        to = sealed.address
+                    }
+                    out.append(.send(datagram, to: to!))
+                } catch {
+                    out.append(.note(.debug, "cannot send to \(peer): \(error)"))
+                }
             }
             batch.removeAll()
             size = 0

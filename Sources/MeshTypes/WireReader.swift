@@ -1,5 +1,6 @@
 /// Reads big-endian fixed-width fields from a byte array, throwing `WireError` (never trapping) when bytes run out or a
-/// value is out of range; every read names the field it was reading. Shared by every mesh codec.
+/// value is out of range; every read names the field it was reading. Shared by every mesh codec. Field names are
+/// autoclosures: one built by interpolation costs nothing unless the read fails.
 public struct WireReader {
     @usableFromInline let bytes: [UInt8]
     @usableFromInline var position: Int
@@ -104,9 +105,10 @@ public struct WireReader {
 
     /// Throws unless every byte has been read.
     @inlinable
-    public func expectEnd(_ what: String) throws(WireError) {
+    public func expectEnd(_ what: @autoclosure () -> String) throws(WireError) {
         guard remaining == 0 else {
-            throw WireError("\(what): expected end of message at offset \(offset), found \(remaining) trailing byte(s)")
+            throw WireError(
+                "\(what()): expected end of message at offset \(offset), found \(remaining) trailing byte(s)")
         }
     }
 }

@@ -2,6 +2,7 @@ import Coordinator
 import Membership
 import MeshCore
 import MeshTypes
+import NIOCore
 import SecureTransport
 
 /// One node's whole protocol behaviour as one pure value: its mesh layer (`MeshCore`: sessions, membership, reliable
@@ -61,16 +62,24 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
     // MARK: - Events
 
     /// A datagram from `address`.
+    // The entry points the node (SocketAddress) and the simulations (Int) call are pre-specialised for both: the
+    // generic code paid for metadata lookups and unspecialised dictionaries on every datagram and tick.
+    @_specialize(exported:true,where Address == SocketAddress)
+    @_specialize(exported:true,where Address == Int)
     public mutating func onDatagram(_ bytes: [UInt8], from address: Address, now: MeshInstant) -> [Effect] {
         carry(mesh.onDatagram(bytes, from: address, now: now), now: now)
     }
 
     /// The mesh layer's timer (every 10 ms in the node).
+    @_specialize(exported:true,where Address == SocketAddress)
+    @_specialize(exported:true,where Address == Int)
     public mutating func onMeshTick(now: MeshInstant, wallClockMicros: UInt64) -> [Effect] {
         carry(mesh.onTick(now: now, wallClockMicros: wallClockMicros), now: now)
     }
 
     /// The coordinator's timer (every 50 ms in the node).
+    @_specialize(exported:true,where Address == SocketAddress)
+    @_specialize(exported:true,where Address == Int)
     public mutating func onCoordinatorTick(now: MeshInstant) -> [Effect] {
         perform(coordinator.onTick(now: now), now: now)
     }
@@ -93,6 +102,8 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
 
     /// Anything else for the coordinator (a vehicle report, an operator's target, …): `body` calls the core and
     /// returns its directives, which are carried out like every other.
+    @_specialize(exported:true,where Address == SocketAddress)
+    @_specialize(exported:true,where Address == Int)
     public mutating func withCoordinator(now: MeshInstant, _ body: (inout CoordinatorCore) -> [Directive]) -> [Effect] {
         let directives = body(&coordinator)
         return perform(directives, now: now)

@@ -24,6 +24,13 @@ enum FleetLabBenchmarks {
         try await manualControl(out)
     }
 
+    /// The same stream while the station also carries 100 emulated drones on the ground (issue #16).
+    static func manualUnderFleet(_ out: BenchOutput) async throws {
+        out.heading("Fleet: manual control at 100 Hz to 10 drones while the station carries 100 more (12 lab hosts)")
+        out.line("load average at start (1/5/15 min)", MeshLabBenchmarks.loadAverage())
+        try await manualControl(out, emulated: 100)
+    }
+
     static func station(_ out: BenchOutput) async throws {
         out.heading("Fleet: station CPU under emulated drones (star: the station relays every prediction)")
         out.line("load average at start (1/5/15 min)", MeshLabBenchmarks.loadAverage())
@@ -91,9 +98,11 @@ enum FleetLabBenchmarks {
 
     // MARK: Manual control
 
-    /// One station streams 100 Hz to 10 drones for 5 s; each drone reports what it obeyed.
-    static func manualControl(_ out: BenchOutput) async throws {
-        try await Lab.with(hosts: 11) { lab in
+    /// One station streams 100 Hz to 10 drones for 5 s; each drone reports what it obeyed. With `emulated` drones
+    /// (`emulate-drones` on host 12, the station their only peer, on the ground) the station carries them too; the
+    /// stream starts once it hears all of them live, and the station's CPU during the stream is reported.
+    static func manualControl(_ out: BenchOutput, emulated: Int = 0) async throws {
+        try await Lab.with(hosts: emulated > 0 ? 12 : 11) { lab in
             let station = try lab.startNode(host: 1, name: "station", role: "station", logLevel: "warning")
             let drones = try (2...11).map { try lab.startNode(host: $0, name: "d\($0)", logLevel: "warning") }
             var numbers: [Int] = []
@@ -102,17 +111,38 @@ enum FleetLabBenchmarks {
                 let up = try send(station, n, ["takeoff", "5"])
                 guard up.succeeded else { throw LabError("takeoff of UAV \(n) failed: \(up.answers)") }
             }
+            if emulated > 0 {
+                _ = try lab.start(
+                    host: 12, tag: "emulator",
+                    [
+                        CommandLine.arguments[0], "emulate-drones", String(emulated), "\(try lab.address(1)):47800",
+                        lab.keyPath, lab.directory.path + "/emu", "120",
+                    ])
+                let total = emulated + drones.count
+                try await waitUntil(
+                    "the station hears \(total) live drones", timeout: .seconds(60), poll: .milliseconds(250)
+                ) {
+                    try vehicles(station).filter { !$0.stale && $0.uavNumber != nil }.count == total
+                }
+                // A few seconds of the steady state before the stream.
+                try await Task.sleep(for: .seconds(3))
+            }
+            let pid = try ChildProcess.descendant(of: station.process.pid, named: "fleetmesh")
+            let (t0, cpu0) = (clock.now, try cpuSeconds(pid: pid))
             let request = ControlRequest.manual(
                 .init(uavs: numbers, rateHz: 100, durationMs: 5000, axes: [200, 0, 0, 0]))
             let r = try ControlClient.request(request, socket: station.socketPath, timeout: .seconds(15))
             guard let sent = r.manual else { throw LabError(r.error ?? "no manual report") }
+            let stationShare = (try cpuSeconds(pid: pid) - cpu0) / (clock.now - t0).seconds
             var rates: [Double] = [], p50s: [Double] = [], p99s: [Double] = [], gaps: [Double] = [], lost: [Int] = []
+            var maxGaps: [Double] = []
             for d in drones {
                 guard let m = try d.status().manualControl else { throw LabError("\(d.name) got no manual control") }
                 rates.append(m.rateHz ?? 0)
                 p50s.append(m.latencyP50Ms ?? .nan)
                 p99s.append(m.latencyP99Ms ?? .nan)
                 gaps.append(m.gapP99Ms ?? .nan)
+                maxGaps.append(m.gapMaxMs ?? .nan)
                 lost.append(sent.samplesPerUAV - m.received)
             }
             out.line(
@@ -126,6 +156,12 @@ enum FleetLabBenchmarks {
             out.line(
                 "  latency p99 (median / worst drone)", String(format: "%.2f / %.2f ms", p99s.sorted()[5], p99s.max()!))
             out.line("  gap between samples p99 (worst drone)", String(format: "%.2f ms (period 10 ms)", gaps.max()!))
+            out.line("  gap between samples max (worst drone)", String(format: "%.2f ms", maxGaps.max()!))
+            out.line(
+                "  station CPU during the stream",
+                String(
+                    format: "%.1f %% of one core (%d drones live in its picture)", stationShare * 100,
+                    try vehicles(station).filter { !$0.stale }.count))
         }
     }
 
@@ -137,7 +173,13 @@ enum FleetLabBenchmarks {
     /// station's CPU time over 10 s comes from /proc; baseline: the same station with no drones.
     static func stationLoad(_ out: BenchOutput) async throws {
         let bench = CommandLine.arguments[0]
-        for (n, flying) in [(0, false), (10, false), (50, false), (100, false), (10, true), (25, true)] {
+        // FLEETMESH_BENCH_STATION=0,10,50,100,10f,25f (the default) picks the fleets; `f` is flying.
+        let fleets = (ProcessInfo.processInfo.environment["FLEETMESH_BENCH_STATION"] ?? "0,10,50,100,10f,25f")
+            .split(separator: ",").compactMap { item -> (Int, Bool)? in
+                let flying = item.hasSuffix("f")
+                return Int(flying ? item.dropLast() : item).map { ($0, flying) }
+            }
+        for (n, flying) in fleets {
             try await Lab.with(hosts: 2) { lab in
                 let station = try lab.startNode(host: 1, name: "station", role: "station", logLevel: "warning")
                 let address = try lab.address(1)

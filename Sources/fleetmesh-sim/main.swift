@@ -14,12 +14,17 @@ func usage() -> Never {
               runs seeds FIRST…FIRST+N−1 (default 1…1000, 2 outage episodes each) on every core; prints the recovery
               times (p50/p99) and every failure with the seed that replays it (MESHSIM_OUTAGE_SEED=n in the tests);
               exits 1 if any seed failed.
+            usage: fleetmesh-sim station-traffic [--drones N] [--seconds S] [--replays R]
+              a station and N drones (default 100) on the ground in a star; records S s (default 2) of the station's
+              inputs in the steady state and feeds them R times (default 5) to a copy of the station, on one thread:
+              what callgrind counts instructions of (`make bench-datagram-count`).
 
             """.utf8))
     exit(64)
 }
 
 var arguments = CommandLine.arguments.dropFirst()
+if arguments.first == "station-traffic" { StationTrafficCount.run(Array(arguments.dropFirst())) }
 guard arguments.popFirst() == "outages" else { usage() }
 var seeds = 1000
 var first: UInt64 = 1

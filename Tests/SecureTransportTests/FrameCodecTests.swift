@@ -85,4 +85,82 @@ struct FrameCodecTests {
         }
         #expect(decoded > 0)
     }
+
+    /// The decoder as it was before the buffer forms (field by field through `WireReader`): what they must match.
+    static func referenceDecode(_ bytes: [UInt8]) throws(WireError) -> [Frame] {
+        var frames: [Frame] = []
+        var r = WireReader(bytes, context: "frame")
+        var index = 0
+        while r.remaining > 0 {
+            let kindByte = try r.u8("kind of frame \(index)")
+            let length = Int(try r.u16("length of frame \(index)"))
+            guard r.remaining >= length else {
+                throw WireError(
+                    "frame \(index) (kind \(kindByte)): length \(length) exceeds the \(r.remaining) bytes left")
+            }
+            let body = try r.bytes(length, "body of frame \(index)")
+            if let kind = Frame.Kind(rawValue: kindByte) {
+                var b = WireReader(body, context: "frame \(index) (\(kind))")
+                switch kind {
+                case .unreliable: frames.append(.unreliable(type: try b.u16("type"), payload: b.rest()))
+                case .reliable:
+                    let sequence = try b.u64("sequence")
+                    frames.append(.reliable(sequence: sequence, type: try b.u16("type"), payload: b.rest()))
+                case .ack:
+                    let cumulative = try b.u64("cumulative")
+                    frames.append(.ack(cumulative: cumulative, selective: try b.u64("selective")))
+                case .heartbeat:
+                    let id = try b.u32("id")
+                    frames.append(.heartbeat(id: id, sentAtMicros: try b.u64("sentAtMicros")))
+                case .heartbeatReply:
+                    let id = try b.u32("id")
+                    frames.append(.heartbeatReply(id: id, sentAtMicros: try b.u64("sentAtMicros")))
+                case .goodbye: frames.append(.goodbye(reason: try b.u8("reason")))
+                case .echo:
+                    let high = try b.u64("peer")
+                    let low = try b.u64("peer")
+                    let sent = try b.u64("sentAtMicros")
+                    frames.append(
+                        .echo(
+                            peer: NodeID(high: high, low: low), sentAtMicros: sent, heldMicros: try b.u32("heldMicros"))
+                    )
+                }
+            }
+            index += 1
+        }
+        return frames
+    }
+
+    /// The buffer forms the mesh layer uses decode and encode exactly like the array forms did, errors included.
+    @Test func bufferFormsMatchTheArrayForms() throws {
+        let all = try Frame.encode(
+            Self.samples + [.echo(peer: NodeID(high: 1, low: 2), sentAtMicros: 3, heldMicros: 4)])
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: all.count, alignment: 16)
+        defer { buffer.deallocate() }
+        let written = try Frame.encode(
+            Self.samples + [.echo(peer: NodeID(high: 1, low: 2), sentAtMicros: 3, heldMicros: 4)], into: buffer)
+        #expect(Array(buffer[0..<written]) == all)
+        #expect(throws: WireError.self) { try Frame.encode(Self.samples, into: .init(rebasing: buffer[0..<10])) }
+        var rng = SeededRandom(seed: 78)
+        var failures = 0
+        for k in 0..<3000 {
+            var bytes = rng.bytes(Int.random(in: 0...64, using: &rng))
+            if Bool.random(using: &rng), !bytes.isEmpty { bytes[0] = UInt8.random(in: 1...7, using: &rng) }
+            if k % 2 == 0 {
+                // Valid frames, cut short half the time.
+                bytes = try Frame.encode(Self.samples.filter { _ in Bool.random(using: &rng) })
+                if Bool.random(using: &rng) {
+                    bytes = Array(bytes.prefix(Int.random(in: 0...bytes.count, using: &rng)))
+                }
+            }
+            let reference = Result { () throws(WireError) in try Self.referenceDecode(bytes) }
+            let fromArray = Result { () throws(WireError) in try Frame.decodeAll(bytes) }
+            let fromBuffer = bytes.withUnsafeBytes { b in Result { () throws(WireError) in try Frame.decodeAll(b) } }
+            #expect(fromArray == reference)
+            #expect(fromBuffer == reference)
+            if case .failure = fromBuffer { failures += 1 }
+        }
+        // Both outcomes were exercised.
+        #expect(failures > 100 && failures < 2900, "\(failures) of 3000 failed")
+    }
 }

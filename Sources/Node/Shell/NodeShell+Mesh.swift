@@ -125,16 +125,20 @@ extension NodeShell {
     /// Carries out the node core's effects in order: datagrams on the socket, peer changes and refusals in the log,
     /// the coordinator's directives.
     func apply(_ effects: [NodeCore<SocketAddress>.Effect], now t: MeshInstant) {
+        // A flush is a task for the socket's event loop (a wake-up of its thread): only when something was queued.
+        var written = false
         for e in effects {
             switch e {
             case .datagram(let bytes, let to):
                 transport?.send(bytes, to: to)
                 traffic.sent(bytes.count, now: t)
                 tally.sent(bytes)
+                written = true
             case .groupDatagram(let bytes):
                 let copies = transport?.sendGroup(bytes) ?? 0
                 for _ in 0..<copies { traffic.sent(bytes.count, now: t) }
                 tally.sent(bytes, copies: copies)
+                written = true
             case .peerState(let peer, let name, let from, let to):
                 let label = name ?? peer.short
                 let line = "peer \(label) (\(peer)) \(from?.rawValue ?? "new") → \(to.rawValue)"
@@ -164,7 +168,7 @@ extension NodeShell {
                 perform(d, now: t)
             }
         }
-        transport?.flush()
+        if written { transport?.flush() }
     }
 
     // MARK: - Status

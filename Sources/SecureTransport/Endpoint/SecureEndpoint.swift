@@ -156,6 +156,8 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
 
     /// Advances timers: resends and abandons handshakes, starts rekeys, drops expired sessions.
     /// Call it at `nextDeadline` (or periodically, e.g. every 100 ms).
+    @_specialize(exported:true,where Address == SocketAddress)
+    @_specialize(exported:true,where Address == Int)
     public mutating func tick(now: MeshInstant, wallClockMicros: UInt64) -> [Directive] {
         noteWallClock(wallClockMicros, now: now)
         var out: [Directive] = []

@@ -60,55 +60,7 @@ extension Frame {
     /// its fixed fields, or a length running past the end, throws. Bytes a known fixed-size body has beyond its fields
     /// are ignored (room for later extensions).
     public static func decodeAll(_ bytes: [UInt8]) throws(WireError) -> [Frame] {
-        var frames: [Frame] = []
-        var r = WireReader(bytes, context: "frame")
-        var index = 0
-        while r.remaining > 0 {
-            let kindByte = try r.u8("kind of frame \(index)")
-            let length = Int(try r.u16("length of frame \(index)"))
-            guard r.remaining >= length else {
-                throw WireError(
-                    "frame \(index) (kind \(kindByte)): length \(length) exceeds the \(r.remaining) bytes left")
-            }
-            let body = try r.bytes(length, "body of frame \(index)")
-            if let kind = Kind(rawValue: kindByte) {
-                frames.append(try decodeBody(kind, body, index: index))
-            }
-            index += 1
-        }
-        return frames
-    }
-
-    private static func decodeBody(_ kind: Kind, _ body: [UInt8], index: Int) throws(WireError) -> Frame {
-        var r = WireReader(body, context: "frame \(index) (\(kind))")
-        switch kind {
-        case .unreliable:
-            let type = try r.u16("type")
-            return .unreliable(type: type, payload: r.rest())
-        case .reliable:
-            let sequence = try r.u64("sequence")
-            let type = try r.u16("type")
-            return .reliable(sequence: sequence, type: type, payload: r.rest())
-        case .ack:
-            let cumulative = try r.u64("cumulative")
-            let selective = try r.u64("selective")
-            return .ack(cumulative: cumulative, selective: selective)
-        case .heartbeat:
-            let id = try r.u32("id")
-            let sentAt = try r.u64("sentAtMicros")
-            return .heartbeat(id: id, sentAtMicros: sentAt)
-        case .heartbeatReply:
-            let id = try r.u32("id")
-            let sentAt = try r.u64("sentAtMicros")
-            return .heartbeatReply(id: id, sentAtMicros: sentAt)
-        case .goodbye:
-            return .goodbye(reason: try r.u8("reason"))
-        case .echo:
-            let high = try r.u64("peer")
-            let low = try r.u64("peer")
-            let sentAt = try r.u64("sentAtMicros")
-            let held = try r.u32("heldMicros")
-            return .echo(peer: NodeID(high: high, low: low), sentAtMicros: sentAt, heldMicros: held)
-        }
+        let decoded = bytes.withUnsafeBytes { b in Result { () throws(WireError) in try decodeAll(b) } }
+        return try decoded.get()
     }
 }
