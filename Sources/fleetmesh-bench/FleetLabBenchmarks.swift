@@ -106,7 +106,16 @@ enum FleetLabBenchmarks {
             let station = try lab.startNode(host: 1, name: "station", role: "station", logLevel: "warning")
             let drones = try (2...11).map { try lab.startNode(host: $0, name: "d\($0)", logLevel: "warning") }
             var numbers: [Int] = []
-            for d in drones { numbers.append(try await number(of: d, seenBy: station)) }
+            // Ten drones starting together may briefly claim the same number (the mesh settles it): ask again until
+            // the ten are distinct.
+            let deadline = clock.now + .seconds(20)
+            repeat {
+                numbers = []
+                for d in drones { numbers.append(try await number(of: d, seenBy: station)) }
+                if Set(numbers).count == drones.count { break }
+                try await Task.sleep(for: .milliseconds(500))
+            } while clock.now < deadline
+            guard Set(numbers).count == drones.count else { throw LabError("UAV numbers not distinct: \(numbers)") }
             for n in numbers {
                 let up = try send(station, n, ["takeoff", "5"])
                 guard up.succeeded else { throw LabError("takeoff of UAV \(n) failed: \(up.answers)") }

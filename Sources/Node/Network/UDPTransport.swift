@@ -172,9 +172,42 @@ public final class UDPTransport: Sendable {
         }
     }
 
+    /// One datagram of a batch for `send(_:)`.
+    public enum Outgoing: Sendable {
+        /// To one address.
+        case unicast([UInt8], to: SocketAddress)
+        /// To the multicast group on every joined interface.
+        case group([UInt8])
+    }
+
+    /// How many copies a group datagram makes (the joined interfaces; 0 without a group).
+    public var groupCopies: Int { state.withLockedValue { $0.groupTargets.count } }
+
+    /// Queues the datagrams and pushes them out, in order, in one task on the channel's event loop: one wake-up of
+    /// its thread for the lot, where each `send(_:to:)` and `flush()` from another thread costs one.
+    public func send(_ batch: [Outgoing]) {
+        guard !batch.isEmpty else { return }
+        let (channel, targets) = state.withLockedValue { ($0.channel, $0.groupTargets) }
+        guard let channel else { return }
+        let push = { [self] in
+            for d in batch {
+                switch d {
+                case .unicast(let bytes, let address): write(bytes, to: address, on: channel)
+                case .group(let bytes): for target in targets { write(bytes, to: target, on: channel) }
+                }
+            }
+            channel.flush()
+        }
+        if channel.eventLoop.inEventLoop { push() } else { channel.eventLoop.execute(push) }
+    }
+
     /// Queues a datagram; call `flush()` after a batch.
     public func send(_ bytes: [UInt8], to address: SocketAddress) {
         guard let channel = state.withLockedValue({ $0.channel }) else { return }
+        write(bytes, to: address, on: channel)
+    }
+
+    private func write(_ bytes: [UInt8], to address: SocketAddress, on channel: Channel) {
         var buffer = channel.allocator.buffer(capacity: bytes.count)
         buffer.writeBytes(bytes)
         let logger = self.logger

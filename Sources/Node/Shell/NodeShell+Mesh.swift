@@ -125,20 +125,20 @@ extension NodeShell {
     /// Carries out the node core's effects in order: datagrams on the socket, peer changes and refusals in the log,
     /// the coordinator's directives.
     func apply(_ effects: [NodeCore<SocketAddress>.Effect], now t: MeshInstant) {
-        // A flush is a task for the socket's event loop (a wake-up of its thread): only when something was queued.
-        var written = false
+        // What goes on the socket leaves in one batch, one task for the socket's event loop (a wake-up of its thread)
+        // at the end, not one per datagram and another for the flush.
+        var outgoing: [UDPTransport.Outgoing] = []
         for e in effects {
             switch e {
             case .datagram(let bytes, let to):
-                transport?.send(bytes, to: to)
+                outgoing.append(.unicast(bytes, to: to))
                 traffic.sent(bytes.count, now: t)
                 tally.sent(bytes)
-                written = true
             case .groupDatagram(let bytes):
-                let copies = transport?.sendGroup(bytes) ?? 0
+                outgoing.append(.group(bytes))
+                let copies = transport?.groupCopies ?? 0
                 for _ in 0..<copies { traffic.sent(bytes.count, now: t) }
                 tally.sent(bytes, copies: copies)
-                written = true
             case .peerState(let peer, let name, let from, let to):
                 let label = name ?? peer.short
                 let line = "peer \(label) (\(peer)) \(from?.rawValue ?? "new") → \(to.rawValue)"
@@ -165,10 +165,15 @@ extension NodeShell {
             case .nodeMessage(let type, _, let from):
                 logger.debug("ignoring reserved node-layer message type \(type) from \(from)")
             case .coordinator(let d):
+                // What it does may send too (through another `apply`): what this one queued leaves first.
+                if !outgoing.isEmpty {
+                    transport?.send(outgoing)
+                    outgoing.removeAll()
+                }
                 perform(d, now: t)
             }
         }
-        if written { transport?.flush() }
+        transport?.send(outgoing)
     }
 
     // MARK: - Status
