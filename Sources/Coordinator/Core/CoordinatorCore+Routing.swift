@@ -11,6 +11,13 @@ extension CoordinatorCore {
         topologyChanged()
         neighboursChanged = true
         var out = originateAdvertisementIfDue(now: now)
+        if !out.contains(where: { if case .send(.linkState, peer, _) = $0 { true } else { false } }) {
+            // The new neighbour hears this node's advertisement now (its number, name, role), not only with the next
+            // origination up to `linkStateMinInterval` later: it already gets this node's telemetry, and a station
+            // that shows a drone must be able to command it. It forwards it only after `linkStateFloodDelay`, by
+            // when the origination with this neighbour in it has usually replaced it.
+            out.append(.send(.linkState(ownAdvertisement(sequence: ownSequence)), to: peer, reliability: .reliable))
+        }
         // The whole database: that an origin listed `peer` when it made its advertisement is no proof `peer` has it
         // now (it may have restarted since).
         for id in database.keys.sorted() {
