@@ -124,11 +124,11 @@ extension CoordinatorCore {
             // First hop: repeated after `linkStateFloodDelay` (`floodDue`). A version newer still replaces it and
             // keeps the earlier moment, so a stream of changes is not held back.
             pendingFloods[lsa.origin] = PendingFlood(
-                sequence: lsa.sequence, holders: [from],
+                sequence: lsa.sequence,
                 dueAt: pendingFloods[lsa.origin]?.dueAt ?? now + configuration.linkStateFloodDelay)
         } else {
             pendingFloods[lsa.origin] = nil
-            out += repeatAdvertisement(lsa, holders: [from])
+            out += repeatAdvertisement(lsa, from: from)
         }
         if lsa.role == .drone, previous?.uavNumber != lsa.uavNumber {
             out.append(.numberAnnounced(node: lsa.origin, number: lsa.uavNumber, previous: previous?.uavNumber))
@@ -143,26 +143,23 @@ extension CoordinatorCore {
         for origin in pendingFloods.keys.sorted() where pendingFloods[origin]!.dueAt <= now {
             let pending = pendingFloods.removeValue(forKey: origin)!
             guard let lsa = database[origin], lsa.sequence == pending.sequence else { continue }
-            out += repeatAdvertisement(lsa, holders: pending.holders)
+            out += repeatAdvertisement(lsa, from: origin)
         }
         return out
     }
 
     /// Sends another node's advertisement to the neighbours that may lack it: not to the origin's neighbours as the
-    /// advertisement lists them (the origin sent it to each of them reliably when it made it), nor to `holders` (they
-    /// sent it), nor to nodes that both we and they believe are neighbours of a holder (it floods to them itself). This
-    /// keeps a full mesh's flood at one copy per link; a link one side no longer lists is not skipped, and the 10 s
-    /// refresh and the database exchange on every new session repair what a stale view could still miss.
-    func repeatAdvertisement(_ lsa: LinkStateAdvertisement, holders: Set<NodeID>) -> [Directive] {
+    /// advertisement lists them (the origin sent it to each of them reliably when it made it), nor to `from` (it sent
+    /// it), nor to nodes that both we and they believe are neighbours of `from` (it floods to them itself). This keeps
+    /// a full mesh's flood at one copy per link; a link one side no longer lists is not skipped, and the 10 s refresh
+    /// and the database exchange on every new session repair what a stale view could still miss.
+    func repeatAdvertisement(_ lsa: LinkStateAdvertisement, from: NodeID) -> [Directive] {
         let originNeighbours = Set(lsa.neighbours)
-        let sorted = holders.sorted()
-        let holderNeighbours = sorted.map { Set(database[$0]?.neighbours ?? []) }
+        let fromNeighbours = Set(database[from]?.neighbours ?? [])
         var out: [Directive] = []
-        for n in neighbours where n != lsa.origin && !holders.contains(n) && !originNeighbours.contains(n) {
-            let floodedByHolder = sorted.indices.contains { k in
-                holderNeighbours[k].contains(n) && database[n]?.neighbours.contains(sorted[k]) == true
-            }
-            if !floodedByHolder { out.append(.send(.linkState(lsa), to: n, reliability: .reliable)) }
+        for n in neighbours where n != lsa.origin && n != from && !originNeighbours.contains(n) {
+            if fromNeighbours.contains(n), database[n]?.neighbours.contains(from) == true { continue }
+            out.append(.send(.linkState(lsa), to: n, reliability: .reliable))
         }
         return out
     }
@@ -265,9 +262,7 @@ extension CoordinatorCore {
 
 /// Another node's advertisement waiting to be repeated (`CoordinatorCore.floodDue`).
 struct PendingFlood: Sendable {
-    /// The version waiting.
+    /// The version waiting (it came from its origin).
     var sequence: UInt64
-    /// Neighbours that sent this version.
-    var holders: Set<NodeID>
     var dueAt: MeshInstant
 }
