@@ -27,6 +27,8 @@ let package = Package(
         // The node's runtime figures as Prometheus metrics (Sources/Node/Metrics): swift-prometheus's registry and its
         // text exposition (it brings swift-metrics' CoreMetrics, whose handlers its types implement).
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // The flight log (Sources/FlightLog): SQLite in WAL mode, the schema migrated by version.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // C shim over libavahi-client (apt: libavahi-client-dev).
@@ -103,6 +105,14 @@ let package = Package(
                 "AutopilotEmulation", "Avoidance", "Coordinator", "Flight", "Geodesy", "MeshTypes", "Vehicles",
             ]),
 
+        // The flight log: what a node recorded (SQLite through GRDB), its flights and their figures, and the exports
+        // (CSV, GeoJSON, KML, GPX, MAVLink telemetry logs).
+        .target(
+            name: "FlightLog",
+            dependencies: [
+                "Coordinator", "Flight", "MAVLinkBridge", "MeshTypes", .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+
         // The control socket's typed requests and answers, and a client: all a CLI, script or test needs to talk to a node.
         .target(name: "ControlProtocol"),
 
@@ -119,7 +129,7 @@ let package = Package(
         .target(
             name: "Dashboard",
             dependencies: [
-                "ControlProtocol", "Flight", "Geodesy",
+                "ControlProtocol", "Flight", "FlightLog", "Geodesy",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
@@ -147,7 +157,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
-                "TOMLFields",
+                .product(name: "Crypto", package: "swift-crypto"),
+                "TOMLFields", "FlightLog",
             ]),
 
         // Drives scripts/lab and `fleetmesh run` processes: used by the lab tests, the benchmarks and the demo.
@@ -157,7 +168,7 @@ let package = Package(
         .executableTarget(
             name: "fleetmesh",
             dependencies: [
-                "ControlProtocol", "Dashboard", "Node", "Geodesy", "Flight", "Scenarios", "Avoidance",
+                "ControlProtocol", "Dashboard", "Node", "FlightLog", "Geodesy", "Flight", "Scenarios", "Avoidance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "fleetmesh-demo", dependencies: ["ControlProtocol", "LabKit"]),
@@ -181,6 +192,7 @@ let package = Package(
             dependencies: ["AllocationCounter", "Determinism", "SecureTransport", "MeshTypes"],
             exclude: ["verify-secure-transport-vector.py"]),
         .testTarget(name: "MembershipTests", dependencies: ["Membership"]),
+        .testTarget(name: "FlightLogTests", dependencies: ["FlightLog", "Coordinator", "Flight"]),
         .testTarget(name: "LocBroadcasterTests", dependencies: ["LocBroadcaster", "Coordinator", "MeshTypes"]),
         .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "Determinism", "MeshTypes"]),
         .testTarget(
@@ -203,7 +215,7 @@ let package = Package(
             name: "NodeTests",
             dependencies: [
                 "Node", "Dashboard", "MeshCore", "Membership", "Coordinator", "MeshTypes", "SecureTransport",
-                "Avoidance", "Discovery", "Flight",
+                "Avoidance", "Discovery", "Flight", "FlightLog",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
@@ -224,9 +236,10 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]),
         .testTarget(
-            name: "LabTests", dependencies: ["ControlProtocol", "Dashboard", "Node", "LabKit"],
+            name: "LabTests", dependencies: ["ControlProtocol", "Dashboard", "Node", "LabKit", "FlightLog"],
             exclude: [
                 "udp_tool.py", "dashboard_browser.py", "dashboard_live.py", "lab_browser.py", "dashboard_tiles.py",
+                "flight_review_browser.py",
             ]
         ),
     ],

@@ -171,6 +171,8 @@ public struct NodeStatus: Codable, Sendable, Hashable {
     public var manualControl: ManualControlReport?
     /// Drones flying an autopilot (`[drone] vehicle = "mavlink:…"`): the link and what the autopilot reports.
     public var autopilot: AutopilotReport?
+    /// The node's flight log (absent when `[log] flight_log = false`).
+    public var flightLog: FlightLogReport?
 
     public init(
         node: LocalNode,
@@ -178,7 +180,8 @@ public struct NodeStatus: Codable, Sendable, Hashable {
         unverified: [UnverifiedAdvert]? = nil,
         mapOrigin: OriginReport? = nil,
         manualControl: ManualControlReport? = nil,
-        autopilot: AutopilotReport? = nil
+        autopilot: AutopilotReport? = nil,
+        flightLog: FlightLogReport? = nil
     ) {
         self.node = node
         self.peers = peers
@@ -186,5 +189,30 @@ public struct NodeStatus: Codable, Sendable, Hashable {
         self.mapOrigin = mapOrigin
         self.manualControl = manualControl
         self.autopilot = autopilot
+        self.flightLog = flightLog
+    }
+}
+
+/// The node's flight log: where it records, whether it can, and how much it wrote and lost.
+public struct FlightLogReport: Codable, Sendable, Hashable {
+    public var path: String
+    /// Whether the last batch was written.
+    public var recording: Bool
+    /// Why it cannot record, when it cannot.
+    public var problem: String?
+    /// Records written since the node started.
+    public var written: Int
+    /// Records lost since the node started (queue full, or the log could not be written).
+    public var dropped: Int
+    /// The log's size on disk, with its write-ahead file.
+    public var bytes: Int64
+
+    public init(path: String, recording: Bool, problem: String?, written: Int, dropped: Int, bytes: Int64) {
+        self.path = path
+        self.recording = recording
+        self.problem = problem
+        self.written = written
+        self.dropped = dropped
+        self.bytes = bytes
     }
 }

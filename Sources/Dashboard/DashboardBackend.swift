@@ -11,6 +11,8 @@ public struct DashboardBackend: Sendable {
     public var manualSample: @Sendable (_ sample: ManualSample) async -> String?
     /// The node's metrics in Prometheus's text exposition format (version 0.0.4), for `GET /metrics`.
     public var metrics: @Sendable () async -> [UInt8]
+    /// The node's flight log file (nil: it records none), read for `/api/v1/flights`.
+    public var flightLogPath: String?
 
     /// One manual-control sample for the drone holding `uav` (axes −1000…1000).
     public struct ManualSample: Sendable, Equatable {
@@ -27,8 +29,10 @@ public struct DashboardBackend: Sendable {
         manualSample: @escaping @Sendable (ManualSample) async -> String? = { _ in
             "this node takes no manual control"
         },
-        metrics: @escaping @Sendable () async -> [UInt8] = { [] }
+        metrics: @escaping @Sendable () async -> [UInt8] = { [] },
+        flightLogPath: String? = nil
     ) {
+        self.flightLogPath = flightLogPath
         self.answer = answer
         self.vehicleUpdates = vehicleUpdates
         self.manualSample = manualSample

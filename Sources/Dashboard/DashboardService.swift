@@ -42,6 +42,7 @@ public struct DashboardService: Service, CustomStringConvertible {
         ("/api/v1/uavs/{uav}/trajectory-preview", [.post]), ("/api/v1/group-commands", [.post]),
         ("/api/v1/targets", [.post]), ("/api/v1/live", [.get]), ("/api/v1/map", [.get]),
         ("/api/v1/overlays/{index}", [.get]), ("/api/v1/geofence", [.get, .post]), ("/api/v1/geofence/clear", [.post]),
+        ("/api/v1/flights", [.get]), ("/api/v1/flights/{flight}/track", [.get]),
     ]
 
     /// The methods `path` takes, if it is one of `routes`.

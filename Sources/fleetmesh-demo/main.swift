@@ -334,6 +334,23 @@ do {
                 format: "  COMMAND_ACK from system %d: %@ after %.1f ms", n, result,
                 answer["latency_ms"] as? Double ?? 0))
     }
+
+    // The flight log: every node recorded what it saw; the station's log lists each drone's flight once it landed.
+    let stationSocket = nodes[0].socketPath
+    try? await waitUntil("every drone landed", timeout: .seconds(40), poll: .milliseconds(200)) {
+        // A loop, not filter/allSatisfy: closures nested in this top-level code would be main-actor closures.
+        for v in try ControlClient.request(ControlRequest.vehicles, socket: stationSocket).vehicles ?? []
+        where v.role == "drone" && v.activity != "landed" {
+            return false
+        }
+        return true
+    }
+    let flights = try await shellOffPool([try fleetmeshBinary(), "log", "flights", "--node", nodes[0].socketPath])
+    say("the flight log: station-1 recorded every flight as it saw it (`fleetmesh log flights`):")
+    for line in flights.split(separator: "\n") { say("  \(line)") }
+    say(
+        "  export one for QGIS, Google Earth or QGroundControl: fleetmesh log export FLIGHT --format geojson|kml|gpx|csv|tlog"
+    )
     show("")
 
     // DEMO_SECONDS counts from here, the end of the walkthrough, as the README says.

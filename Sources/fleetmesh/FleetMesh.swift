@@ -1,4 +1,5 @@
 import ArgumentParser
+import Node
 
 @main
 struct FleetMesh: AsyncParsableCommand {
@@ -7,10 +8,11 @@ struct FleetMesh: AsyncParsableCommand {
         abstract: "Peer-to-peer mesh coordinator for multi-drone field missions.",
         discussion:
             "Run a node with `fleetmesh run --config FILE`; the other commands talk to a running node on this machine.",
+        version: FleetMeshVersion.current,
         subcommands: [
             RunCommand.self, KeygenCommand.self, StatusCommand.self, PeersCommand.self, VehiclesCommand.self,
             AirspaceCommand.self, SendCommand.self, TargetCommand.self, OriginCommand.self, SourcesCommand.self,
             ManualCommand.self, EventsCommand.self, GeofenceCommand.self, GeoCommand.self, SimulateCommand.self,
-            HashPasswordCommand.self,
+            HashPasswordCommand.self, LogCommand.self,
         ])
 }

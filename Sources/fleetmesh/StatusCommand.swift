@@ -43,6 +43,12 @@ struct StatusCommand: ParsableCommand {
                 "traffic   in \(formatRate(t.bytesInPerSecond)) (\(Int(t.datagramsInPerSecond.rounded())) datagrams/s)   out \(formatRate(t.bytesOutPerSecond)) (\(Int(t.datagramsOutPerSecond.rounded())) datagrams/s)   (last 5 s, UDP payload)"
             )
         }
+        if let log = status.flightLog {
+            let state = log.recording ? "recording" : "NOT RECORDING: \(log.problem ?? "not open yet")"
+            print(
+                "flight log \(log.path): \(state), \(log.written) records written, \(log.dropped) dropped, \(log.bytes / 1024) KiB"
+            )
+        }
         if let a = status.autopilot {
             let who = a.systemID.map { "\(a.autopilot ?? "autopilot") system \($0)" } ?? "no autopilot heard yet"
             let state = a.silent ? "SILENT" : a.connected ? "connected" : "waiting"

@@ -33,6 +33,12 @@ import Testing
         // The station's geofence, flown by all three.
         #expect(text.contains("geofence   4 corners, 0.0–60.0 m above home"), "\(text)")
         #expect(text.contains("summary: mesh of 4 formed"))
+        // The flight log: station-1's lists a closed flight (a duration without "(flying)") of every drone it landed.
+        #expect(text.contains("the flight log: station-1 recorded every flight"))
+        let rows = text.matches(
+            of: /\s\s[0-9]+ +([0-9]+) +drone-[0-9]+ +[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8} +[0-9]+ s( \(flying\))?/)
+        let closed = rows.filter { $0.2 == nil }.compactMap { Int($0.1) }
+        #expect(Set(closed) == Set(assigned), "flights in the demo's flight log: \(rows.map(\.0))")
         // The station's dashboard, forwarded to this machine's loopback, answered with the fleet on it.
         let page = try #require(
             text.firstMatch(

@@ -3,7 +3,7 @@
 
 extension APIOperation {
     /// SHA-256 of openapi.yaml followed by Tools/openapi/openapi-generator-config.yaml, as generated from.
-    static let sourcesSHA256 = "84160b4b10eccee7984fc32a3849f93f5795ec04ac17105078940bab0c5d293a"
+    static let sourcesSHA256 = "9e5fa42c708c7964df97a8e61ce3471cf14966944d65bcb1e6378be964d50397"
 
     /// Every operation of openapi.yaml, by operationId.
     static let all: [String: APIOperation] = [
@@ -51,6 +51,16 @@ extension APIOperation {
             name: "events", method: "GET", path: "/api/v1/events",
             query: [APIOperation.Parameter(name: "after", isInteger: true, minimum: 0, description: "only events numbered above this (default 0)"), APIOperation.Parameter(name: "limit", isInteger: true, minimum: 1, maximum: 1000, description: "at most this many (default 200)")],
             pathParameters: [],
+            body: nil),
+        "flights": APIOperation(
+            name: "flights", method: "GET", path: "/api/v1/flights",
+            query: [],
+            pathParameters: [],
+            body: nil),
+        "flight-track": APIOperation(
+            name: "flight-track", method: "GET", path: "/api/v1/flights/{flight}/track",
+            query: [APIOperation.Parameter(name: "maxPoints", isInteger: true, minimum: 2, maximum: 20000, description: "at most this many points per vehicle (default 2000)")],
+            pathParameters: [APIOperation.Parameter(name: "flight", isInteger: true, minimum: 1, description: "the flight's number")],
             body: nil),
         "session": APIOperation(
             name: "session", method: "GET", path: "/api/v1/session",
@@ -150,8 +160,11 @@ extension APIOperation {
             fields: ["loggedOut"],
             required: ["loggedOut"]),
         "Status": APIOperation.Body(
-            fields: ["node", "peers", "unverified", "mapOrigin", "manualControl", "autopilot"],
+            fields: ["node", "peers", "unverified", "mapOrigin", "manualControl", "autopilot", "flightLog"],
             required: ["node", "peers"]),
+        "FlightLogStatus": APIOperation.Body(
+            fields: ["path", "recording", "problem", "written", "dropped", "bytes"],
+            required: ["path", "recording", "written", "dropped", "bytes"]),
         "LocalNode": APIOperation.Body(
             fields: ["id", "name", "publishedName", "role", "uavNumber", "incarnation", "port", "fingerprint", "uptimeMs", "avahi", "rejections", "groundControl", "traffic"],
             required: ["id", "name", "role", "incarnation", "port", "fingerprint", "uptimeMs", "avahi", "rejections"]),
@@ -212,6 +225,18 @@ extension APIOperation {
         "Event": APIOperation.Body(
             fields: ["seq", "timeMs", "kind", "level", "text", "node", "uavNumber"],
             required: ["seq", "timeMs", "kind", "level", "text"]),
+        "FlightSummary": APIOperation.Body(
+            fields: ["flight", "uavNumber", "node", "name", "startMs", "endMs", "durationSeconds", "distanceMetres", "maxAltitudeMetres", "closestApproachMetres", "closestApproachUAV", "batteryUsedPercent", "commands", "samples"],
+            required: ["flight", "node", "name", "startMs", "durationSeconds", "distanceMetres", "maxAltitudeMetres", "batteryUsedPercent", "commands", "samples"]),
+        "FlightTrack": APIOperation.Body(
+            fields: ["flight", "vehicles"],
+            required: ["flight", "vehicles"]),
+        "FlightTrackVehicle": APIOperation.Body(
+            fields: ["node", "uavNumber", "name", "own", "points"],
+            required: ["node", "name", "own", "points"]),
+        "FlightTrackPoint": APIOperation.Body(
+            fields: ["timeMs", "latitude", "longitude", "altitude", "speed", "battery", "activity", "nearest"],
+            required: ["timeMs", "latitude", "longitude", "altitude", "speed", "battery", "activity"]),
         "Preview": APIOperation.Body(
             fields: ["points", "durationS", "lengthM", "legs"],
             required: ["points", "durationS", "lengthM", "legs"]),

@@ -5,6 +5,7 @@ import struct Foundation.URL
 import struct Foundation.Data
 import struct Foundation.Date
 import ControlProtocol
+import FlightLog
 extension Components {
     /// Types generated from the `#/components/headers` section of the OpenAPI document.
     internal enum Headers {}

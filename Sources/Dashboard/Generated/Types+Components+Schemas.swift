@@ -5,6 +5,7 @@ import struct Foundation.URL
 import struct Foundation.Data
 import struct Foundation.Date
 import ControlProtocol
+import FlightLog
 extension Components {
     /// Types generated from the `#/components/schemas` section of the OpenAPI document.
     internal enum Schemas {
@@ -465,6 +466,10 @@ extension Components {
         }
         /// - Remark: Generated from `#/components/schemas/Status`.
         internal typealias Status = NodeStatus
+        /// the node's flight log (absent when [log] flight_log = false; docs/FLIGHTLOG.md)
+        ///
+        /// - Remark: Generated from `#/components/schemas/FlightLogStatus`.
+        internal typealias FlightLogStatus = FlightLogReport
         /// - Remark: Generated from `#/components/schemas/LocalNode`.
         internal typealias LocalNode = NodeStatus.LocalNode
         /// UDP payload received and sent on the mesh socket; rates averaged over the last 5 whole seconds
@@ -509,6 +514,14 @@ extension Components {
         internal typealias Events = EventsReport
         /// - Remark: Generated from `#/components/schemas/Event`.
         internal typealias Event = EventReport
+        /// - Remark: Generated from `#/components/schemas/FlightSummary`.
+        internal typealias FlightSummary = FlightLog.FlightSummary
+        /// - Remark: Generated from `#/components/schemas/FlightTrack`.
+        internal typealias FlightTrack = FlightLog.FlightTrack
+        /// - Remark: Generated from `#/components/schemas/FlightTrackVehicle`.
+        internal typealias FlightTrackVehicle = FlightLog.FlightTrack.Vehicle
+        /// - Remark: Generated from `#/components/schemas/FlightTrackPoint`.
+        internal typealias FlightTrackPoint = FlightLog.FlightTrack.Point
         /// - Remark: Generated from `#/components/schemas/Preview`.
         internal typealias Preview = TrajectoryPreview
         /// - Remark: Generated from `#/components/schemas/Map`.

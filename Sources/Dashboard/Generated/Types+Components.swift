@@ -5,5 +5,6 @@ import struct Foundation.URL
 import struct Foundation.Data
 import struct Foundation.Date
 import ControlProtocol
+import FlightLog
 /// Types generated from the components section of the OpenAPI document.
 internal enum Components {}

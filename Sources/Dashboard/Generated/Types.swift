@@ -5,6 +5,7 @@ import struct Foundation.URL
 import struct Foundation.Data
 import struct Foundation.Date
 import ControlProtocol
+import FlightLog
 /// A type that performs HTTP operations defined by the OpenAPI document.
 internal protocol APIProtocol: Sendable {
     /// The node's process is alive.
@@ -53,6 +54,17 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /api/v1/events`.
     /// - Remark: Generated from `#/paths//api/v1/events/get(events)`.
     func events(_ input: Operations.Events.Input) async throws -> Operations.Events.Output
+    /// The flights in the station's flight log, oldest first (as `fleetmesh log flights --json`; docs/FLIGHTLOG.md).
+    ///
+    /// - Remark: HTTP `GET /api/v1/flights`.
+    /// - Remark: Generated from `#/paths//api/v1/flights/get(flights)`.
+    func flights(_ input: Operations.Flights.Input) async throws -> Operations.Flights.Output
+    /// One flight for review: its figures, its drone's track with the distance to the nearest other airborne drone at each point, and every other vehicle's track over the same time (the dashboard's replay and plots).
+    ///
+    ///
+    /// - Remark: HTTP `GET /api/v1/flights/{flight}/track`.
+    /// - Remark: Generated from `#/paths//api/v1/flights/{flight}/track/get(flight-track)`.
+    func flightTrack(_ input: Operations.FlightTrack.Input) async throws -> Operations.FlightTrack.Output
     /// Who this browser is logged in as, or that this dashboard needs no login.
     ///
     /// - Remark: HTTP `GET /api/v1/session`.
@@ -189,6 +201,29 @@ extension APIProtocol {
         headers: Operations.Events.Input.Headers = .init()
     ) async throws -> Operations.Events.Output {
         try await events(Operations.Events.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// The flights in the station's flight log, oldest first (as `fleetmesh log flights --json`; docs/FLIGHTLOG.md).
+    ///
+    /// - Remark: HTTP `GET /api/v1/flights`.
+    /// - Remark: Generated from `#/paths//api/v1/flights/get(flights)`.
+    internal func flights(headers: Operations.Flights.Input.Headers = .init()) async throws -> Operations.Flights.Output {
+        try await flights(Operations.Flights.Input(headers: headers))
+    }
+    /// One flight for review: its figures, its drone's track with the distance to the nearest other airborne drone at each point, and every other vehicle's track over the same time (the dashboard's replay and plots).
+    ///
+    ///
+    /// - Remark: HTTP `GET /api/v1/flights/{flight}/track`.
+    /// - Remark: Generated from `#/paths//api/v1/flights/{flight}/track/get(flight-track)`.
+    internal func flightTrack(
+        path: Operations.FlightTrack.Input.Path,
+        query: Operations.FlightTrack.Input.Query = .init(),
+        headers: Operations.FlightTrack.Input.Headers = .init()
+    ) async throws -> Operations.FlightTrack.Output {
+        try await flightTrack(Operations.FlightTrack.Input(
+            path: path,
             query: query,
             headers: headers
         ))

@@ -1,3 +1,4 @@
+import Crypto
 import Dashboard
 import Foundation
 import Geodesy
@@ -68,12 +69,13 @@ extension NodeConfiguration {
         }
         if let t = try root.subtable("coordinator") { try readCoordinator(t, into: &config) }
         if let t = try root.subtable("avoidance") { try readAvoidance(t, role: role, into: &config) }
-        if let t = try root.subtable("log") { try readLog(t, into: &config) }
+        if let t = try root.subtable("log") { try readLog(t, baseDirectory: baseDirectory, into: &config) }
         config.dashboard = role == .station ? DashboardConfiguration() : nil
         if let t = try root.subtable("dashboard") {
             config.dashboard = try readDashboard(t, role: role, baseDirectory: baseDirectory)
         }
         if let t = try root.subtable("metrics") { config.metrics = try readMetrics(t, dashboard: config.dashboard) }
+        config.digest = SHA256.hash(data: Array(text.utf8)).map { String(format: "%02x", $0) }.joined()
         return config
     }
 
@@ -123,7 +125,7 @@ extension NodeConfiguration {
     }
 
     /// A short, plain reason for a file error ("no such file", "permission denied", …).
-    static func reason(_ error: Error) -> String {
+    public static func reason(_ error: Error) -> String {
         if let cocoa = error as? CocoaError {
             switch cocoa.code {
             case .fileReadNoSuchFile, .fileNoSuchFile: return "no such file"

@@ -138,8 +138,29 @@ extension NodeConfiguration {
     }
 
     /// `[log]`.
-    static func readLog(_ l: ConfigFields, into config: inout NodeConfiguration) throws(ConfigError) {
-        try l.rejectUnknownKeys(["level"])
+    static func readLog(_ l: ConfigFields, baseDirectory: String, into config: inout NodeConfiguration)
+        throws(ConfigError)
+    {
+        try l.rejectUnknownKeys(["level", "flight_log", "flight_log_path", "retention_days", "max_megabytes"])
+        if let on = try l.bool("flight_log") { config.flightLog.enabled = on }
+        if let path = try l.string("flight_log_path") {
+            guard !path.isEmpty else {
+                throw l.error("flight_log_path", "must not be empty (leave it out for the state directory)")
+            }
+            config.flightLog.path = resolve(path, base: baseDirectory)
+        }
+        if let days = try l.number("retention_days") {
+            guard days > 0, days <= 3650 else {
+                throw l.error("retention_days", "must be more than 0 and at most 3650 days, found \(days)")
+            }
+            config.flightLog.retentionDays = days
+        }
+        if let mb = try l.number("max_megabytes") {
+            guard mb >= 1, mb <= 1_048_576 else {
+                throw l.error("max_megabytes", "must be 1 to 1048576 (1 TB), found \(mb)")
+            }
+            config.flightLog.maxMegabytes = mb
+        }
         if let level = try l.string("level") {
             let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
             guard levels.contains(level) else {

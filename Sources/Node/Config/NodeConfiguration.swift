@@ -58,6 +58,11 @@ public struct NodeConfiguration: Sendable, Equatable {
     /// A listener of its own for the node's Prometheus metrics (`[metrics] listen`); nil = none (a station's
     /// dashboard serves `/metrics` anyway).
     public var metrics: MetricsConfiguration?
+    /// `[log]`: the flight log (on by default, in the state directory).
+    public var flightLog = FlightLogSettings()
+    /// SHA-256 of the configuration file's text (hex; empty for a configuration built in code), recorded with each
+    /// run in the flight log.
+    public var digest = ""
 
     public init(
         name: String, role: NodeRole, keyFile: String, stateDirectory: String, controlSocket: String,

@@ -2,6 +2,7 @@ import ControlProtocol
 import Coordinator
 import Dashboard
 import Discovery
+import FlightLog
 import Foundation
 import Logging
 import MeshTypes
@@ -130,6 +131,10 @@ public struct NodeServices: CustomStringConvertible {
                 successTerminationBehavior: whole, failureTerminationBehavior: whole),
             helper(NodeTickService(shell: shell, clock: clock)),
         ]
+        // The flight log early in the list, so that on shutdown it stops late and writes what the other parts did.
+        if let records = shell.flightRecords {
+            services.append(helper(flightRecorder(records)))
+        }
         // The Avahi client before the part that reads the mesh's events from it, so that on shutdown the reader stops
         // first and the client's end (its streams finishing) is no surprise to the group.
         if let discovery { services.append(essential("discovery", discovery)) }
@@ -145,7 +150,9 @@ public struct NodeServices: CustomStringConvertible {
                 answer: { await ControlRequestHandler.handle($0, shell: shell, targetSources: targetSources) },
                 vehicleUpdates: { await shell.observeVehicles() },
                 manualSample: { await shell.manualSample(toUAV: $0.uav, axes: $0.axes, takeover: $0.takeover) },
-                metrics: { await shell.metricsExposition() })
+                metrics: { await shell.metricsExposition() },
+                flightLogPath: configuration.flightLog.enabled
+                    ? configuration.flightLog.file(stateDirectory: configuration.stateDirectory) : nil)
             services.append(
                 helper(DashboardService(configuration: dashboard, backend: backend, clock: clock, logger: logger)))
         }
@@ -153,5 +160,18 @@ public struct NodeServices: CustomStringConvertible {
             services.append(helper(MetricsService(configuration: metrics, shell: shell, logger: logger)))
         }
         return services
+    }
+
+    /// The flight log's writer, with this start's metadata.
+    func flightRecorder(_ records: FlightRecordQueue) -> FlightRecorderService {
+        let origin = configuration.mapOrigin.map { "\($0.latitude), \($0.longitude), \($0.altitude)" }
+        let run = RunRecord(
+            startedMs: FlightRecorderService.nowMs(), node: shell.nodeID.hex, name: configuration.name,
+            role: configuration.role.rawValue, incarnation: String(shell.incarnation, radix: 16),
+            softwareVersion: FleetMeshVersion.current, configDigest: configuration.digest, mapOrigin: origin)
+        return FlightRecorderService(
+            settings: configuration.flightLog,
+            file: configuration.flightLog.file(stateDirectory: configuration.stateDirectory),
+            queue: records, shell: shell, runRecord: run, logger: logger)
     }
 }

@@ -1,6 +1,7 @@
 import Avoidance
 import ControlProtocol
 import Coordinator
+import FlightLog
 import Foundation
 import Geodesy
 import Logging
@@ -19,6 +20,7 @@ extension NodeShell {
         let (id, effects) = node.sendCommand(command, toUAV: number, takeover: takeover, now: t)
         answers[id] = []
         commandSentAt[id] = t
+        noteCommandSent(id, command.summary, to: number)
         logger.info(
             "command \(id) \(command.summary) to UAV \(number)\(takeover ? " (takeover)" : "")")
         apply(effects, now: t)
@@ -198,6 +200,7 @@ extension NodeShell {
         s.node.uavNumber = core.uavNumber.map(Int.init)
         s.manualControl = manualStats.report
         s.autopilot = autopilotReport()
+        s.flightLog = flightLogReport
         for i in s.peers.indices {
             guard let id = NodeID(hex: s.peers[i].id) else { continue }
             if let ad = core.advertisement(of: id), let n = ad.uavNumber, ad.role == .drone {
@@ -228,12 +231,17 @@ extension NodeShell {
 
     /// Logs `text` and keeps it as an event (`fleetmesh events`, the dashboard), with the UAV number of the node it is
     /// about when that is known.
-    func event(_ level: Logger.Level, _ kind: String, _ text: String, about node: NodeID? = nil) {
+    func event(
+        _ level: Logger.Level, _ kind: String, _ text: String, about node: NodeID? = nil, uavNumber: Int? = nil
+    ) {
         logger.log(level: level, "\(text)")
-        let uav = node.flatMap { core.advertisement(of: $0)?.uavNumber }.map(Int.init)
-        eventLog.record(
-            kind: kind, level: level.rawValue, text: text, node: node?.hex, uavNumber: uav,
-            timeMs: Int64(Date().timeIntervalSince1970 * 1000))
+        let uav = uavNumber ?? node.flatMap { core.advertisement(of: $0)?.uavNumber }.map(Int.init)
+        let timeMs = Int64(Date().timeIntervalSince1970 * 1000)
+        eventLog.record(kind: kind, level: level.rawValue, text: text, node: node?.hex, uavNumber: uav, timeMs: timeMs)
+        flightRecords?.offer(
+            .event(
+                EventRecord(
+                    timeMs: timeMs, kind: kind, level: level.rawValue, text: text, node: node?.hex, uavNumber: uav)))
     }
 
     func displayName(_ node: NodeID) -> String {

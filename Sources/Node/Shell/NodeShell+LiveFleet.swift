@@ -24,7 +24,7 @@ extension NodeShell {
 
     private func stopObserving(_ id: Int) {
         vehicleObservers.removeValue(forKey: id)
-        if vehicleObservers.isEmpty {
+        if vehicleObservers.isEmpty, flightRecords == nil {
             coordinate(now: now) {
                 $0.reportsTelemetryArrivals = false
                 return []

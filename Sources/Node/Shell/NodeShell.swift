@@ -84,6 +84,12 @@ public actor NodeShell {
     var finalAnswerWaiters: [CommandID: CheckedContinuation<Void, Never>] = [:]
     /// Commands whose wait ended (final answer or timeout): a waiter arriving late returns at once.
     var finishedWaits: Set<CommandID> = []
+    /// Records for the flight log (nil when `[log] flight_log = false`); `FlightRecorderService` writes them.
+    nonisolated let flightRecords: FlightRecordQueue?
+    /// The recorder's last figures, for `status`.
+    var flightLogReport: FlightLogReport?
+    /// The UAV number each command this station sent went to, until its final answer (the answers' events name it).
+    var commandTargets: [CommandID: UInt8] = [:]
 
     /// Starts the core: reads `uav-number` from the state directory (a bad file is logged and ignored), and for a
     /// drone builds its vehicle (the simulator at its home plus a per-node offset, or an autopilot's link).
@@ -112,6 +118,7 @@ public actor NodeShell {
             case .failure(let problem): logger.warning("\(problem); a new number will be claimed")
             }
         }
+        flightRecords = configuration.flightLog.enabled ? FlightRecordQueue() : nil
         var coreConfiguration = CoordinatorConfiguration(
             nodeID: nodeID, role: configuration.role, name: configuration.name,
             pinnedUAVNumber: configuration.uavNumber.map { UInt8($0) })
@@ -124,9 +131,11 @@ public actor NodeShell {
                 epoch: epoch)
         }
         configuration.coordinator.apply(to: &coreConfiguration)
-        let coordinator = CoordinatorCore(
+        var coordinator = CoordinatorCore(
             configuration: coreConfiguration, incarnation: incarnation, persistedUAVNumber: persisted,
             now: MeshInstant(nanoseconds: 0))
+        // The flight log records every newer sample of every vehicle as it arrives.
+        coordinator.reportsTelemetryArrivals = flightRecords != nil
         let mesh = MeshCore<SocketAddress>(
             key: key, localID: nodeID, incarnation: incarnation, role: configuration.role, name: configuration.name,
             uavNumber: configuration.uavNumber, membership: configuration.membership,
@@ -213,7 +222,10 @@ public actor NodeShell {
                 tiebreak: nodeID.low)
             pilot = p
             vehicleEvents(cycle.events, now: t)
-            if let state = cycle.telemetry { coordinate(now: t) { $0.onLocalVehicleState(state, now: t) } }
+            if let state = cycle.telemetry {
+                coordinate(now: t) { $0.onLocalVehicleState(state, now: t) }
+                recordTelemetry(nodeID, state: state, uavNumber: core.uavNumber)
+            }
             if let prediction = cycle.prediction {
                 coordinate(now: t) { $0.onLocalPrediction(prediction, publishNow: cycle.replanned, now: t) }
             }
@@ -323,7 +335,9 @@ public actor NodeShell {
                 }
                 event(
                     .info, "command",
-                    "command \(id): \(Self.describe(answer))\(answer == .accepted ? starts ?? "" : "")")
+                    "command \(id): \(Self.describe(answer))\(answer == .accepted ? starts ?? "" : "")",
+                    uavNumber: commandTargets[id].map(Int.init))
+                if answer != .accepted { commandTargets[id] = nil }
                 forwardToGroundControl(id, answer)
                 if answers[id] != nil {
                     let after = commandSentAt[id].map { Int((t - $0).wholeNanoseconds / 1_000_000) } ?? 0
@@ -371,6 +385,7 @@ public actor NodeShell {
                 adoptGeofence(announcement, now: t)
             case .telemetryArrived(let node):
                 pushVehicle(node, now: t)
+                recordFleetTelemetry(node, now: t)
             }
         }
     }

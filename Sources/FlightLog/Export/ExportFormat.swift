@@ -1,0 +1,92 @@
+import Foundation
+
+/// The formats `fleetmesh log export` writes.
+public enum ExportFormat: String, CaseIterable, Sendable {
+    /// One row per sample, every field (spreadsheets, pandas).
+    case csv
+    /// RFC 7946: one LineString feature per vehicle, its sample times in `coordTimes` (QGIS, geojson.io).
+    case geojson
+    /// KML 2.2: one placemark per vehicle, altitude relative to the ground (Google Earth).
+    case kml
+    /// GPX 1.1: one track per vehicle with time and elevation per point.
+    case gpx
+    /// A MAVLink telemetry log per UAV: before each MAVLink 2 frame, the time it was recorded as a big-endian 64-bit
+    /// count of microseconds since 1970 (QGroundControl, pymavlink's mavlogdump, MAVExplorer).
+    case tlog
+
+    /// The file name extension.
+    public var fileExtension: String { rawValue }
+}
+
+/// One vehicle's samples within an export, in time order.
+public struct ExportTrack: Sendable, Hashable {
+    public var node: String
+    public var uavNumber: Int?
+    public var name: String
+    public var samples: [TelemetryRecord]
+
+    /// "UAV 3 (drone-3)", or the name alone when it had no number.
+    public var title: String { uavNumber.map { "UAV \($0) (\(name))" } ?? name }
+
+    /// Splits samples (any vehicles, time order) into one track per vehicle, by UAV number then name.
+    public static func tracks(_ samples: [TelemetryRecord]) -> [ExportTrack] {
+        var order: [String] = []
+        var byNode: [String: [TelemetryRecord]] = [:]
+        for s in samples {
+            if byNode[s.node] == nil { order.append(s.node) }
+            byNode[s.node, default: []].append(s)
+        }
+        return order.map { node in
+            let list = byNode[node]!
+            return ExportTrack(
+                node: node, uavNumber: list.last(where: { $0.uavNumber != nil })?.uavNumber, name: list.last!.name,
+                samples: list)
+        }.sorted { ($0.uavNumber ?? 999, $0.name) < ($1.uavNumber ?? 999, $1.name) }
+    }
+}
+
+/// Text formatting shared by the exporters.
+enum ExportText {
+    /// ISO 8601 UTC with milliseconds: 2026-11-26T20:15:03.250Z.
+    static func iso(_ ms: Int64) -> String {
+        var seconds = time_t(ms.quotient(dividingBy: 1000))
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+            Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec),
+            Int(ms.floorModulus(1000)))
+    }
+
+    /// A fixed-point number (no exponent, "." as the decimal mark whatever the locale).
+    static func fixed(_ x: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", x) }
+
+    /// Text safe inside an XML element or attribute.
+    static func xml(_ s: String) -> String {
+        var out = ""
+        for c in s {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            default: out.append(c)
+            }
+        }
+        return out
+    }
+
+    /// Text as a JSON string literal.
+    static func json(_ s: String) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: [s], options: [.withoutEscapingSlashes])) ?? Data()
+        let array = String(decoding: data, as: UTF8.self)
+        return String(array.dropFirst().dropLast())
+    }
+}
+
+extension Int64 {
+    /// Division rounding toward negative infinity (times before 1970 stay ordered).
+    func quotient(dividingBy d: Int64) -> Int64 { (self - floorModulus(d)) / d }
+    func floorModulus(_ d: Int64) -> Int64 { ((self % d) + d) % d }
+}

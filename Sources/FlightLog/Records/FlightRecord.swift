@@ -1,0 +1,89 @@
+import Coordinator
+import Flight
+
+/// One vehicle's telemetry sample as this node had it: its own vehicle's state at the node's tick, another's as it
+/// arrived over the mesh.
+public struct TelemetryRecord: Sendable, Hashable {
+    /// Wall-clock time this node had the sample, milliseconds since 1970 (UTC).
+    public var timeMs: Int64
+    /// The vehicle's node, 32 hex digits.
+    public var node: String
+    /// Its UAV number when it sent the sample (nil: none yet).
+    public var uavNumber: Int?
+    /// Its node name.
+    public var name: String
+    /// The sample, in the mesh's own integer units (1e-7 degrees, millimetres above home, cm/s, centidegrees).
+    public var state: Coordinator.VehicleState
+
+    public init(timeMs: Int64, node: String, uavNumber: Int?, name: String, state: Coordinator.VehicleState) {
+        self.timeMs = timeMs
+        self.node = node
+        self.uavNumber = uavNumber
+        self.name = name
+        self.state = state
+    }
+
+    /// Whether the vehicle is off the ground (anything but `landed`).
+    public var isAirborne: Bool { state.activity != .landed }
+}
+
+/// One of the node's events (`fleetmesh events`): commands and their answers, leases, UAV numbers, peers,
+/// avoidance, failsafes, geofence, map origin.
+public struct EventRecord: Sendable, Hashable {
+    public var timeMs: Int64
+    /// `command`, `lease`, `number`, `avoidance`, `failsafe`, `geofence`, `origin`, `peer`, `separation`, …
+    public var kind: String
+    /// The log level it was logged at (`info`, `notice`, `warning`, …).
+    public var level: String
+    public var text: String
+    /// The node it is about, 32 hex digits.
+    public var node: String?
+    /// That node's UAV number when the event happened.
+    public var uavNumber: Int?
+
+    public init(timeMs: Int64, kind: String, level: String, text: String, node: String? = nil, uavNumber: Int? = nil) {
+        self.timeMs = timeMs
+        self.kind = kind
+        self.level = level
+        self.text = text
+        self.node = node
+        self.uavNumber = uavNumber
+    }
+}
+
+/// What a node hands its flight log.
+public enum FlightRecord: Sendable, Hashable {
+    case telemetry(TelemetryRecord)
+    case event(EventRecord)
+}
+
+/// One start of the recording node: who it is and what it ran (the mission's metadata).
+public struct RunRecord: Sendable, Hashable {
+    public var startedMs: Int64
+    /// The recording node, 32 hex digits, its name and role.
+    public var node: String
+    public var name: String
+    public var role: String
+    /// This start's incarnation (hex).
+    public var incarnation: String
+    /// The software that recorded.
+    public var softwareVersion: String
+    /// SHA-256 of the configuration file's text (hex), to tell two runs' settings apart.
+    public var configDigest: String
+    /// The mission's map origin as the node knew it at start ("lat, lon, alt"), if it had one.
+    public var mapOrigin: String?
+
+    public init(
+        startedMs: Int64, node: String, name: String, role: String, incarnation: String, softwareVersion: String,
+        configDigest: String, mapOrigin: String?
+    ) {
+        self.startedMs = startedMs
+        self.node = node
+        self.name = name
+        self.role = role
+        self.incarnation = incarnation
+        self.softwareVersion = softwareVersion
+        self.configDigest = configDigest
+        self.mapOrigin = mapOrigin
+    }
+}

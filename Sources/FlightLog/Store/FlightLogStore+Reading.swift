@@ -1,0 +1,132 @@
+import Coordinator
+import Flight
+import GRDB
+
+/// A flight as the log holds it: one vehicle from leaving the ground to landing.
+public struct FlightRow: Sendable, Hashable {
+    public var id: Int64
+    public var node: String
+    public var uavNumber: Int?
+    public var name: String
+    public var startMs: Int64
+    /// Nil while the vehicle is still airborne (or the log ends before it landed).
+    public var endMs: Int64?
+    /// Its last sample so far.
+    public var lastMs: Int64
+}
+
+/// Which telemetry to read.
+public struct TelemetrySelection: Sendable, Hashable {
+    /// One node's, or every node's with this UAV number, or all.
+    public var node: String?
+    public var uavNumber: Int?
+    /// Milliseconds since 1970, inclusive; nil: open-ended.
+    public var fromMs: Int64?
+    public var toMs: Int64?
+
+    public init(node: String? = nil, uavNumber: Int? = nil, fromMs: Int64? = nil, toMs: Int64? = nil) {
+        self.node = node
+        self.uavNumber = uavNumber
+        self.fromMs = fromMs
+        self.toMs = toMs
+    }
+}
+
+extension FlightLogStore {
+    /// Every flight, oldest first.
+    public func flights() throws(FlightLogError) -> [FlightRow] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM flight ORDER BY start_ms, id").map {
+                FlightRow(
+                    id: $0["id"], node: $0["node"], uavNumber: $0["uav"], name: $0["name"], startMs: $0["start_ms"],
+                    endMs: $0["end_ms"], lastMs: $0["last_ms"])
+            }
+        }
+    }
+
+    /// One flight by its number.
+    public func flight(_ id: Int64) throws(FlightLogError) -> FlightRow? {
+        try flights().first { $0.id == id }
+    }
+
+    /// Telemetry in time order.
+    public func telemetry(_ selection: TelemetrySelection) throws(FlightLogError) -> [TelemetryRecord] {
+        var clauses: [String] = []
+        var arguments: StatementArguments = []
+        if let node = selection.node {
+            clauses.append("node = ?")
+            arguments += [node]
+        }
+        if let uav = selection.uavNumber {
+            clauses.append("uav = ?")
+            arguments += [uav]
+        }
+        if let from = selection.fromMs {
+            clauses.append("time_ms >= ?")
+            arguments += [from]
+        }
+        if let to = selection.toMs {
+            clauses.append("time_ms <= ?")
+            arguments += [to]
+        }
+        let filter = clauses.isEmpty ? "" : "WHERE " + clauses.joined(separator: " AND ")
+        let sql = "SELECT * FROM telemetry \(filter) ORDER BY time_ms, rowid"
+        return try read { db in
+            try Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.telemetryRecord)
+        }
+    }
+
+    static func telemetryRecord(_ row: Row) -> TelemetryRecord {
+        let activity: String = row["activity"]
+        let state = Coordinator.VehicleState(
+            position: Coordinator.GeoPoint(
+                latitudeE7: row["lat_e7"], longitudeE7: row["lon_e7"], altitudeMillimetres: row["alt_mm"]),
+            velocityNorthCmS: row["vn_cms"], velocityEastCmS: row["ve_cms"], velocityDownCmS: row["vd_cms"],
+            headingCentidegrees: row["heading_cdeg"], batteryPercent: row["battery"],
+            activity: Activity(rawValue: activity) ?? .hovering, armed: row["armed"], linkQuality: row["link"])
+        return TelemetryRecord(
+            timeMs: row["time_ms"], node: row["node"], uavNumber: row["uav"], name: row["name"], state: state)
+    }
+
+    /// Events between two times (inclusive), oldest first.
+    public func events(fromMs: Int64 = .min, toMs: Int64 = .max) throws(FlightLogError) -> [EventRecord] {
+        try read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM event WHERE time_ms BETWEEN ? AND ? ORDER BY time_ms, rowid",
+                arguments: [fromMs, toMs]
+            ).map {
+                EventRecord(
+                    timeMs: $0["time_ms"], kind: $0["kind"], level: $0["level"], text: $0["text"], node: $0["node"],
+                    uavNumber: $0["uav"])
+            }
+        }
+    }
+
+    /// The recording node's starts, oldest first, with how many records each wrote and dropped.
+    public func runs() throws(FlightLogError) -> [(run: RunRecord, records: Int, dropped: Int)] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM run ORDER BY id").map {
+                (
+                    RunRecord(
+                        startedMs: $0["started_ms"], node: $0["node"], name: $0["name"], role: $0["role"],
+                        incarnation: $0["incarnation"], softwareVersion: $0["software_version"],
+                        configDigest: $0["config_digest"], mapOrigin: $0["map_origin"]),
+                    $0["records"], $0["dropped"]
+                )
+            }
+        }
+    }
+
+    /// The schema versions applied to this log.
+    public func schemaVersions() throws(FlightLogError) -> [String] {
+        try read { db in try FlightLogSchema.migrator.appliedMigrations(db) }
+    }
+
+    func read<T>(_ body: (Database) throws -> T) throws(FlightLogError) -> T {
+        do {
+            return try pool.read(body)
+        } catch {
+            throw FlightLogError(path: path, problem: Self.describe(error))
+        }
+    }
+}

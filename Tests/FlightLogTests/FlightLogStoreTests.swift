@@ -1,0 +1,145 @@
+import Coordinator
+import FlightLog
+import Foundation
+import Testing
+
+@Suite struct FlightLogStoreTests {
+    /// Two drones' flights written in batches as the recorder does: one flight each, opened at the first airborne
+    /// sample and closed at the landing, with the figures a reviewer reads.
+    @Test func flightsAreFoundAndMeasured() async throws {
+        let dir = try TemporaryLog()
+        defer { dir.remove() }
+        let store = try FlightLogStore(path: dir.path)
+        let runID = try store.beginRun(run)
+        // Drone b flies the same line 8 m further north, so their closest approach is 8 m.
+        let a = flight(node: "a", uav: 3, start: missionStartMs, seconds: 30)
+        let b = flight(node: "b", uav: 4, start: missionStartMs, seconds: 30, north: 8)
+        let merged = zip(a, b).flatMap { [FlightRecord.telemetry($0), .telemetry($1)] }
+        let events = [
+            FlightRecord.event(
+                EventRecord(
+                    timeMs: missionStartMs + 2_500, kind: "command", level: "info", text: "UAV 3: goto", uavNumber: 3)),
+            .event(
+                EventRecord(
+                    timeMs: missionStartMs + 90_000, kind: "command", level: "info", text: "later", uavNumber: 3)),
+        ]
+        for (i, batch) in (merged + events).chunked(into: 37).enumerated() {
+            try await store.append(batch, run: runID, dropped: i, nowMs: missionStartMs)
+        }
+        let flights = try store.flightSummaries()
+        #expect(flights.count == 2)
+        let f = try #require(flights.first { $0.uavNumber == 3 })
+        #expect(f.startMs == missionStartMs + 2_000)
+        #expect(f.endMs == missionStartMs + 32_000)
+        #expect(abs(f.durationSeconds - 30) < 0.01)
+        // 299 steps of 0.5 m at 10 m, plus the descent from 10 m to the ground at landing (10 m straight down).
+        #expect(abs(f.distanceMetres - (149.5 + 10)) < 0.2, "\(f.distanceMetres)")
+        #expect(abs(f.maxAltitudeMetres - 10) < 0.01)
+        #expect(abs((f.closestApproachMetres ?? 0) - 8) < 0.05, "\(String(describing: f.closestApproachMetres))")
+        #expect(f.closestApproachUAV == 4)
+        #expect(f.batteryUsedPercent == 95 - 80)
+        #expect(f.commands == 1)
+        let runs = try store.runs()
+        #expect(runs.count == 1 && runs[0].records == merged.count + events.count)
+        #expect(runs[0].run.mapOrigin == run.mapOrigin)
+    }
+
+    /// Two drones crossing, their samples 50 ms out of step: the other's position is interpolated at each sample's
+    /// time, so the closest approach is the crossing (0 m), not the 0.25 m a nearest-sample pairing would give.
+    @Test func closestApproachInterpolatesTheOtherTrack() async throws {
+        let dir = try TemporaryLog()
+        defer { dir.remove() }
+        let store = try FlightLogStore(path: dir.path)
+        let runID = try store.beginRun(run)
+        // a: east along y = 0 at 5 m/s; b: north along x = 50 at 5 m/s, both at 10 m, meeting at (50, 0) at t = 10 s.
+        let a = (0...200).map { i in
+            sample(missionStartMs + Int64(i) * 100, node: "a", uav: 3, east: Double(i) * 0.5, up: 10)
+        }
+        let b = (0...200).map { i in
+            let t = Int64(i) * 100 + 50
+            return sample(missionStartMs + t, node: "b", uav: 4, east: 50, north: (Double(t) - 10_000) / 200, up: 10)
+        }
+        try await store.append((a + b).map(FlightRecord.telemetry), run: runID, dropped: 0, nowMs: 0)
+        let f = try #require(try store.flightSummaries().first { $0.uavNumber == 3 })
+        #expect((f.closestApproachMetres ?? 99) < 0.02, "\(String(describing: f.closestApproachMetres))")
+        #expect(f.closestApproachUAV == 4)
+    }
+
+    /// A vehicle unheard for over a minute (a restart, a link lost) ends its flight at its last sample; a flight still
+    /// going when the log ends has no end.
+    @Test func aLongSilenceEndsAFlightAndAnOpenOneStaysOpen() async throws {
+        let dir = try TemporaryLog()
+        defer { dir.remove() }
+        let store = try FlightLogStore(path: dir.path)
+        let runID = try store.beginRun(run)
+        let first = (0..<10).map { sample(missionStartMs + Int64($0) * 100, up: 5) }
+        let later = (0..<10).map { sample(missionStartMs + 120_000 + Int64($0) * 100, up: 5) }
+        try await store.append(first.map(FlightRecord.telemetry), run: runID, dropped: 0, nowMs: 0)
+        try await store.append(later.map(FlightRecord.telemetry), run: runID, dropped: 0, nowMs: 0)
+        let flights = try store.flights()
+        #expect(flights.count == 2)
+        #expect(flights[0].endMs == missionStartMs + 900)
+        #expect(flights[1].startMs == missionStartMs + 120_000 && flights[1].endMs == nil)
+        #expect(flights[1].lastMs == missionStartMs + 120_900)
+    }
+
+    /// Reopening a log keeps what it holds; the schema's version is recorded; freed space goes back to the disk.
+    @Test func reopenKeepsRecordsAndSchemaIsVersioned() async throws {
+        let dir = try TemporaryLog()
+        defer { dir.remove() }
+        do {
+            let store = try FlightLogStore(path: dir.path)
+            let runID = try store.beginRun(run)
+            try await store.append([.telemetry(sample(missionStartMs))], run: runID, dropped: 0, nowMs: 0)
+        }
+        let again = try FlightLogStore(path: dir.path, mustExist: true)
+        #expect(try again.telemetry(TelemetrySelection()).count == 1)
+        #expect(try again.schemaVersions() == ["v1"])
+    }
+
+    /// A file that is not a log, or no file where one is expected: the error names the file and what is wrong.
+    @Test func aBrokenOrMissingFileIsNamed() throws {
+        let dir = try TemporaryLog()
+        defer { dir.remove() }
+        try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: dir.path))
+        do {
+            _ = try FlightLogStore(path: dir.path)
+            Issue.record("a file of garbage opened as a flight log")
+        } catch {
+            #expect(error.description.contains(dir.path))
+            #expect(error.problem.contains("not a database"), "\(error)")
+        }
+        let missing = dir.directory + "/none.sqlite"
+        #expect(throws: FlightLogError.self) { try FlightLogStore(path: missing, mustExist: true) }
+        #expect(!FileManager.default.fileExists(atPath: missing))
+    }
+
+    /// Retention: records older than the age limit go; above the size limit the oldest hours go; the newest hour
+    /// stays whatever the limit.
+    @Test func retentionByAgeAndSize() async throws {
+        let dir = try TemporaryLog()
+        defer { dir.remove() }
+        let store = try FlightLogStore(path: dir.path)
+        let runID = try store.beginRun(run)
+        // Six hours of samples, one every 2 s, in hourly batches.
+        for hour in 0..<6 {
+            let records = (0..<1800).map { i in
+                FlightRecord.telemetry(sample(missionStartMs + Int64(hour) * 3_600_000 + Int64(i) * 2_000, up: 5))
+            }
+            try await store.append(records, run: runID, dropped: 0, nowMs: 0)
+        }
+        let aged = try await store.prune(keepAfterMs: missionStartMs + 3_600_000, maxBytes: 1 << 40)
+        #expect(aged.telemetry == 1800)
+        #expect(try store.telemetry(TelemetrySelection()).first?.timeMs == missionStartMs + 3_600_000)
+        let sized = try await store.prune(keepAfterMs: 0, maxBytes: 1)
+        let left = try store.telemetry(TelemetrySelection())
+        #expect(sized.telemetry >= 1800 * 3, "\(sized)")
+        #expect(left.count >= 1800 && left.last?.timeMs == missionStartMs + 6 * 3_600_000 - 2_000)
+    }
+}
+
+extension Array {
+    func chunked(into size: Int) -> [[Element]] {
+        stride(from: 0, to: count, by: size).map { Array(self[$0..<Swift.min($0 + size, count)]) }
+    }
+}

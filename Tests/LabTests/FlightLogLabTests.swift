@@ -1,0 +1,197 @@
+import ControlProtocol
+import FlightLog
+import Foundation
+import LabKit
+import Testing
+
+/// The flight log on real processes: a station records a drone's flight as it saw it over the mesh, `fleetmesh log`
+/// lists and exports it, pymavlink reads the exported telemetry log, and a drone killed with SIGKILL mid-flight has
+/// its own record up to the last second.
+@Suite(.serialized) struct FlightLogLabTests {
+    func vehicles(_ node: NodeProcess) throws -> [VehicleReport] {
+        try ControlClient.request(ControlRequest.vehicles, socket: node.socketPath, timeout: .seconds(2)).vehicles ?? []
+    }
+
+    func fleetmesh(_ args: [String]) throws -> (status: Int32, output: String) {
+        try shell([try fleetmeshBinary()] + args)
+    }
+
+    @Test func aFlightIsRecordedListedExportedAndSurvivesAKill() async throws {
+        try await Lab.with(hosts: 2) { lab in
+            let station = try lab.startNode(host: 1, name: "station-a", role: "station")
+            let drone = try lab.startNode(host: 2, name: "drone-2", logLevel: "info")
+            var uav = 0
+            try await waitUntil("the station sees drone-2 live with a number", timeout: .seconds(20)) {
+                guard let v = try vehicles(station).first(where: { $0.name == "drone-2" && !$0.stale }),
+                    let n = v.uavNumber
+                else { return false }
+                uav = n
+                return true
+            }
+            let stationLog = try #require(try station.status().flightLog)
+            let droneLog = try #require(try drone.status().flightLog)
+            #expect(stationLog.path.hasSuffix("flight-log.sqlite"))
+
+            // One flight: takeoff to 6 m, then land.
+            let up = try fleetmesh([
+                "send", "--node", station.socketPath, "--timeout", "20", String(uav), "takeoff", "6",
+            ])
+            #expect(up.status == 0, "\(up.output)")
+            try await waitUntil("drone-2 at 5.5 m", timeout: .seconds(20)) {
+                try vehicles(station).contains { $0.name == "drone-2" && $0.altitude > 5.5 }
+            }
+            // 20 m north at 6 m, 4 m/s (answered once the drone is there).
+            let here = try #require(try vehicles(station).first { $0.name == "drone-2" })
+            let north = here.latitude + 20 / 111_320
+            let goto = try fleetmesh([
+                "send", "--node", station.socketPath, "--timeout", "30", String(uav), "goto",
+                String(format: "%.7f", north),
+                String(format: "%.7f", here.longitude), "6", "4",
+            ])
+            #expect(goto.status == 0, "\(goto.output)")
+            let down = try fleetmesh(["send", "--node", station.socketPath, "--timeout", "30", String(uav), "land"])
+            #expect(down.status == 0, "\(down.output)")
+            try await waitUntil("drone-2 landed", timeout: .seconds(30)) {
+                try vehicles(station).contains { $0.name == "drone-2" && $0.activity == "landed" }
+            }
+
+            // The station's log lists the flight, closed at the landing (asked through the running node).
+            var flights: [FlightSummary] = []
+            try await waitUntil("the station's log holds a closed flight", timeout: .seconds(5)) {
+                let r = try fleetmesh(["log", "flights", "--json", "--node", station.socketPath])
+                guard r.status == 0 else { return false }
+                flights = try JSONDecoder().decode([FlightSummary].self, from: Data(r.output.utf8))
+                return flights.contains { $0.endMs != nil }
+            }
+            let flight = try #require(flights.first)
+            #expect(flights.count == 1)
+            #expect(flight.uavNumber == uav && flight.name == "drone-2")
+            #expect(flight.maxAltitudeMetres > 5.5 && flight.maxAltitudeMetres < 7)
+            #expect(flight.durationSeconds > 3 && flight.durationSeconds < 60)
+            #expect(flight.commands >= 3, "\(flight)")
+            #expect(flight.distanceMetres > 28 && flight.distanceMetres < 40, "\(flight)")
+            #expect(flight.samples > Int(flight.durationSeconds * 5), "\(flight)")
+            let table = try fleetmesh(["log", "flights", "--db", stationLog.path])
+            #expect(table.status == 0 && table.output.contains("drone-2"), "\(table.output)")
+
+            // Exports: a telemetry log pymavlink reads, and GeoJSON.
+            let out = lab.directory.appendingPathComponent("export").path
+            let tlog = try fleetmesh([
+                "log", "export", String(flight.flight), "--db", stationLog.path, "--format", "tlog", "--out", out + "/",
+            ])
+            #expect(tlog.status == 0, "\(tlog.output)")
+            let file = out + "/flight-\(flight.flight)-uav-\(uav).tlog"
+            let check = try shell(
+                [
+                    "python3", "-c",
+                    """
+                    import os, sys
+                    os.environ['MAVLINK20'] = '1'
+                    from pymavlink import mavutil
+                    m = mavutil.mavlink_connection(sys.argv[1])
+                    n, top, systems, first, last = 0, 0, set(), None, None
+                    while True:
+                        msg = m.recv_match(type='GLOBAL_POSITION_INT')
+                        if msg is None: break
+                        n += 1; top = max(top, msg.relative_alt); systems.add(msg.get_srcSystem())
+                        first = first or msg._timestamp; last = msg._timestamp
+                    print(n, top, ','.join(map(str, sorted(systems))), int(first * 1000), int(last * 1000))
+                    """, file,
+                ])
+            #expect(check.status == 0, "\(check.output)")
+            let fields = check.output.split(whereSeparator: \.isWhitespace).map(String.init)
+            #expect(fields.count == 5, "\(check.output)")
+            if fields.count == 5 {
+                #expect(Int(fields[0]) == flight.samples, "\(check.output) vs \(flight.samples) samples")
+                #expect((5500...7000).contains(Int(fields[1]) ?? 0), "\(check.output)")
+                #expect(fields[2] == String(uav))
+                #expect(abs((Int64(fields[3]) ?? 0) - flight.startMs) <= 1, "\(check.output) vs \(flight.startMs)")
+            }
+            let geo = try fleetmesh([
+                "log", "export", String(flight.flight), "--db", stationLog.path, "--format", "geojson",
+            ])
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(geo.output.utf8)) as? [String: Any])
+            #expect((json["features"] as? [Any])?.count == 1)
+            let bad = try fleetmesh(["log", "export", "99", "--db", stationLog.path, "--format", "gpx"])
+            #expect(bad.status != 0 && bad.output.contains("no flight 99"), "\(bad.output)")
+
+            // Replayed at 8× to a pymavlink ground station on the station's host: every position, at the pace.
+            let gcs = try lab.start(
+                host: 1, tag: "gcs",
+                [
+                    "python3", "-u", "-c",
+                    """
+                    import json, os, time
+                    os.environ['MAVLINK20'] = '1'
+                    from pymavlink import mavutil
+                    m = mavutil.mavlink_connection('udpin:127.0.0.1:14560')
+                    print('READY', flush=True)
+                    n, systems, first, last, deadline = 0, set(), None, None, time.monotonic() + 30
+                    while time.monotonic() < deadline and (last is None or time.monotonic() - last < 2):
+                        msg = m.recv_match(type='GLOBAL_POSITION_INT', blocking=True, timeout=0.5)
+                        if msg is None: continue
+                        now = time.monotonic()
+                        n += 1; systems.add(msg.get_srcSystem()); first = first or now; last = now
+                    print(json.dumps({'count': n, 'systems': sorted(systems), 'span': (last or 0) - (first or 0)}))
+                    """,
+                ])
+            try await waitUntil("the ground station listens", timeout: .seconds(10)) { gcs.output.contains("READY") }
+            let replay = try shell(
+                lab.onHost(
+                    1,
+                    [
+                        try fleetmeshBinary(), "log", "replay", String(flight.flight), "--db", stationLog.path,
+                        "--speed", "8",
+                        "--to", "127.0.0.1:14560",
+                    ]))
+            #expect(replay.status == 0 && replay.output.contains("replayed"), "\(replay.output)")
+            try await waitUntil("the ground station has its replay", timeout: .seconds(40)) { !gcs.process.isRunning }
+            let heard = gcs.output.split(separator: "\n").last { $0.hasPrefix("{") }.map(String.init) ?? ""
+            let got = (try? JSONSerialization.jsonObject(with: Data(heard.utf8))) as? [String: Any]
+            #expect(got?["count"] as? Int == flight.samples, "\(heard) vs \(flight.samples) samples")
+            #expect(got?["systems"] as? [Int] == [uav], "\(heard)")
+            // Not faster than 8×: the flight's duration / 8, less a tenth for the first and last frame's timing.
+            #expect(
+                (got?["span"] as? Double ?? 0) >= flight.durationSeconds / 8 * 0.9,
+                "\(heard) vs \(flight.durationSeconds) s")
+
+            // The dashboard's flight review, in headless Chromium on the station's host.
+            let shots = repositoryRoot.appendingPathComponent(".build/test-artifacts/flight-review").path
+            let script = repositoryRoot.appendingPathComponent("Tests/LabTests/flight_review_browser.py").path
+            let browser = try lab.start(
+                host: 1, tag: "review",
+                ["python3", "-u", script, "http://127.0.0.1:8080", String(flight.flight), shots])
+            try await waitUntil("the flight-review browser script ends", timeout: .seconds(90)) {
+                !browser.process.isRunning
+            }
+            let findings = browser.output.split(separator: "\n").last { $0.hasPrefix("{") }.map(String.init) ?? ""
+            #expect(
+                browser.process.wait() == 0, "\(findings.isEmpty ? browser.output.suffix(3000) : Substring(findings))")
+            let review = (try? JSONSerialization.jsonObject(with: Data(findings.utf8))) as? [String: Any]
+            // The slider at the landing puts the drone's marker 20 m (1.8e-4 degrees) north of where it took off.
+            #expect((review?["markerMovedDegrees"] as? Double ?? 0) > 1.5e-4, "\(findings)")
+            #expect((review?["plotted"] as? [[Any]])?.count == 4, "\(findings)")
+
+            // A crash in flight: the drone's own log keeps its samples up to the last second.
+            let again = try fleetmesh([
+                "send", "--node", station.socketPath, "--timeout", "20", String(uav), "takeoff", "6",
+            ])
+            #expect(again.status == 0, "\(again.output)")
+            try await waitUntil("drone-2 climbing again", timeout: .seconds(20)) {
+                try vehicles(station).contains { $0.name == "drone-2" && $0.altitude > 3 }
+            }
+            let pid = try drone.nodePID()
+            let killedAt = Int64((Date().timeIntervalSince1970 * 1000).rounded())
+            kill(pid, SIGKILL)
+            drone.kill()
+            let store = try FlightLogStore(path: droneLog.path, mustExist: true)
+            let own = try store.telemetry(TelemetrySelection(fromMs: killedAt - 5_000))
+            let lastSample = try #require(own.last)
+            #expect(
+                killedAt - lastSample.timeMs <= 1_000, "last sample \(killedAt - lastSample.timeMs) ms before the kill")
+            #expect(lastSample.isAirborne)
+            let open = try store.flights().last
+            #expect(open?.endMs == nil)
+        }
+    }
+}
