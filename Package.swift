@@ -192,7 +192,9 @@ let package = Package(
             dependencies: ["AllocationCounter", "Determinism", "SecureTransport", "MeshTypes"],
             exclude: ["verify-secure-transport-vector.py"]),
         .testTarget(name: "MembershipTests", dependencies: ["Membership"]),
-        .testTarget(name: "FlightLogTests", dependencies: ["FlightLog", "Coordinator", "Flight"]),
+        .testTarget(
+            name: "FlightLogTests",
+            dependencies: ["FlightLog", "Coordinator", "Flight", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "LocBroadcasterTests", dependencies: ["LocBroadcaster", "Coordinator", "MeshTypes"]),
         .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "Determinism", "MeshTypes"]),
         .testTarget(

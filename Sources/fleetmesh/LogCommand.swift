@@ -10,7 +10,7 @@ struct LogCommand: ParsableCommand {
         commandName: "log",
         abstract:
             "Read a node's flight log: its flights, and exports for QGIS, Google Earth, GPX tools and QGroundControl.",
-        subcommands: [LogFlightsCommand.self, LogExportCommand.self, LogReplayCommand.self])
+        subcommands: [LogFlightsCommand.self, LogPlansCommand.self, LogExportCommand.self, LogReplayCommand.self])
 }
 
 /// Which log to read: a file, a node's configuration, or the node running here.
@@ -93,6 +93,50 @@ struct LogFlightsCommand: ParsableCommand {
                 [
                     "FLIGHT", "UAV", "NODE", "START (UTC)", "DURATION", "DISTANCE", "MAX ALT", "CLOSEST", "BATTERY",
                     "COMMANDS",
+                ],
+                rows))
+    }
+}
+
+struct LogPlansCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plans",
+        abstract: "Planned vs flown for a flight: each goto and trajectory, its commanded path against the track flown."
+    )
+
+    @OptionGroup var source: LogSource
+    @Argument(help: "The flight's number (FLIGHT in `fleetmesh log flights`).")
+    var flight: Int64
+    @Flag(help: "Print JSON (a stable format for scripts), with each commanded path.")
+    var json = false
+
+    func run() throws {
+        let store = try source.open()
+        let plans: [PlanComparison]
+        do {
+            guard let row = try store.flight(flight) else {
+                throw failure("error: no flight \(flight) in \(store.path) (see `fleetmesh log flights`)", code: 1)
+            }
+            plans = try store.plans(of: row)
+        } catch let error as FlightLogError {
+            throw failure("error: \(error)", code: 1)
+        }
+        if json { return try printJSON(plans) }
+        if plans.isEmpty { return print("flight \(flight) had no goto or trajectory from this node") }
+        let rows = plans.map { p in
+            [
+                p.command, p.kind, LogTime.text(p.startMs), p.outcome ?? "-", String(format: "%.1f m", p.plannedMetres),
+                String(format: "%.1f m", p.flownMetres), String(format: "%.2f m", p.maxCrossTrackMetres),
+                String(format: "%.2f m", p.rmsCrossTrackMetres),
+                p.plannedSeconds.map { String(format: "%.1f s", $0) } ?? "-",
+                p.actualSeconds.map { String(format: "%.1f s", $0) } ?? "-",
+            ]
+        }
+        print(
+            renderTable(
+                [
+                    "COMMAND", "KIND", "START (UTC)", "OUTCOME", "PLANNED", "FLOWN", "MAX XTRACK", "RMS XTRACK",
+                    "PLANNED TIME", "TOOK",
                 ],
                 rows))
     }

@@ -1,7 +1,9 @@
 import Coordinator
-import FlightLog
 import Foundation
+import GRDB
 import Testing
+
+@testable import FlightLog
 
 @Suite struct FlightLogStoreTests {
     /// Two drones' flights written in batches as the recorder does: one flight each, opened at the first airborne
@@ -65,6 +67,55 @@ import Testing
         #expect(f.closestApproachUAV == 4)
     }
 
+    /// Planned vs flown: a goto flown along its path (no cross-track error), a trajectory whose second leg runs 3 m
+    /// beside the track (3 m), their lengths and times; an answer recorded after the plan updates it.
+    @Test func plannedVsFlown() async throws {
+        let dir = try TemporaryLog()
+        defer { dir.remove() }
+        let store = try FlightLogStore(path: dir.path)
+        let runID = try store.beginRun(run)
+        let a = flight(node: "a", uav: 3, start: missionStartMs, seconds: 30)
+        let b = flight(node: "b", uav: 4, start: missionStartMs, seconds: 30, north: 8)
+        func point(east: Double, north: Double, up: Double) -> [Double] {
+            let p = sample(0, east: east, north: north, up: up).state.position
+            return [p.latitude, p.longitude, up]
+        }
+        let plans: [FlightRecord] = [
+            .plan(
+                PlanRecord(
+                    command: "c1", timeMs: missionStartMs + 1_990, uavNumber: 3, kind: "goto", speed: 5,
+                    waypoints: [point(east: 149.5, north: 0, up: 10)])),
+            .plan(
+                PlanRecord(
+                    command: "c2", timeMs: missionStartMs + 1_990, uavNumber: 4, kind: "trajectory", speed: nil,
+                    waypoints: [point(east: 75, north: 11, up: 10), point(east: 149.5, north: 11, up: 10)])),
+            .planAnswer(command: "c1", outcome: "accepted", timeMs: missionStartMs + 2_000),
+            .planAnswer(command: "c2", outcome: "accepted", timeMs: missionStartMs + 2_000),
+        ]
+        try await store.append(
+            plans + (a + b).map(FlightRecord.telemetry), run: runID, dropped: 0, nowMs: 0)
+        try await store.append(
+            [
+                .planAnswer(command: "c1", outcome: "completed", timeMs: missionStartMs + 31_900),
+                .planAnswer(command: "c2", outcome: "completed", timeMs: missionStartMs + 31_900),
+            ], run: runID, dropped: 0, nowMs: 0)
+        let flights = try store.flights()
+        let flight3 = try #require(flights.first { $0.uavNumber == 3 })
+        let flight4 = try #require(flights.first { $0.uavNumber == 4 })
+        let goto = try #require(try store.plans(of: flight3).first)
+        #expect(goto.kind == "goto" && goto.outcome == "completed")
+        #expect(goto.maxCrossTrackMetres < 0.01 && abs(goto.plannedMetres - 149.5) < 0.01, "\(goto)")
+        #expect(abs((goto.plannedSeconds ?? 0) - 29.9) < 0.01 && abs((goto.actualSeconds ?? 0) - 29.9) < 0.001)
+        let trajectory = try #require(try store.plans(of: flight4).first)
+        #expect(abs(trajectory.maxCrossTrackMetres - 3) < 0.05, "\(trajectory)")
+        #expect(trajectory.rmsCrossTrackMetres > 1 && trajectory.rmsCrossTrackMetres < 3, "\(trajectory)")
+        #expect(trajectory.plannedSeconds == nil && trajectory.path.count == 3)
+        // The dashboard's track carries the plans and each point's distance from the running one.
+        let track = try #require(try store.track(of: flight4.id))
+        #expect(track.plans.count == 1)
+        #expect(track.vehicles[0].points.compactMap(\.crossTrack).max().map { abs($0 - 3) < 0.05 } == true)
+    }
+
     /// A vehicle unheard for over a minute (a restart, a link lost) ends its flight at its last sample; a flight still
     /// going when the log ends has no end.
     @Test func aLongSilenceEndsAFlightAndAnOpenOneStaysOpen() async throws {
@@ -94,7 +145,27 @@ import Testing
         }
         let again = try FlightLogStore(path: dir.path, mustExist: true)
         #expect(try again.telemetry(TelemetrySelection()).count == 1)
-        #expect(try again.schemaVersions() == ["v1"])
+        #expect(try again.schemaVersions() == ["v1", "v2"])
+    }
+
+    /// A log written by a FleetMesh that knew only schema v1 is migrated when opened: its records stay, v2's table
+    /// is added.
+    @Test func aVersion1LogIsMigrated() async throws {
+        let dir = try TemporaryLog()
+        defer { dir.remove() }
+        do {
+            let old = try DatabasePool(path: dir.path)
+            try FlightLogSchema.migrator.migrate(old, upTo: "v1")
+            try await old.write { db in
+                try db.execute(
+                    sql: "INSERT INTO event (time_ms, kind, level, text) VALUES (?, 'command', 'info', 'from v1')",
+                    arguments: [missionStartMs])
+            }
+        }
+        let store = try FlightLogStore(path: dir.path, mustExist: true)
+        #expect(try store.schemaVersions() == ["v1", "v2"])
+        #expect(try store.events().map(\.text) == ["from v1"])
+        #expect(try store.plans(uav: 3, fromMs: 0, toMs: .max).isEmpty)
     }
 
     /// A file that is not a log, or no file where one is expected: the error names the file and what is wrong.

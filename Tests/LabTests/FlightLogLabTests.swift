@@ -73,6 +73,17 @@ import Testing
             #expect(flight.samples > Int(flight.durationSeconds * 5), "\(flight)")
             let table = try fleetmesh(["log", "flights", "--db", stationLog.path])
             #expect(table.status == 0 && table.output.contains("drone-2"), "\(table.output)")
+            // Planned vs flown: the goto's commanded path (from where the drone was, 20 m north) against its track.
+            let plansOut = try fleetmesh(["log", "plans", String(flight.flight), "--json", "--db", stationLog.path])
+            let plans = try JSONDecoder().decode([PlanComparison].self, from: Data(plansOut.output.utf8))
+            #expect(plans.count == 1, "\(plansOut.output)")
+            if let p = plans.first {
+                #expect(p.kind == "goto" && p.outcome == "completed", "\(p)")
+                #expect(abs(p.plannedMetres - 20) < 1, "\(p)")
+                #expect(p.maxCrossTrackMetres < 1.5 && p.rmsCrossTrackMetres < 1, "\(p)")
+                #expect(abs((p.plannedSeconds ?? 0) - p.plannedMetres / 4) < 0.01, "\(p)")
+                #expect((p.actualSeconds ?? 0) >= (p.plannedSeconds ?? 0), "\(p)")
+            }
 
             // Exports: a telemetry log pymavlink reads, and GeoJSON.
             let out = lab.directory.appendingPathComponent("export").path
@@ -170,7 +181,8 @@ import Testing
             let review = (try? JSONSerialization.jsonObject(with: Data(findings.utf8))) as? [String: Any]
             // The slider at the landing puts the drone's marker 20 m (1.8e-4 degrees) north of where it took off.
             #expect((review?["markerMovedDegrees"] as? Double ?? 0) > 1.5e-4, "\(findings)")
-            #expect((review?["plotted"] as? [[Any]])?.count == 4, "\(findings)")
+            #expect((review?["plotted"] as? [[Any]])?.count == 5, "\(findings)")
+            #expect(review?["plannedPaths"] as? Int == 1, "\(findings)")
 
             // A crash in flight: the drone's own log keeps its samples up to the last second.
             let again = try fleetmesh([

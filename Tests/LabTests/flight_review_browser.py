@@ -27,6 +27,7 @@ findings["info"] = wait_for("the flight's figures", 10,
                             lambda: driver.find_element(By.ID, "replay-info").text.startswith(f"flight {flight}")
                             and driver.find_element(By.ID, "replay-info").text)
 wait_for("the drone's track on the map", 5, lambda: driver.find_elements(By.CSS_SELECTOR, "path.replay-track.own"))
+findings["plannedPaths"] = len(driver.find_elements(By.CSS_SELECTOR, "path.replay-plan"))
 findings["plotted"] = wait_for("the plot", 5, lambda: driver.execute_script(
     "return review.chart && review.chart.data.datasets.map((d) => [d.label, d.data.length])"))
 start = driver.execute_script("return review.markers.values().next().value.getLatLng()")

@@ -3,7 +3,7 @@
 
 extension APIOperation {
     /// SHA-256 of openapi.yaml followed by Tools/openapi/openapi-generator-config.yaml, as generated from.
-    static let sourcesSHA256 = "9e5fa42c708c7964df97a8e61ce3471cf14966944d65bcb1e6378be964d50397"
+    static let sourcesSHA256 = "be3f44ed2c721c67a6c3d3aabfd318892d890b5969d1239562468b47029902a3"
 
     /// Every operation of openapi.yaml, by operationId.
     static let all: [String: APIOperation] = [
@@ -229,13 +229,16 @@ extension APIOperation {
             fields: ["flight", "uavNumber", "node", "name", "startMs", "endMs", "durationSeconds", "distanceMetres", "maxAltitudeMetres", "closestApproachMetres", "closestApproachUAV", "batteryUsedPercent", "commands", "samples"],
             required: ["flight", "node", "name", "startMs", "durationSeconds", "distanceMetres", "maxAltitudeMetres", "batteryUsedPercent", "commands", "samples"]),
         "FlightTrack": APIOperation.Body(
-            fields: ["flight", "vehicles"],
-            required: ["flight", "vehicles"]),
+            fields: ["flight", "vehicles", "plans"],
+            required: ["flight", "vehicles", "plans"]),
+        "PlanComparison": APIOperation.Body(
+            fields: ["command", "kind", "startMs", "endMs", "outcome", "path", "plannedMetres", "flownMetres", "maxCrossTrackMetres", "rmsCrossTrackMetres", "plannedSeconds", "actualSeconds"],
+            required: ["command", "kind", "startMs", "path", "plannedMetres", "flownMetres", "maxCrossTrackMetres", "rmsCrossTrackMetres"]),
         "FlightTrackVehicle": APIOperation.Body(
             fields: ["node", "uavNumber", "name", "own", "points"],
             required: ["node", "name", "own", "points"]),
         "FlightTrackPoint": APIOperation.Body(
-            fields: ["timeMs", "latitude", "longitude", "altitude", "speed", "battery", "activity", "nearest"],
+            fields: ["timeMs", "latitude", "longitude", "altitude", "speed", "battery", "activity", "nearest", "crossTrack"],
             required: ["timeMs", "latitude", "longitude", "altitude", "speed", "battery", "activity"]),
         "Preview": APIOperation.Body(
             fields: ["points", "durationS", "lengthM", "legs"],

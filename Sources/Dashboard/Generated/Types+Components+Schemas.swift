@@ -518,6 +518,8 @@ extension Components {
         internal typealias FlightSummary = FlightLog.FlightSummary
         /// - Remark: Generated from `#/components/schemas/FlightTrack`.
         internal typealias FlightTrack = FlightLog.FlightTrack
+        /// - Remark: Generated from `#/components/schemas/PlanComparison`.
+        internal typealias PlanComparison = FlightLog.PlanComparison
         /// - Remark: Generated from `#/components/schemas/FlightTrackVehicle`.
         internal typealias FlightTrackVehicle = FlightLog.FlightTrack.Vehicle
         /// - Remark: Generated from `#/components/schemas/FlightTrackPoint`.

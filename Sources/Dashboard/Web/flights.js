@@ -69,6 +69,18 @@ async function openFlight(id) {
     }).bindTooltip(v.uavNumber != null ? `UAV ${v.uavNumber}` : v.name).addTo(review.layer);
     review.markers.set(v.node, marker);
   }
+  for (const p of body.plans) {
+    L.polyline(p.path.map((w) => [w[0], w[1]]), {
+      color: "#212529", weight: 2, dashArray: "2 6", className: "replay-plan",
+    }).bindTooltip(`${p.kind}: planned ${p.plannedMetres.toFixed(0)} m, flown ${p.flownMetres.toFixed(0)} m, ` +
+      `cross-track max ${p.maxCrossTrackMetres.toFixed(2)} m, RMS ${p.rmsCrossTrackMetres.toFixed(2)} m` +
+      (p.actualSeconds == null ? "" : `, ${p.actualSeconds.toFixed(1)} s`) +
+      (p.plannedSeconds == null ? "" : ` (planned ${p.plannedSeconds.toFixed(1)} s)`)).addTo(review.layer);
+  }
+  if (body.plans.length) {
+    const worst = Math.max(...body.plans.map((p) => p.maxCrossTrackMetres));
+    info.textContent += `; ${body.plans.length} commanded path${body.plans.length > 1 ? "s" : ""}, cross-track max ${worst.toFixed(2)} m`;
+  }
   const own = body.vehicles[0].points;
   if (own.length) map.fitBounds(L.latLngBounds(own.map((p) => [p.latitude, p.longitude])).pad(0.3));
   const slider = document.getElementById("replay-time");
@@ -106,12 +118,13 @@ function showReplayAt(t) {
 }
 
 function drawReplayChart(points, start) {
-  const at = (key) => points.map((p) => ({ x: (p.timeMs - start) / 1000, y: p[key] }));
+  const at = (key) => points.map((p) => ({ x: (p.timeMs - start) / 1000, y: p[key] ?? null }));
   const data = {
     datasets: [
       { label: "altitude m", data: at("altitude"), borderColor: "#d9480f", yAxisID: "m", pointRadius: 0 },
       { label: "speed m/s", data: at("speed"), borderColor: "#2b8a3e", yAxisID: "m", pointRadius: 0 },
       { label: "nearest drone m", data: at("nearest"), borderColor: "#5c7cfa", yAxisID: "m", pointRadius: 0, spanGaps: false },
+      { label: "cross-track m", data: at("crossTrack"), borderColor: "#212529", yAxisID: "m", pointRadius: 0, spanGaps: false },
       { label: "battery %", data: at("battery"), borderColor: "#868e96", yAxisID: "pct", pointRadius: 0 },
     ],
   };

@@ -6,6 +6,8 @@ public struct FlightTrack: Codable, Sendable, Hashable {
     public var flight: FlightSummary
     /// The flight's vehicle first, then the others by UAV number.
     public var vehicles: [Vehicle]
+    /// Planned vs flown for each goto and trajectory of the flight.
+    public var plans: [PlanComparison]
 
     public struct Vehicle: Codable, Sendable, Hashable {
         public var node: String
@@ -28,6 +30,8 @@ public struct FlightTrack: Codable, Sendable, Hashable {
         public var battery: Int
         public var activity: String
         public var nearest: Double?
+        /// Own track only, while a goto or trajectory runs: metres from its commanded path.
+        public var crossTrack: Double?
     }
 
     /// Every `k`-th sample (and the last) so that at most `limit` remain.
@@ -46,7 +50,7 @@ public struct FlightTrack: Codable, Sendable, Hashable {
         return Point(
             timeMs: r.timeMs, latitude: s.position.latitude, longitude: s.position.longitude,
             altitude: Double(s.position.altitudeMillimetres) / 1000, speed: (vn * vn + ve * ve).squareRoot(),
-            battery: Int(s.batteryPercent), activity: s.activity.rawValue, nearest: nearest)
+            battery: Int(s.batteryPercent), activity: s.activity.rawValue, nearest: nearest, crossTrack: nil)
     }
 }
 
@@ -63,7 +67,7 @@ extension FlightLogStore {
         let own = all.filter { $0.node == row.node && $0.timeMs >= row.startMs && $0.timeMs <= end }
         let othersByNode = Dictionary(grouping: all.filter { $0.node != row.node }, by: \.node)
         let airborneOthers = othersByNode.values.map { $0.filter(\.isAirborne) }
-        let ownPoints = FlightTrack.thin(own, to: limit).map { s -> FlightTrack.Point in
+        var ownPoints = FlightTrack.thin(own, to: limit).map { s -> FlightTrack.Point in
             var nearest: Double?
             for track in airborneOthers {
                 guard let o = FlightSummary.position(in: track, at: s.timeMs) else { continue }
@@ -71,6 +75,17 @@ extension FlightLogStore {
                 nearest = min(nearest ?? d, d)
             }
             return FlightTrack.point(s, nearest: nearest)
+        }
+        let plans = try plans(of: row)
+        let geometries = plans.map { (plan: $0, path: PlannedPath($0.path)) }
+        for i in ownPoints.indices {
+            let t = ownPoints[i].timeMs
+            guard let active = geometries.last(where: { $0.plan.startMs <= t && t <= ($0.plan.endMs ?? end) }) else {
+                continue
+            }
+            let p = ownPoints[i]
+            ownPoints[i].crossTrack = active.path.distance(
+                to: Coordinator.GeoPoint(latitude: p.latitude, longitude: p.longitude, altitude: p.altitude))
         }
         var vehicles = [
             FlightTrack.Vehicle(node: row.node, uavNumber: row.uavNumber, name: row.name, own: true, points: ownPoints)
@@ -84,6 +99,6 @@ extension FlightLogStore {
                 ))
         }
         vehicles[1...].sort { ($0.uavNumber ?? 999, $0.name) < ($1.uavNumber ?? 999, $1.name) }
-        return FlightTrack(flight: summary, vehicles: vehicles)
+        return FlightTrack(flight: summary, vehicles: vehicles, plans: plans)
     }
 }

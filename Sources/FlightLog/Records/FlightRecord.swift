@@ -51,10 +51,37 @@ public struct EventRecord: Sendable, Hashable {
     }
 }
 
+/// A goto or trajectory this station commanded: the path it asked for, to compare with the path flown.
+public struct PlanRecord: Sendable, Hashable {
+    /// The command's id (as events print it).
+    public var command: String
+    public var timeMs: Int64
+    public var uavNumber: Int
+    /// `goto` or `trajectory`.
+    public var kind: String
+    /// The commanded speed, m/s (a goto's; nil: the drone's own).
+    public var speed: Double?
+    /// The waypoints in order: latitude, longitude (degrees), altitude (metres above home).
+    public var waypoints: [[Double]]
+
+    public init(command: String, timeMs: Int64, uavNumber: Int, kind: String, speed: Double?, waypoints: [[Double]]) {
+        self.command = command
+        self.timeMs = timeMs
+        self.uavNumber = uavNumber
+        self.kind = kind
+        self.speed = speed
+        self.waypoints = waypoints
+    }
+}
+
 /// What a node hands its flight log.
 public enum FlightRecord: Sendable, Hashable {
     case telemetry(TelemetryRecord)
     case event(EventRecord)
+    /// A commanded path.
+    case plan(PlanRecord)
+    /// A commanded path's answer: `accepted`, `completed`, `failed` or `rejected`, at `timeMs`.
+    case planAnswer(command: String, outcome: String, timeMs: Int64)
 }
 
 /// One start of the recording node: who it is and what it ran (the mission's metadata).

@@ -60,9 +60,26 @@ enum FlightLogSchema {
                     CREATE INDEX flight_node_end ON flight(node, end_ms);
                     """)
         }
+        // v2: the paths goto and trajectory commands asked for, with their answers (planned vs flown).
+        migrator.registerMigration("v2") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE plan (
+                        command TEXT PRIMARY KEY,
+                        time_ms INTEGER NOT NULL,
+                        uav INTEGER NOT NULL,
+                        kind TEXT NOT NULL,
+                        speed REAL,
+                        waypoints TEXT NOT NULL,
+                        accepted_ms INTEGER,
+                        finished_ms INTEGER,
+                        outcome TEXT);
+                    CREATE INDEX plan_uav_time ON plan(uav, time_ms);
+                    """)
+        }
         return migrator
     }
 
     /// The newest version this build knows.
-    static let currentVersion = "v1"
+    static let currentVersion = "v2"
 }

@@ -1,5 +1,6 @@
 import Coordinator
 import Flight
+import Foundation
 import GRDB
 
 /// A flight as the log holds it: one vehicle from leaving the ground to landing.
@@ -13,6 +14,15 @@ public struct FlightRow: Sendable, Hashable {
     public var endMs: Int64?
     /// Its last sample so far.
     public var lastMs: Int64
+}
+
+/// A commanded path and what became of it.
+public struct PlanRow: Sendable, Hashable {
+    public var plan: PlanRecord
+    public var acceptedMs: Int64?
+    public var finishedMs: Int64?
+    /// `completed`, `failed`, `rejected`; nil while it runs (or its answer was never recorded).
+    public var outcome: String?
 }
 
 /// Which telemetry to read.
@@ -98,6 +108,24 @@ extension FlightLogStore {
                 EventRecord(
                     timeMs: $0["time_ms"], kind: $0["kind"], level: $0["level"], text: $0["text"], node: $0["node"],
                     uavNumber: $0["uav"])
+            }
+        }
+    }
+
+    /// The paths commanded to `uav` between two times (sent within them), oldest first.
+    public func plans(uav: Int, fromMs: Int64, toMs: Int64) throws(FlightLogError) -> [PlanRow] {
+        try read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM plan WHERE uav = ? AND time_ms BETWEEN ? AND ? ORDER BY time_ms",
+                arguments: [uav, fromMs, toMs]
+            ).map { row in
+                let text: String = row["waypoints"]
+                let waypoints = (try? JSONDecoder().decode([[Double]].self, from: Data(text.utf8))) ?? []
+                return PlanRow(
+                    plan: PlanRecord(
+                        command: row["command"], timeMs: row["time_ms"], uavNumber: row["uav"], kind: row["kind"],
+                        speed: row["speed"], waypoints: waypoints),
+                    acceptedMs: row["accepted_ms"], finishedMs: row["finished_ms"], outcome: row["outcome"])
             }
         }
     }

@@ -96,6 +96,27 @@ public final class FlightLogStore: Sendable {
                         samples.append(t)
                     case .event(let e):
                         try event.execute(arguments: [e.timeMs, e.kind, e.level, e.text, e.node, e.uavNumber])
+                    case .plan(let p):
+                        let waypoints = (try? JSONEncoder().encode(p.waypoints)).map {
+                            String(decoding: $0, as: UTF8.self)
+                        }
+                        try db.execute(
+                            sql: """
+                                INSERT OR REPLACE INTO plan (command, time_ms, uav, kind, speed, waypoints)
+                                    VALUES (?, ?, ?, ?, ?, ?)
+                                """,
+                            arguments: [p.command, p.timeMs, p.uavNumber, p.kind, p.speed, waypoints ?? "[]"])
+                    case .planAnswer(let command, let outcome, let timeMs):
+                        if outcome == "accepted" {
+                            try db.execute(
+                                sql: "UPDATE plan SET accepted_ms = ? WHERE command = ? AND accepted_ms IS NULL",
+                                arguments: [timeMs, command])
+                        } else {
+                            try db.execute(
+                                sql:
+                                    "UPDATE plan SET finished_ms = ?, outcome = ? WHERE command = ? AND finished_ms IS NULL",
+                                arguments: [timeMs, outcome, command])
+                        }
                     }
                 }
                 try Self.trackFlights(samples, in: db)

@@ -25,15 +25,47 @@ extension NodeShell {
     }
 
     /// A command this station sent: its UAV is remembered for its answers' events, and the flight log records it.
-    func noteCommandSent(_ id: CommandID, _ summary: String, to uav: UInt8) {
+    /// A goto's or trajectory's path is recorded too (planned vs flown).
+    func noteCommandSent(_ id: CommandID, _ command: Command, to uav: UInt8, from source: String = "") {
         // A command whose final answer never came is forgotten with the rest past 4,096.
         if commandTargets.count >= 4_096 { commandTargets.removeAll() }
         commandTargets[id] = uav
-        flightRecords?.offer(
+        guard let flightRecords else { return }
+        let t = Self.wallClockMs()
+        flightRecords.offer(
             .event(
                 EventRecord(
-                    timeMs: Self.wallClockMs(), kind: "command", level: "info",
-                    text: "command \(id) \(summary) to UAV \(uav)", uavNumber: Int(uav))))
+                    timeMs: t, kind: "command", level: "info",
+                    text: "command \(id) \(command.summary) to UAV \(uav)\(source)", uavNumber: Int(uav))))
+        func point(_ p: GeoPoint) -> [Double] { [p.latitude, p.longitude, Double(p.altitudeMillimetres) / 1000] }
+        switch command {
+        case .goto(let p, let speed):
+            flightRecords.offer(
+                .plan(
+                    PlanRecord(
+                        command: "\(id)", timeMs: t, uavNumber: Int(uav), kind: "goto",
+                        speed: speed == 0 ? nil : Double(speed) / 100, waypoints: [point(p)])))
+        case .trajectory(let points):
+            flightRecords.offer(
+                .plan(
+                    PlanRecord(
+                        command: "\(id)", timeMs: t, uavNumber: Int(uav), kind: "trajectory", speed: nil,
+                        waypoints: points.map(point))))
+        default: break
+        }
+    }
+
+    /// A command's answer, for its recorded path (if it had one).
+    func recordCommandAnswer(_ id: CommandID, _ answer: CommandAnswer) {
+        guard let flightRecords, commandTargets[id] != nil else { return }
+        let outcome: String
+        switch answer {
+        case .accepted: outcome = "accepted"
+        case .completed: outcome = "completed"
+        case .failed: outcome = "failed"
+        case .rejected: outcome = "rejected"
+        }
+        flightRecords.offer(.planAnswer(command: "\(id)", outcome: outcome, timeMs: Self.wallClockMs()))
     }
 
     static func wallClockMs() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }

@@ -20,7 +20,7 @@ extension NodeShell {
         let (id, effects) = node.sendCommand(command, toUAV: number, takeover: takeover, now: t)
         answers[id] = []
         commandSentAt[id] = t
-        noteCommandSent(id, command.summary, to: number)
+        noteCommandSent(id, command, to: number)
         logger.info(
             "command \(id) \(command.summary) to UAV \(number)\(takeover ? " (takeover)" : "")")
         apply(effects, now: t)

@@ -29,7 +29,7 @@ extension NodeShell {
         let t = now
         let (id, effects) = node.sendCommand(command, toUAV: number, now: t)
         groundControlTickets[id] = ticket
-        noteCommandSent(id, command.summary + " (from ground control)", to: number)
+        noteCommandSent(id, command, to: number, from: " (from ground control)")
         logger.info("command \(id) \(command.summary) to UAV \(number) from ground control")
         apply(effects, now: t)
     }

@@ -21,7 +21,7 @@ extension NodeShell {
             ids.append(id)
             answers[id] = []
             commandSentAt[id] = t
-            noteCommandSent(id, command.summary, to: n)
+            noteCommandSent(id, command, to: n)
             commandStartsAtMs[id] = startsAtMs
             logger.info(
                 "command \(id) \(command.summary) to UAV \(n)\(takeover ? " (takeover)" : ""), starting in \(lead.wholeMilliseconds) ms"
@@ -61,7 +61,7 @@ extension NodeShell {
                 ids[i] = id
                 answers[id] = []
                 commandSentAt[id] = t
-                noteCommandSent(id, command.summary, to: numbers[i])
+                noteCommandSent(id, command, to: numbers[i])
                 commandStartsAtMs[id] = startsAtMs
                 apply(effects, now: t)
                 waiting = true

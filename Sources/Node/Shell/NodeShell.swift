@@ -337,6 +337,7 @@ public actor NodeShell {
                     .info, "command",
                     "command \(id): \(Self.describe(answer))\(answer == .accepted ? starts ?? "" : "")",
                     uavNumber: commandTargets[id].map(Int.init))
+                recordCommandAnswer(id, answer)
                 if answer != .accepted { commandTargets[id] = nil }
                 forwardToGroundControl(id, answer)
                 if answers[id] != nil {
