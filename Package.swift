@@ -180,7 +180,7 @@ let package = Package(
                 "ControlProtocol", "Determinism", "Node", "LabKit", "SecureTransport", "Membership", "MeshTypes",
                 "Coordinator", "MeshSimulation", "NodeCore", "Geodesy", "Flight", "MAVLink", "Avoidance",
                 "AvoidanceScenarios",
-                "AutopilotEmulation", "Vehicles",
+                "AutopilotEmulation", "Vehicles", "FlightLog",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

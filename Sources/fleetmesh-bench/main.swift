@@ -20,6 +20,7 @@ let all: [(String, (BenchOutput) async throws -> Void)] = [
     ("mavlink", MAVLinkBenchmarks.run),
     ("gcs", GroundControlBenchmarks.run),
     ("dashboard", DashboardBenchmarks.run),
+    ("flightlog", FlightLogBenchmarks.run),
 ]
 let wanted = Set(CommandLine.arguments.dropFirst())
 for (name, run) in all where wanted.isEmpty || wanted.contains(name) {

@@ -130,9 +130,32 @@ extension FlightSummary {
 }
 
 extension FlightLogStore {
-    /// Every flight's figures, oldest first.
+    /// Every flight's figures, oldest first: the telemetry over all of them is read once.
     public func flightSummaries() throws(FlightLogError) -> [FlightSummary] {
-        try flights().map { f throws(FlightLogError) in try summary(of: f) }
+        let flights = try flights()
+        guard let from = flights.map(\.startMs).min(), let to = flights.map({ $0.endMs ?? $0.lastMs }).max() else {
+            return []
+        }
+        let window = FlightSummary.pairingWindowMs
+        let all = try telemetry(TelemetrySelection(fromMs: from - window, toMs: to + window))
+        let byNode = Dictionary(grouping: all, by: \.node)
+        let events = try events(fromMs: from, toMs: to)
+        let recorder = try read { db in try String.fetchOne(db, sql: "SELECT node FROM run ORDER BY id DESC LIMIT 1") }
+        /// The samples of a track (time order) within [a, b].
+        func slice(_ track: [TelemetryRecord], _ a: Int64, _ b: Int64) -> ArraySlice<TelemetryRecord> {
+            let lower = (FlightSummary.lastIndex(in: track, atOrBefore: a - 1) ?? -1) + 1
+            let upper = (FlightSummary.lastIndex(in: track, atOrBefore: b) ?? -1) + 1
+            return track[lower..<max(lower, upper)]
+        }
+        return flights.map { f in
+            let end = f.endMs ?? f.lastMs
+            let own = Array(slice(byNode[f.node] ?? [], f.startMs, end))
+            let others = byNode.filter { $0.key != f.node }.flatMap {
+                slice($0.value, f.startMs - window, end + window)
+            }
+            let during = events.filter { $0.timeMs >= f.startMs && $0.timeMs <= end }
+            return FlightSummary.make(f, samples: own, others: others, events: during, recorder: recorder)
+        }
     }
 
     /// One flight's figures.

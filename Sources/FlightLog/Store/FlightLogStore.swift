@@ -2,12 +2,15 @@ import Coordinator
 import Flight
 import Foundation
 import GRDB
+import Synchronization
 
 /// A node's flight log: one SQLite file in WAL mode (readers never wait for the writer; a committed batch survives
 /// the process being killed), written in batches by the node's recorder and read by `fleetmesh log`.
 public final class FlightLogStore: Sendable {
     public let path: String
     let pool: DatabasePool
+    /// The flights still open, by node (this store is the log's one writer): read from the file at the first batch.
+    let openFlights = Mutex<[String: OpenFlight]?>(nil)
 
     /// A vehicle unheard for longer than this ends its flight at its last sample (a restart, a lost link).
     public static let flightGapMs: Int64 = 60_000
@@ -74,8 +77,9 @@ public final class FlightLogStore: Sendable {
     /// Writes a batch in one transaction (telemetry, events, the flights they open and close) and the run's counts:
     /// records written so far and records the node dropped before they reached the log.
     public func append(_ records: [FlightRecord], run: Int64, dropped: Int, nowMs: Int64) async throws(FlightLogError) {
+        let cached = openFlights.withLock { $0 }
         do {
-            try await pool.write { db in
+            let open = try await pool.write { db in
                 let telemetry = try db.cachedStatement(
                     sql: """
                         INSERT INTO telemetry (time_ms, node, uav, name, lat_e7, lon_e7, alt_mm, vn_cms, ve_cms, vd_cms,
@@ -119,55 +123,17 @@ public final class FlightLogStore: Sendable {
                         }
                     }
                 }
-                try Self.trackFlights(samples, in: db)
-                try db.execute(
-                    sql: "UPDATE run SET last_write_ms = ?, records = records + ?, dropped = ? WHERE id = ?",
-                    arguments: [nowMs, records.count, dropped, run])
+                let open = try Self.trackFlights(samples, open: cached, in: db)
+                try db.cachedStatement(
+                    sql: "UPDATE run SET last_write_ms = ?, records = records + ?, dropped = ? WHERE id = ?"
+                ).execute(arguments: [nowMs, records.count, dropped, run])
+                return open
             }
+            openFlights.withLock { $0 = open }
         } catch {
+            // What the failed transaction would have changed is read again from the file next time.
+            openFlights.withLock { $0 = nil }
             throw FlightLogError(path: path, problem: Self.describe(error))
-        }
-    }
-
-    /// Opens a flight when a vehicle leaves the ground, closes it when it lands (or when it was not heard for
-    /// `flightGapMs`, at its last sample).
-    static func trackFlights(_ samples: [TelemetryRecord], in db: Database) throws {
-        guard !samples.isEmpty else { return }
-        var open: [String: (id: Int64, last: Int64)] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT id, node, last_ms FROM flight WHERE end_ms IS NULL") {
-            open[row["node"]] = (row["id"], row["last_ms"])
-        }
-        var touched: [String: Int?] = [:]
-        for s in samples {
-            if let o = open[s.node], s.timeMs - o.last > flightGapMs {
-                try db.execute(sql: "UPDATE flight SET end_ms = last_ms WHERE id = ?", arguments: [o.id])
-                open[s.node] = nil
-                touched[s.node] = nil
-            }
-            if var o = open[s.node] {
-                if s.isAirborne {
-                    o.last = max(o.last, s.timeMs)
-                    open[s.node] = o
-                    touched[s.node] = .some(s.uavNumber)
-                } else {
-                    try db.execute(
-                        sql: "UPDATE flight SET end_ms = ?, last_ms = ?, uav = COALESCE(uav, ?) WHERE id = ?",
-                        arguments: [s.timeMs, s.timeMs, s.uavNumber, o.id])
-                    open[s.node] = nil
-                    touched[s.node] = nil
-                }
-            } else if s.isAirborne {
-                try db.execute(
-                    sql: "INSERT INTO flight (node, uav, name, start_ms, last_ms) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [s.node, s.uavNumber, s.name, s.timeMs, s.timeMs])
-                open[s.node] = (db.lastInsertedRowID, s.timeMs)
-            }
-        }
-        for (node, uav) in touched {
-            guard let o = open[node] else { continue }
-            try db.execute(
-                sql: "UPDATE flight SET last_ms = ?, uav = COALESCE(uav, ?) WHERE id = ?",
-                arguments: [o.last, uav, o.id])
         }
     }
 
