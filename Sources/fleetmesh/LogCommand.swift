@@ -151,6 +151,7 @@ struct LogExportCommand: ParsableCommand {
               fleetmesh log export 3 --format geojson --out flight3.geojson
               fleetmesh log export --uav 2 --since 2026-11-26T20:00:00Z --format gpx
               fleetmesh log export 3 --format tlog --out logs/     (one uav-N.tlog per UAV)
+              fleetmesh log export 3 --format plan --out flight3.plan   (QGroundControl: File > Open)
             Times are ISO 8601 (UTC unless an offset is given) or milliseconds since 1970. CSV, GeoJSON, KML and GPX \
             go to standard output without --out; tlog needs --out (a file for one UAV, else a directory).
             """)
@@ -164,7 +165,7 @@ struct LogExportCommand: ParsableCommand {
     var since: String?
     @Option(help: "Until this time.")
     var until: String?
-    @Option(help: "csv, geojson, kml, gpx or tlog.")
+    @Option(help: "csv, geojson, kml, gpx, tlog, or plan (a FLIGHT's commanded paths as a QGroundControl mission).")
     var format: String
     @Option(help: "Where to write (a file; for tlog of several UAVs, a directory).")
     var out: String?
@@ -191,6 +192,12 @@ struct LogExportCommand: ParsableCommand {
         case .kml: try write(TrackExport.kml(tracks, title: title))
         case .gpx: try write(TrackExport.gpx(tracks, homeAltitude: home))
         case .tlog: try writeTelemetryLogs(tracks, home: home, flight: flight)
+        case .plan:
+            guard let flight, let row = try catching({ try store.flight(flight) }) else {
+                throw failure("error: --format plan exports one flight's mission: give its FLIGHT number", code: 64)
+            }
+            let plans = try catching { try store.plans(of: row) }
+            try write(MissionPlanExport.plan(flight: row, samples: samples, plans: plans))
         }
     }
 

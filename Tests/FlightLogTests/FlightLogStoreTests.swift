@@ -110,6 +110,18 @@ import Testing
         #expect(abs(trajectory.maxCrossTrackMetres - 3) < 0.05, "\(trajectory)")
         #expect(trajectory.rmsCrossTrackMetres > 1 && trajectory.rmsCrossTrackMetres < 3, "\(trajectory)")
         #expect(trajectory.plannedSeconds == nil && trajectory.path.count == 3)
+        // As a QGroundControl mission: takeoff, the goto's speed and waypoint, landing.
+        let mission = MissionPlanExport.plan(
+            flight: flight3,
+            samples: try store.telemetry(TelemetrySelection(node: "a", fromMs: flight3.startMs, toMs: flight3.endMs)),
+            plans: try store.plans(of: flight3))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(mission.utf8)) as? [String: Any])
+        #expect(json["fileType"] as? String == "Plan")
+        let items = try #require((json["mission"] as? [String: Any])?["items"] as? [[String: Any]])
+        #expect(items.compactMap { $0["command"] as? Int } == [22, 178, 16, 21])
+        #expect(abs(((items[1]["params"] as? [Any])?[1] as? Double ?? 0) - 5) < 0.01)
+        #expect(abs(((items[2]["params"] as? [Any])?[6] as? Double ?? 0) - 10) < 0.01)
+        #expect(items.map { $0["doJumpId"] as? Int } == [1, 2, 3, 4])
         // The dashboard's track carries the plans and each point's distance from the running one.
         let track = try #require(try store.track(of: flight4.id))
         #expect(track.plans.count == 1)

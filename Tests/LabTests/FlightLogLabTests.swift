@@ -123,6 +123,12 @@ import Testing
             ])
             let json = try #require(try JSONSerialization.jsonObject(with: Data(geo.output.utf8)) as? [String: Any])
             #expect((json["features"] as? [Any])?.count == 1)
+            let plan = try fleetmesh([
+                "log", "export", String(flight.flight), "--db", stationLog.path, "--format", "plan",
+            ])
+            let mission = (try? JSONSerialization.jsonObject(with: Data(plan.output.utf8))) as? [String: Any]
+            let items = ((mission?["mission"] as? [String: Any])?["items"] as? [[String: Any]]) ?? []
+            #expect(items.compactMap { $0["command"] as? Int } == [22, 178, 16, 21], "\(plan.output)")
             let bad = try fleetmesh(["log", "export", "99", "--db", stationLog.path, "--format", "gpx"])
             #expect(bad.status != 0 && bad.output.contains("no flight 99"), "\(bad.output)")
 
@@ -178,11 +184,17 @@ import Testing
             let findings = browser.output.split(separator: "\n").last { $0.hasPrefix("{") }.map(String.init) ?? ""
             #expect(
                 browser.process.wait() == 0, "\(findings.isEmpty ? browser.output.suffix(3000) : Substring(findings))")
+            print("flight review in Chromium: \(findings)")
             let review = (try? JSONSerialization.jsonObject(with: Data(findings.utf8))) as? [String: Any]
             // The slider at the landing puts the drone's marker 20 m (1.8e-4 degrees) north of where it took off.
             #expect((review?["markerMovedDegrees"] as? Double ?? 0) > 1.5e-4, "\(findings)")
             #expect((review?["plotted"] as? [[Any]])?.count == 5, "\(findings)")
             #expect(review?["plannedPaths"] as? Int == 1, "\(findings)")
+            // The replay's last position is where the live picture shows the landed drone.
+            let end = review?["replayEnd"] as? [Double] ?? []
+            let live = review?["liveMarker"] as? [Double] ?? []
+            #expect(
+                end.count == 2 && live.count == 2 && zip(end, live).allSatisfy { abs($0 - $1) < 2e-6 }, "\(findings)")
 
             // A crash in flight: the drone's own log keeps its samples up to the last second.
             let again = try fleetmesh([

@@ -35,6 +35,9 @@ driver.execute_script(
     "const s = document.getElementById('replay-time'); s.value = s.max; s.dispatchEvent(new Event('input'))")
 end = driver.execute_script("return review.markers.values().next().value.getLatLng()")
 findings["markerMovedDegrees"] = abs(end["lat"] - start["lat"]) + abs(end["lng"] - start["lng"])
+findings["replayEnd"] = [end["lat"], end["lng"]]
+findings["liveMarker"] = driver.execute_script(
+    "const m = markers.values().next().value; return m ? [m.getLatLng().lat, m.getLatLng().lng] : null")
 findings["clock"] = driver.find_element(By.ID, "replay-clock").text
 driver.save_screenshot(os.path.join(shots, "flight-review.png"))
 network, foreign, statuses = browser.network(url)

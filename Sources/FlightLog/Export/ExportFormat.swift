@@ -13,6 +13,8 @@ public enum ExportFormat: String, CaseIterable, Sendable {
     /// A MAVLink telemetry log per UAV: before each MAVLink 2 frame, the time it was recorded as a big-endian 64-bit
     /// count of microseconds since 1970 (QGroundControl, pymavlink's mavlogdump, MAVExplorer).
     case tlog
+    /// A flight's commanded paths as a QGroundControl mission (needs a FLIGHT).
+    case plan
 
     /// The file name extension.
     public var fileExtension: String { rawValue }
