@@ -90,6 +90,10 @@ import Testing
                     command: "c2", timeMs: missionStartMs + 1_990, uavNumber: 4, kind: "trajectory", speed: nil,
                     waypoints: [point(east: 75, north: 11, up: 10), point(east: 149.5, north: 11, up: 10)])),
             .planAnswer(command: "c1", outcome: "accepted", timeMs: missionStartMs + 2_000),
+            .prediction(
+                PredictionRecord(
+                    timeMs: missionStartMs + 5_000, node: "b", uavNumber: 4, stepMs: 800,
+                    points: [point(east: 15, north: 8, up: 10), point(east: 19, north: 8, up: 10)], avoiding: false)),
             .planAnswer(command: "c2", outcome: "accepted", timeMs: missionStartMs + 2_000),
         ]
         try await store.append(
@@ -125,6 +129,8 @@ import Testing
         // The dashboard's track carries the plans and each point's distance from the running one.
         let track = try #require(try store.track(of: flight4.id))
         #expect(track.plans.count == 1)
+        #expect(track.vehicles[0].predictions.map(\.timeMs) == [missionStartMs + 5_000])
+        #expect(track.vehicles[0].predictions.first?.points.count == 2)
         #expect(track.vehicles[0].points.compactMap(\.crossTrack).max().map { abs($0 - 3) < 0.05 } == true)
     }
 
@@ -157,7 +163,7 @@ import Testing
         }
         let again = try FlightLogStore(path: dir.path, mustExist: true)
         #expect(try again.telemetry(TelemetrySelection()).count == 1)
-        #expect(try again.schemaVersions() == ["v1", "v2"])
+        #expect(try again.schemaVersions() == ["v1", "v2", "v3"])
     }
 
     /// A log written by a FleetMesh that knew only schema v1 is migrated when opened: its records stay, v2's table
@@ -175,7 +181,7 @@ import Testing
             }
         }
         let store = try FlightLogStore(path: dir.path, mustExist: true)
-        #expect(try store.schemaVersions() == ["v1", "v2"])
+        #expect(try store.schemaVersions() == ["v1", "v2", "v3"])
         #expect(try store.events().map(\.text) == ["from v1"])
         #expect(try store.plans(uav: 3, fromMs: 0, toMs: .max).isEmpty)
     }

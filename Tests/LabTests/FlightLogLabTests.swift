@@ -190,6 +190,8 @@ import Testing
             #expect((review?["markerMovedDegrees"] as? Double ?? 0) > 1.5e-4, "\(findings)")
             #expect((review?["plotted"] as? [[Any]])?.count == 5, "\(findings)")
             #expect(review?["plannedPaths"] as? Int == 1, "\(findings)")
+            // Half-way through the flight the drone was flying: its predicted path at that moment is drawn.
+            #expect(review?["predictionsMidFlight"] as? Int == 1, "\(findings)")
             // The replay's last position is where the live picture shows the landed drone.
             let end = review?["replayEnd"] as? [Double] ?? []
             let live = review?["liveMarker"] as? [Double] ?? []

@@ -30,6 +30,12 @@ wait_for("the drone's track on the map", 5, lambda: driver.find_elements(By.CSS_
 findings["plannedPaths"] = len(driver.find_elements(By.CSS_SELECTOR, "path.replay-plan"))
 findings["plotted"] = wait_for("the plot", 5, lambda: driver.execute_script(
     "return review.chart && review.chart.data.datasets.map((d) => [d.label, d.data.length])"))
+driver.execute_script(
+    "const s = document.getElementById('replay-time'); s.value = (Number(s.min) + Number(s.max)) / 2;"
+    " s.dispatchEvent(new Event('input'))")
+findings["predictionsMidFlight"] = len(driver.find_elements(By.CSS_SELECTOR, "path.replay-prediction"))
+driver.execute_script(
+    "const s = document.getElementById('replay-time'); s.value = s.min; s.dispatchEvent(new Event('input'))")
 start = driver.execute_script("return review.markers.values().next().value.getLatLng()")
 driver.execute_script(
     "const s = document.getElementById('replay-time'); s.value = s.max; s.dispatchEvent(new Event('input'))")

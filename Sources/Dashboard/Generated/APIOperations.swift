@@ -3,7 +3,7 @@
 
 extension APIOperation {
     /// SHA-256 of openapi.yaml followed by Tools/openapi/openapi-generator-config.yaml, as generated from.
-    static let sourcesSHA256 = "be3f44ed2c721c67a6c3d3aabfd318892d890b5969d1239562468b47029902a3"
+    static let sourcesSHA256 = "82b62a731a6ff673af5e80f7f0709b6850db14017954891772253b15f2a2db69"
 
     /// Every operation of openapi.yaml, by operationId.
     static let all: [String: APIOperation] = [
@@ -235,8 +235,11 @@ extension APIOperation {
             fields: ["command", "kind", "startMs", "endMs", "outcome", "path", "plannedMetres", "flownMetres", "maxCrossTrackMetres", "rmsCrossTrackMetres", "plannedSeconds", "actualSeconds"],
             required: ["command", "kind", "startMs", "path", "plannedMetres", "flownMetres", "maxCrossTrackMetres", "rmsCrossTrackMetres"]),
         "FlightTrackVehicle": APIOperation.Body(
-            fields: ["node", "uavNumber", "name", "own", "points"],
-            required: ["node", "name", "own", "points"]),
+            fields: ["node", "uavNumber", "name", "own", "points", "predictions"],
+            required: ["node", "name", "own", "points", "predictions"]),
+        "FlightTrackPrediction": APIOperation.Body(
+            fields: ["timeMs", "points", "avoiding"],
+            required: ["timeMs", "points", "avoiding"]),
         "FlightTrackPoint": APIOperation.Body(
             fields: ["timeMs", "latitude", "longitude", "altitude", "speed", "battery", "activity", "nearest", "crossTrack"],
             required: ["timeMs", "latitude", "longitude", "altitude", "speed", "battery", "activity"]),

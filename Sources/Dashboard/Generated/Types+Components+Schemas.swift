@@ -522,6 +522,8 @@ extension Components {
         internal typealias PlanComparison = FlightLog.PlanComparison
         /// - Remark: Generated from `#/components/schemas/FlightTrackVehicle`.
         internal typealias FlightTrackVehicle = FlightLog.FlightTrack.Vehicle
+        /// - Remark: Generated from `#/components/schemas/FlightTrackPrediction`.
+        internal typealias FlightTrackPrediction = FlightLog.FlightTrack.Prediction
         /// - Remark: Generated from `#/components/schemas/FlightTrackPoint`.
         internal typealias FlightTrackPoint = FlightLog.FlightTrack.Point
         /// - Remark: Generated from `#/components/schemas/Preview`.

@@ -6,6 +6,7 @@
 
 const review = {
   layer: L.layerGroup().addTo(map),
+  predictions: L.layerGroup().addTo(map),   // each drone's prediction at the slider's time
   markers: new Map(),   // node → L.circleMarker at the slider's time
   track: null,          // FlightTrack
   chart: null,
@@ -55,6 +56,7 @@ async function openFlight(id) {
   document.querySelectorAll("#flights tr[data-flight]").forEach((row) =>
     row.classList.toggle("picked", Number(row.dataset.flight) === f.flight));
   review.layer.clearLayers();
+  review.predictions.clearLayers();
   review.markers.clear();
   for (const v of body.vehicles) {
     const points = v.points.map((p) => [p.latitude, p.longitude]);
@@ -109,6 +111,16 @@ function showReplayAt(t) {
     const p = sampleAt(v.points, t);
     const marker = review.markers.get(v.node);
     if (p && marker) marker.setLatLng([p.latitude, p.longitude]);
+  }
+  review.predictions.clearLayers();
+  for (const v of review.track.vehicles) {
+    let latest = null;
+    for (const p of v.predictions) { if (p.timeMs <= t) latest = p; else break; }
+    if (!latest || t - latest.timeMs > 1500 || latest.points.length < 2) continue;
+    L.polyline(latest.points.map((w) => [w[0], w[1]]), {
+      color: latest.avoiding ? "#c62828" : (v.own ? "#d9480f" : "#5c7cfa"), weight: 1.5, opacity: 0.8,
+      className: "replay-prediction", interactive: false,
+    }).addTo(review.predictions);
   }
   const own = sampleAt(review.track.vehicles[0].points, t);
   const seconds = (t - review.track.flight.startMs) / 1000;
@@ -167,6 +179,7 @@ document.getElementById("replay-close").addEventListener("click", () => {
   stopReplay();
   review.track = null;
   review.layer.clearLayers();
+  review.predictions.clearLayers();
   review.markers.clear();
   document.getElementById("replay").hidden = true;
   document.querySelectorAll("#flights tr.picked").forEach((row) => row.classList.remove("picked"));

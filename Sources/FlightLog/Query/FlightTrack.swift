@@ -16,6 +16,15 @@ public struct FlightTrack: Codable, Sendable, Hashable {
         /// Whether this is the flight's own vehicle.
         public var own: Bool
         public var points: [Point]
+        /// Its predicted trajectories over the flight (at most one a second), for the replay.
+        public var predictions: [Prediction]
+    }
+
+    /// A predicted trajectory: when it was had, and its points (latitude, longitude, metres above home).
+    public struct Prediction: Codable, Sendable, Hashable {
+        public var timeMs: Int64
+        public var points: [[Double]]
+        public var avoiding: Bool
     }
 
     /// One sample: time (ms since 1970), position (degrees, metres above home), ground speed (m/s), battery (%),
@@ -87,16 +96,24 @@ extension FlightLogStore {
             ownPoints[i].crossTrack = active.path.distance(
                 to: Coordinator.GeoPoint(latitude: p.latitude, longitude: p.longitude, altitude: p.altitude))
         }
+        let predictions = Dictionary(
+            grouping: try self.predictions(fromMs: row.startMs - window, toMs: end + window).map { p in
+                (p.node, FlightTrack.Prediction(timeMs: p.timeMs, points: p.points, avoiding: p.avoiding))
+            }, by: \.0
+        ).mapValues { $0.map(\.1) }
         var vehicles = [
-            FlightTrack.Vehicle(node: row.node, uavNumber: row.uavNumber, name: row.name, own: true, points: ownPoints)
+            FlightTrack.Vehicle(
+                node: row.node, uavNumber: row.uavNumber, name: row.name, own: true, points: ownPoints,
+                predictions: predictions[row.node] ?? [])
         ]
         for (node, samples) in othersByNode {
             let last = samples.last!
             vehicles.append(
                 FlightTrack.Vehicle(
                     node: node, uavNumber: samples.last(where: { $0.uavNumber != nil })?.uavNumber, name: last.name,
-                    own: false, points: FlightTrack.thin(samples, to: limit).map { FlightTrack.point($0, nearest: nil) }
-                ))
+                    own: false,
+                    points: FlightTrack.thin(samples, to: limit).map { FlightTrack.point($0, nearest: nil) },
+                    predictions: predictions[node] ?? []))
         }
         vehicles[1...].sort { ($0.uavNumber ?? 999, $0.name) < ($1.uavNumber ?? 999, $1.name) }
         return FlightTrack(flight: summary, vehicles: vehicles, plans: plans)

@@ -74,12 +74,36 @@ public struct PlanRecord: Sendable, Hashable {
     }
 }
 
+/// A drone's predicted trajectory as this node had it (decimated: at most one a second per drone, every 4th point).
+public struct PredictionRecord: Sendable, Hashable {
+    public var timeMs: Int64
+    public var node: String
+    public var uavNumber: Int?
+    /// Time between consecutive points, ms.
+    public var stepMs: Int
+    /// The points: latitude, longitude (degrees), metres above home.
+    public var points: [[Double]]
+    /// Whether the drone was avoiding another when it predicted this.
+    public var avoiding: Bool
+
+    public init(timeMs: Int64, node: String, uavNumber: Int?, stepMs: Int, points: [[Double]], avoiding: Bool) {
+        self.timeMs = timeMs
+        self.node = node
+        self.uavNumber = uavNumber
+        self.stepMs = stepMs
+        self.points = points
+        self.avoiding = avoiding
+    }
+}
+
 /// What a node hands its flight log.
 public enum FlightRecord: Sendable, Hashable {
     case telemetry(TelemetryRecord)
     case event(EventRecord)
     /// A commanded path.
     case plan(PlanRecord)
+    /// A drone's predicted trajectory.
+    case prediction(PredictionRecord)
     /// A commanded path's answer: `accepted`, `completed`, `failed` or `rejected`, at `timeMs`.
     case planAnswer(command: String, outcome: String, timeMs: Int64)
 }

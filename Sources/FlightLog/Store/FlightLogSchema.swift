@@ -77,9 +77,24 @@ enum FlightLogSchema {
                     CREATE INDEX plan_uav_time ON plan(uav, time_ms);
                     """)
         }
+        // v3: predicted trajectories (decimated), for the replay.
+        migrator.registerMigration("v3") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE prediction (
+                        time_ms INTEGER NOT NULL,
+                        node TEXT NOT NULL,
+                        uav INTEGER,
+                        step_ms INTEGER NOT NULL,
+                        points TEXT NOT NULL,
+                        avoiding INTEGER NOT NULL);
+                    CREATE INDEX prediction_node_time ON prediction(node, time_ms);
+                    CREATE INDEX prediction_time ON prediction(time_ms);
+                    """)
+        }
         return migrator
     }
 
     /// The newest version this build knows.
-    static let currentVersion = "v2"
+    static let currentVersion = "v3"
 }

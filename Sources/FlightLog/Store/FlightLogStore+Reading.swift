@@ -142,6 +142,26 @@ extension FlightLogStore {
         }
     }
 
+    /// Predicted trajectories between two times, oldest first (all drones, or one node's).
+    public func predictions(node: String? = nil, fromMs: Int64, toMs: Int64) throws(FlightLogError)
+        -> [PredictionRecord]
+    {
+        try read { db in
+            try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT time_ms, node, uav, step_ms, points, avoiding FROM prediction WHERE time_ms BETWEEN ? AND ?"
+                    + (node == nil ? "" : " AND node = ?") + " ORDER BY time_ms",
+                arguments: node == nil ? [fromMs, toMs] : [fromMs, toMs, node]
+            ).map { row in
+                let text: String = row[4]
+                return PredictionRecord(
+                    timeMs: row[0], node: row[1], uavNumber: row[2], stepMs: row[3],
+                    points: (try? JSONDecoder().decode([[Double]].self, from: Data(text.utf8))) ?? [], avoiding: row[5])
+            }
+        }
+    }
+
     /// The recording node's starts, oldest first, with how many records each wrote and dropped.
     public func runs() throws(FlightLogError) -> [(run: RunRecord, records: Int, dropped: Int)] {
         try read { db in

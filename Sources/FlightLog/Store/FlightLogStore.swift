@@ -110,6 +110,12 @@ public final class FlightLogStore: Sendable {
                                     VALUES (?, ?, ?, ?, ?, ?)
                                 """,
                             arguments: [p.command, p.timeMs, p.uavNumber, p.kind, p.speed, waypoints ?? "[]"])
+                    case .prediction(let p):
+                        let points = (try? JSONEncoder().encode(p.points)).map { String(decoding: $0, as: UTF8.self) }
+                        try db.cachedStatement(
+                            sql:
+                                "INSERT INTO prediction (time_ms, node, uav, step_ms, points, avoiding) VALUES (?, ?, ?, ?, ?, ?)"
+                        ).execute(arguments: [p.timeMs, p.node, p.uavNumber, p.stepMs, points ?? "[]", p.avoiding])
                     case .planAnswer(let command, let outcome, let timeMs):
                         if outcome == "accepted" {
                             try db.execute(

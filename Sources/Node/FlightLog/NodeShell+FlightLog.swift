@@ -68,6 +68,24 @@ extension NodeShell {
         flightRecords.offer(.planAnswer(command: "\(id)", outcome: outcome, timeMs: Self.wallClockMs()))
     }
 
+    /// Once a second: every drone's predicted trajectory this node has fresh (under a second old), every 4th point.
+    func recordPredictions(now t: MeshInstant) {
+        guard let flightRecords, t >= nextPredictionRecordAt else { return }
+        nextPredictionRecordAt = t + .seconds(1)
+        let ms = Self.wallClockMs()
+        for entry in core.airspace(now: t) where entry.age < .seconds(1) {
+            let p = entry.prediction
+            let points = stride(from: 0, to: p.points.count, by: 4).map { i in
+                [p.points[i].latitude, p.points[i].longitude, Double(p.points[i].altitudeMillimetres) / 1000]
+            }
+            flightRecords.offer(
+                .prediction(
+                    PredictionRecord(
+                        timeMs: ms, node: entry.node.hex, uavNumber: entry.uavNumber.map(Int.init),
+                        stepMs: Int(p.stepMilliseconds) * 4, points: points, avoiding: p.avoiding)))
+        }
+    }
+
     static func wallClockMs() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
 
     /// The recorder's figures, for `status`.

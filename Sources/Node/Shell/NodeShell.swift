@@ -90,6 +90,8 @@ public actor NodeShell {
     var flightLogReport: FlightLogReport?
     /// The UAV number each command this station sent went to, until its final answer (the answers' events name it).
     var commandTargets: [CommandID: UInt8] = [:]
+    /// When the flight log next takes the fleet's predictions.
+    var nextPredictionRecordAt = MeshInstant(nanoseconds: 0)
 
     /// Starts the core: reads `uav-number` from the state directory (a bad file is logged and ignored), and for a
     /// drone builds its vehicle (the simulator at its home plus a per-node offset, or an autopilot's link).
@@ -237,6 +239,7 @@ public actor NodeShell {
         }
         apply(node.onCoordinatorTick(now: t), now: t)
         watchFleet()
+        recordPredictions(now: t)
     }
 
     func vehicleEvents(_ events: [VehicleEvent], now t: MeshInstant) {
