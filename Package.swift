@@ -232,8 +232,8 @@ let package = Package(
         .testTarget(
             name: "DashboardTests",
             dependencies: [
-                "ControlProtocol", "Coordinator", "Dashboard", "Flight", "Geodesy", "MeshTypes", "Vehicles",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "ControlProtocol", "Coordinator", "Dashboard", "Flight", "FlightLog", "Geodesy", "MeshTypes",
+                "Vehicles", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]),

@@ -157,14 +157,7 @@ struct LogExportCommand: ParsableCommand {
             """)
 
     @OptionGroup var source: LogSource
-    @Argument(help: "The flight's number (FLIGHT in `fleetmesh log flights`).")
-    var flight: Int64?
-    @Option(help: "Only this UAV number.")
-    var uav: Int?
-    @Option(help: "From this time.")
-    var since: String?
-    @Option(help: "Until this time.")
-    var until: String?
+    @OptionGroup var selection: LogSelection
     @Option(help: "csv, geojson, kml, gpx, tlog, or plan (a FLIGHT's commanded paths as a QGroundControl mission).")
     var format: String
     @Option(help: "Where to write (a file; for tlog of several UAVs, a directory).")
@@ -177,9 +170,9 @@ struct LogExportCommand: ParsableCommand {
                 code: 64)
         }
         let store = try source.open()
-        let (selection, what) = try LogSelection(flight: flight, uav: uav, since: since, until: until)
-            .resolve(in: store, wholeFleet: false)
-        let samples = try catching { try store.telemetry(selection) }
+        let (chosen, what) = try selection.resolve(in: store, wholeFleet: false)
+        let flight = selection.flight
+        let samples = try catching { try store.telemetry(chosen) }
         guard !samples.isEmpty else {
             throw failure("error: no telemetry recorded for \(what) in the times given (\(store.path))", code: 1)
         }

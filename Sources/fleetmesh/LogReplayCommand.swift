@@ -18,14 +18,7 @@ struct LogReplayCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var source: LogSource
-    @Argument(help: "A flight's number (FLIGHT in `fleetmesh log flights`).")
-    var flight: Int64?
-    @Option(help: "Only this UAV number.")
-    var uav: Int?
-    @Option(help: "From this time (ISO 8601 or ms since 1970).")
-    var since: String?
-    @Option(help: "Until this time.")
-    var until: String?
+    @OptionGroup var selection: LogSelection
     @Option(help: "How many times faster than recorded (0.1–100).")
     var speed = 1.0
     @Option(help: "Where ground-control software listens: IPv4 or [IPv6] address and UDP port.")
@@ -36,10 +29,9 @@ struct LogReplayCommand: AsyncParsableCommand {
             throw failure("error: --speed must be 0.1–100, found \(speed)", code: 64)
         }
         let store = try source.open()
-        let (selection, what) = try LogSelection(flight: flight, uav: uav, since: since, until: until)
-            .resolve(in: store, wholeFleet: true)
+        let (chosen, what) = try selection.resolve(in: store, wholeFleet: true)
         let samples: [TelemetryRecord]
-        do { samples = try store.telemetry(selection) } catch { throw failure("error: \(error)", code: 1) }
+        do { samples = try store.telemetry(chosen) } catch { throw failure("error: \(error)", code: 1) }
         let tracks = ExportTrack.tracks(samples).filter { $0.uavNumber != nil }
         guard !tracks.isEmpty else {
             throw failure("error: no telemetry with a UAV number recorded for \(what) (\(store.path))", code: 1)
@@ -77,10 +69,14 @@ struct LogReplayCommand: AsyncParsableCommand {
 }
 
 /// A flight, a UAV and times, as `log export` and `log replay` take them.
-struct LogSelection {
+struct LogSelection: ParsableArguments {
+    @Argument(help: "A flight's number (FLIGHT in `fleetmesh log flights`).")
     var flight: Int64?
+    @Option(help: "Only this UAV number.")
     var uav: Int?
+    @Option(help: "From this time (ISO 8601, UTC unless an offset is given, or milliseconds since 1970).")
     var since: String?
+    @Option(help: "Until this time.")
     var until: String?
 
     /// The telemetry to read and its name in messages. A flight's own vehicle only, or with `wholeFleet` every

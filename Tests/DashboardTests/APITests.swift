@@ -10,6 +10,7 @@ import Synchronization
 import Testing
 
 @testable import Dashboard
+@testable import FlightLog
 
 /// The JSON API through the dashboard's whole router (its middleware, the server generated from openapi.yaml, the
 /// handlers) against a node that records what it is asked: the answers are the control protocol's types byte for byte
@@ -451,6 +452,8 @@ import Testing
             bytesOut: 6, datagramsIn: 7, datagramsOut: 8)
         fullStatus.node.traffic = traffic
         fullStatus.autopilot?.remote = "10.0.0.3:14550"
+        let flightLog = FlightLogReport(path: "p", recording: false, problem: "full", written: 1, dropped: 2, bytes: 3)
+        fullStatus.flightLog = flightLog
         let minimalNode = NodeStatus.LocalNode(
             id: "00", name: "s", role: "station", incarnation: "1", port: 1, fingerprint: "f", uptimeMs: 1,
             avahi: "running", rejections: [:])
@@ -534,6 +537,44 @@ import Testing
             minimal: GeofenceReport.NodeFence(
                 node: "00", name: "s", role: "station", uavNumber: nil, epoch: nil, announcedByNode: nil,
                 current: false))
+        try check(
+            "FlightLogStatus", full: flightLog,
+            minimal: FlightLogReport(path: "p", recording: true, problem: nil, written: 1, dropped: 0, bytes: 3))
+        let summary = FlightSummary(
+            flight: 1, uavNumber: 3, node: "00", name: "d", startMs: 1, endMs: 2, durationSeconds: 1, distanceMetres: 1,
+            maxAltitudeMetres: 1, closestApproachMetres: 1, closestApproachUAV: 4, batteryUsedPercent: 1, commands: 1,
+            samples: 1)
+        let openSummary = FlightSummary(
+            flight: 1, uavNumber: nil, node: "00", name: "d", startMs: 1, endMs: nil, durationSeconds: 1,
+            distanceMetres: 1, maxAltitudeMetres: 1, closestApproachMetres: nil, closestApproachUAV: nil,
+            batteryUsedPercent: 1, commands: 1, samples: 1)
+        try check("FlightSummary", full: summary, minimal: openSummary)
+        let point = FlightTrack.Point(
+            timeMs: 1, latitude: 0, longitude: 0, altitude: 0, speed: 0, battery: 1, activity: "landed", nearest: 1,
+            crossTrack: 1)
+        let bare = FlightTrack.Point(
+            timeMs: 1, latitude: 0, longitude: 0, altitude: 0, speed: 0, battery: 1, activity: "landed", nearest: nil,
+            crossTrack: nil)
+        try check("FlightTrackPoint", full: point, minimal: bare)
+        let prediction = FlightTrack.Prediction(timeMs: 1, points: [], avoiding: false)
+        try check("FlightTrackPrediction", full: prediction, minimal: prediction)
+        let vehicle = FlightTrack.Vehicle(
+            node: "00", uavNumber: 3, name: "d", own: true, points: [point], predictions: [prediction])
+        try check(
+            "FlightTrackVehicle", full: vehicle,
+            minimal: FlightTrack.Vehicle(node: "00", uavNumber: nil, name: "d", own: false, points: [], predictions: [])
+        )
+        let plan = PlanComparison(
+            command: "c", kind: "goto", startMs: 1, endMs: 2, outcome: "completed", path: [], plannedMetres: 1,
+            flownMetres: 1, maxCrossTrackMetres: 1, rmsCrossTrackMetres: 1, plannedSeconds: 1, actualSeconds: 1)
+        try check(
+            "PlanComparison", full: plan,
+            minimal: PlanComparison(
+                command: "c", kind: "trajectory", startMs: 1, endMs: nil, outcome: nil, path: [], plannedMetres: 1,
+                flownMetres: 1, maxCrossTrackMetres: 1, rmsCrossTrackMetres: 1, plannedSeconds: nil, actualSeconds: nil
+            ))
+        let track = FlightTrack(flight: summary, vehicles: [vehicle], plans: [plan])
+        try check("FlightTrack", full: track, minimal: track)
     }
 
     /// The committed generated code is the generator's output for today's openapi.yaml and configuration (`make

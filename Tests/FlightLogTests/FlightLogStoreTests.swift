@@ -9,10 +9,8 @@ import Testing
     /// Two drones' flights written in batches as the recorder does: one flight each, opened at the first airborne
     /// sample and closed at the landing, with the figures a reviewer reads.
     @Test func flightsAreFoundAndMeasured() async throws {
-        let dir = try TemporaryLog()
+        let (dir, store, runID) = try freshLog()
         defer { dir.remove() }
-        let store = try FlightLogStore(path: dir.path)
-        let runID = try store.beginRun(run)
         // Drone b flies the same line 8 m further north, so their closest approach is 8 m.
         let a = flight(node: "a", uav: 3, start: missionStartMs, seconds: 30)
         let b = flight(node: "b", uav: 4, start: missionStartMs, seconds: 30, north: 8)
@@ -49,10 +47,8 @@ import Testing
     /// Two drones crossing, their samples 50 ms out of step: the other's position is interpolated at each sample's
     /// time, so the closest approach is the crossing (0 m), not the 0.25 m a nearest-sample pairing would give.
     @Test func closestApproachInterpolatesTheOtherTrack() async throws {
-        let dir = try TemporaryLog()
+        let (dir, store, runID) = try freshLog()
         defer { dir.remove() }
-        let store = try FlightLogStore(path: dir.path)
-        let runID = try store.beginRun(run)
         // a: east along y = 0 at 5 m/s; b: north along x = 50 at 5 m/s, both at 10 m, meeting at (50, 0) at t = 10 s.
         let a = (0...200).map { i in
             sample(missionStartMs + Int64(i) * 100, node: "a", uav: 3, east: Double(i) * 0.5, up: 10)
@@ -70,10 +66,8 @@ import Testing
     /// Planned vs flown: a goto flown along its path (no cross-track error), a trajectory whose second leg runs 3 m
     /// beside the track (3 m), their lengths and times; an answer recorded after the plan updates it.
     @Test func plannedVsFlown() async throws {
-        let dir = try TemporaryLog()
+        let (dir, store, runID) = try freshLog()
         defer { dir.remove() }
-        let store = try FlightLogStore(path: dir.path)
-        let runID = try store.beginRun(run)
         let a = flight(node: "a", uav: 3, start: missionStartMs, seconds: 30)
         let b = flight(node: "b", uav: 4, start: missionStartMs, seconds: 30, north: 8)
         func point(east: Double, north: Double, up: Double) -> [Double] {
@@ -137,10 +131,8 @@ import Testing
     /// A vehicle unheard for over a minute (a restart, a link lost) ends its flight at its last sample; a flight still
     /// going when the log ends has no end.
     @Test func aLongSilenceEndsAFlightAndAnOpenOneStaysOpen() async throws {
-        let dir = try TemporaryLog()
+        let (dir, store, runID) = try freshLog()
         defer { dir.remove() }
-        let store = try FlightLogStore(path: dir.path)
-        let runID = try store.beginRun(run)
         let first = (0..<10).map { sample(missionStartMs + Int64($0) * 100, up: 5) }
         let later = (0..<10).map { sample(missionStartMs + 120_000 + Int64($0) * 100, up: 5) }
         try await store.append(first.map(FlightRecord.telemetry), run: runID, dropped: 0, nowMs: 0)
@@ -206,10 +198,8 @@ import Testing
     /// Retention: records older than the age limit go; above the size limit the oldest hours go; the newest hour
     /// stays whatever the limit.
     @Test func retentionByAgeAndSize() async throws {
-        let dir = try TemporaryLog()
+        let (dir, store, runID) = try freshLog()
         defer { dir.remove() }
-        let store = try FlightLogStore(path: dir.path)
-        let runID = try store.beginRun(run)
         // Six hours of samples, one every 2 s, in hourly batches.
         for hour in 0..<6 {
             let records = (0..<1800).map { i in

@@ -65,3 +65,10 @@ func flight(node: String, uav: Int, start: Int64, seconds: Int, north: Double = 
 let run = RunRecord(
     startedMs: missionStartMs, node: "00112233445566778899aabbccddeeff", name: "station-a", role: "station",
     incarnation: "1f", softwareVersion: "test", configDigest: "00", mapOrigin: "50.0755, 14.4378, 230.5")
+
+/// A new log in a temporary directory, with one run begun.
+func freshLog() throws -> (TemporaryLog, FlightLogStore, Int64) {
+    let dir = try TemporaryLog()
+    let store = try FlightLogStore(path: dir.path)
+    return (dir, store, try store.beginRun(run))
+}

@@ -177,6 +177,11 @@ extension FlightLogStore {
         }
     }
 
+    /// SQLite's own check of the file (`PRAGMA integrity_check`): "ok", or what is wrong.
+    public func integrityCheck() throws(FlightLogError) -> String {
+        try read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; ") }
+    }
+
     /// The schema versions applied to this log.
     public func schemaVersions() throws(FlightLogError) -> [String] {
         try read { db in try FlightLogSchema.migrator.appliedMigrations(db) }
