@@ -1,7 +1,8 @@
 import Coordinator
-import FlightLog
 import Foundation
 import Testing
+
+@testable import FlightLog
 
 #if canImport(FoundationXML)
     import FoundationXML
@@ -113,5 +114,25 @@ struct XMLCount {
         ) {
             counts[elementName, default: 0] += 1
         }
+    }
+}
+
+@Suite struct ExportTextTests {
+    @Test func fixedPointMatchesPrintf() {
+        for x in [0.0, 1, -1, 0.5, -0.05, 50.0755, 14.4378, -33.8568123, 151.2153, 239.995, 1e-8, -1e-8, 123_456.789] {
+            for digits in [0, 2, 3, 7] {
+                let mine = ExportText.fixed(x, digits)
+                var expected = String(format: "%.\(digits)f", x)
+                if expected.hasPrefix("-"), Double(expected) == 0 { expected.removeFirst() }
+                // printf rounds binary halves to even; both agree away from exact halves.
+                #expect(
+                    mine == expected
+                        || abs((Double(mine) ?? .nan) - (Double(expected) ?? .nan)) <= pow(10, -Double(digits)),
+                    "\(x) \(digits): \(mine) vs \(expected)")
+            }
+        }
+        #expect(ExportText.fixed(-0.05, 2) == "-0.05" && ExportText.fixed(50.0755, 7) == "50.0755000")
+        #expect(ExportText.iso(1_795_723_200_123) == "2026-11-26T20:00:00.123Z")
+        #expect(ExportText.iso(0) == "1970-01-01T00:00:00.000Z")
     }
 }
