@@ -280,6 +280,16 @@ import Testing
             #expect(numbers["drone-2"] == 42)
             #expect(numbers["drone-4"] != 42)
             #expect(grounded.log.contains("UAV number 42 → \(numbers["drone-4"]!) (lost a clash"))
+            // The stations see the new numbers in the drones' telemetry first; a command is addressed through the
+            // link-state database, where drone-4's new advertisement can arrive a few hundred ms later (its copy
+            // through a relay is held 150 ms per hop, PROTOCOL.md §7.1): until then 42 is still contested there.
+            try await waitUntil("both stations' link-state databases hold the new numbers", timeout: .seconds(5)) {
+                try [a, b].allSatisfy { s in
+                    let peers = try s.status().peers
+                    return peers.contains { $0.name == "drone-2" && $0.uavNumber == 42 }
+                        && peers.contains { $0.name == "drone-4" && $0.uavNumber == numbers["drone-4"] }
+                }
+            }
             // Both stations now address 42 as the flying drone.
             let hover = try send(b, ["--takeover", "42", "hover"])
             #expect(hover.status == 0, "\(hover.output)")
