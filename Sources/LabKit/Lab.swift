@@ -114,8 +114,12 @@ public final class Lab: @unchecked Sendable {
     @discardableResult
     public func startNode(
         host: Int, name: String, role: String = "drone", key: String? = nil, extra: String = "",
-        network: String = "", logLevel: String = "debug"
+        network: String = "", logLevel: String = "debug", flightLog: Bool? = nil
     ) throws -> NodeProcess {
+        // Stations record their flight log (the dashboard and the demo show it); drones only when a test asks: on two
+        // cores shared by a whole lab, every drone writing every other's telemetry is load the timing-bound tests
+        // (avoidance, failure detection) were not built for. The product's default is on for every node.
+        let recording = flightLog ?? (role == "station")
         // Files are keyed by host and name, so two nodes may share a name (the collision test) on different hosts.
         let tag = "h\(host)-\(name.replacingOccurrences(of: " ", with: "_"))"
         let config = directory.appendingPathComponent("\(tag).toml").path
@@ -131,6 +135,7 @@ public final class Lab: @unchecked Sendable {
             \(network)
             [log]
             level = "\(logLevel)"
+            flight_log = \(recording)
             \(extra)
             """
         try text.write(toFile: config, atomically: true, encoding: .utf8)

@@ -19,7 +19,7 @@ import Testing
     @Test func aFlightIsRecordedListedExportedAndSurvivesAKill() async throws {
         try await Lab.with(hosts: 2) { lab in
             let station = try lab.startNode(host: 1, name: "station-a", role: "station")
-            let drone = try lab.startNode(host: 2, name: "drone-2", logLevel: "info")
+            let drone = try lab.startNode(host: 2, name: "drone-2", logLevel: "info", flightLog: true)
             var uav = 0
             try await waitUntil("the station sees drone-2 live with a number", timeout: .seconds(20)) {
                 guard let v = try vehicles(station).first(where: { $0.name == "drone-2" && !$0.stale }),
@@ -243,7 +243,7 @@ import Testing
         try await Lab.with(hosts: 1) { lab in
             var path = ""
             for round in 1...5 {
-                let drone = try lab.startNode(host: 1, name: "drone-k", logLevel: "info")
+                let drone = try lab.startNode(host: 1, name: "drone-k", logLevel: "info", flightLog: true)
                 try await waitUntil("drone-k records (round \(round))", timeout: .seconds(15)) {
                     guard let log = try? drone.status().flightLog, log.recording, log.written > 20 else { return false }
                     path = log.path
