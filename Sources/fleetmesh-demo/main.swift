@@ -345,7 +345,13 @@ do {
         }
         return true
     }
-    let flights = try await shellOffPool([try fleetmeshBinary(), "log", "flights", "--node", nodes[0].socketPath])
+    // The recorder writes every 200 ms: read the table until the landings are in it (at most 5 s).
+    var flights = ""
+    for _ in 0..<25 {
+        flights = try await shellOffPool([try fleetmeshBinary(), "log", "flights", "--node", nodes[0].socketPath])
+        if !flights.contains("(flying)") { break }
+        try await Task.sleep(for: .milliseconds(200))
+    }
     say("the flight log: station-1 recorded every flight as it saw it (`fleetmesh log flights`):")
     for line in flights.split(separator: "\n") { say("  \(line)") }
     say(
