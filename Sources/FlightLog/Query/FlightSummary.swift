@@ -106,15 +106,9 @@ extension FlightSummary {
     /// The sample nearest in time (a track in time order).
     static func nearest(in track: [TelemetryRecord], to t: Int64) -> TelemetryRecord? {
         guard !track.isEmpty else { return nil }
-        var low = 0
-        var high = track.count
-        while low < high {
-            let mid = (low + high) / 2
-            if track[mid].timeMs < t { low = mid + 1 } else { high = mid }
-        }
-        if low == track.count { return track[low - 1] }
-        if low == 0 { return track[0] }
-        return t - track[low - 1].timeMs <= track[low].timeMs - t ? track[low - 1] : track[low]
+        guard let i = lastIndex(in: track, atOrBefore: t) else { return track[0] }
+        guard i + 1 < track.count else { return track[i] }
+        return t - track[i].timeMs <= track[i + 1].timeMs - t ? track[i] : track[i + 1]
     }
 
     /// The 3-D distance between two nearby points (local tangent plane on the sphere; under 0.1 % off within a few
