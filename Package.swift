@@ -29,6 +29,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // The flight log (Sources/FlightLog): SQLite in WAL mode, the schema migrated by version.
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // Shipping the flight log to a PostgreSQL server (Sources/FlightLogShipping).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // C shim over libavahi-client (apt: libavahi-client-dev).
@@ -113,6 +115,16 @@ let package = Package(
                 "Coordinator", "Flight", "MAVLinkBridge", "MeshTypes", .product(name: "GRDB", package: "GRDB.swift"),
             ]),
 
+        // Ships a node's flight log to PostgreSQL: the local SQLite log is the outbox, every row keyed so it arrives
+        // exactly once however often the connection drops.
+        .target(
+            name: "FlightLogShipping",
+            dependencies: [
+                "FlightLog", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
         // The control socket's typed requests and answers, and a client: all a CLI, script or test needs to talk to a node.
         .target(name: "ControlProtocol"),
 
@@ -158,7 +170,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                "TOMLFields", "FlightLog",
+                "TOMLFields", "FlightLog", "FlightLogShipping",
             ]),
 
         // Drives scripts/lab and `fleetmesh run` processes: used by the lab tests, the benchmarks and the demo.
@@ -194,7 +206,10 @@ let package = Package(
         .testTarget(name: "MembershipTests", dependencies: ["Membership"]),
         .testTarget(
             name: "FlightLogTests",
-            dependencies: ["FlightLog", "Coordinator", "Flight", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: [
+                "FlightLog", "FlightLogShipping", "LabKit", "Coordinator", "Flight",
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "LocBroadcasterTests", dependencies: ["LocBroadcaster", "Coordinator", "MeshTypes"]),
         .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "Determinism", "MeshTypes"]),
         .testTarget(

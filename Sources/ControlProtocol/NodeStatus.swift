@@ -206,13 +206,44 @@ public struct FlightLogReport: Codable, Sendable, Hashable {
     public var dropped: Int
     /// The log's size on disk, with its write-ahead file.
     public var bytes: Int64
+    /// Shipping to PostgreSQL (`[log] postgres`).
+    public var shipping: FlightLogShippingReport?
 
-    public init(path: String, recording: Bool, problem: String?, written: Int, dropped: Int, bytes: Int64) {
+    public init(
+        path: String, recording: Bool, problem: String?, written: Int, dropped: Int, bytes: Int64,
+        shipping: FlightLogShippingReport? = nil
+    ) {
         self.path = path
         self.recording = recording
         self.problem = problem
         self.written = written
         self.dropped = dropped
         self.bytes = bytes
+        self.shipping = shipping
+    }
+}
+
+/// How far the flight log has been shipped to its PostgreSQL server.
+public struct FlightLogShippingReport: Codable, Sendable, Hashable {
+    /// The server, without its password.
+    public var target: String
+    /// Whether the node is connected and the last batch was stored.
+    public var connected: Bool
+    /// Why it cannot ship, when it cannot (it retries; records wait in the local log).
+    public var problem: String?
+    /// Rows stored on the server since the node started.
+    public var shipped: Int
+    /// Telemetry, event and prediction rows the server does not have yet.
+    public var backlog: Int
+    /// Milliseconds from a telemetry sample's time to its commit on the server, for the last batch.
+    public var lagMs: Int64?
+
+    public init(target: String, connected: Bool, problem: String?, shipped: Int, backlog: Int, lagMs: Int64?) {
+        self.target = target
+        self.connected = connected
+        self.problem = problem
+        self.shipped = shipped
+        self.backlog = backlog
+        self.lagMs = lagMs
     }
 }

@@ -241,6 +241,11 @@ public final class NodeProcess: @unchecked Sendable {
         return s
     }
 
+    /// The fleet as this node sees it (`fleetmesh vehicles`).
+    public func vehicles() throws -> [VehicleReport] {
+        try ControlClient.request(ControlRequest.vehicles, socket: socketPath, timeout: .seconds(2)).vehicles ?? []
+    }
+
     public func peerState(_ name: String) -> String? {
         (try? status())?.peers.first { $0.name == name }?.state
     }

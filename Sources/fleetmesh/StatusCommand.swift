@@ -48,6 +48,11 @@ struct StatusCommand: ParsableCommand {
             print(
                 "flight log \(log.path): \(state), \(log.written) records written, \(log.dropped) dropped, \(log.bytes / 1024) KiB"
             )
+            if let s = log.shipping {
+                let state = s.problem.map { "NOT SHIPPING: \($0)" } ?? (s.connected ? "shipping" : "connecting")
+                let lag = s.lagMs.map { ", lag \($0) ms" } ?? ""
+                print("  to postgres \(s.target): \(state), \(s.shipped) rows shipped, \(s.backlog) waiting\(lag)")
+            }
         }
         if let a = status.autopilot {
             let who = a.systemID.map { "\(a.autopilot ?? "autopilot") system \($0)" } ?? "no autopilot heard yet"

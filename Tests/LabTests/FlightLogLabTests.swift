@@ -8,10 +8,6 @@ import Testing
 /// lists and exports it, pymavlink reads the exported telemetry log, and a drone killed with SIGKILL mid-flight has
 /// its own record up to the last second.
 @Suite(.serialized) struct FlightLogLabTests {
-    func vehicles(_ node: NodeProcess) throws -> [VehicleReport] {
-        try ControlClient.request(ControlRequest.vehicles, socket: node.socketPath, timeout: .seconds(2)).vehicles ?? []
-    }
-
     func fleetmesh(_ args: [String]) throws -> (status: Int32, output: String) {
         try shell([try fleetmeshBinary()] + args)
     }
@@ -22,7 +18,7 @@ import Testing
             let drone = try lab.startNode(host: 2, name: "drone-2", logLevel: "info", flightLog: true)
             var uav = 0
             try await waitUntil("the station sees drone-2 live with a number", timeout: .seconds(20)) {
-                guard let v = try vehicles(station).first(where: { $0.name == "drone-2" && !$0.stale }),
+                guard let v = try station.vehicles().first(where: { $0.name == "drone-2" && !$0.stale }),
                     let n = v.uavNumber
                 else { return false }
                 uav = n
@@ -38,10 +34,10 @@ import Testing
             ])
             #expect(up.status == 0, "\(up.output)")
             try await waitUntil("drone-2 at 5.5 m", timeout: .seconds(20)) {
-                try vehicles(station).contains { $0.name == "drone-2" && $0.altitude > 5.5 }
+                try station.vehicles().contains { $0.name == "drone-2" && $0.altitude > 5.5 }
             }
             // 20 m north at 6 m, 4 m/s (answered once the drone is there).
-            let here = try #require(try vehicles(station).first { $0.name == "drone-2" })
+            let here = try #require(try station.vehicles().first { $0.name == "drone-2" })
             let north = here.latitude + 20 / 111_320
             let goto = try fleetmesh([
                 "send", "--node", station.socketPath, "--timeout", "30", String(uav), "goto",
@@ -52,7 +48,7 @@ import Testing
             let down = try fleetmesh(["send", "--node", station.socketPath, "--timeout", "30", String(uav), "land"])
             #expect(down.status == 0, "\(down.output)")
             try await waitUntil("drone-2 landed", timeout: .seconds(30)) {
-                try vehicles(station).contains { $0.name == "drone-2" && $0.activity == "landed" }
+                try station.vehicles().contains { $0.name == "drone-2" && $0.activity == "landed" }
             }
 
             // The station's log lists the flight, closed at the landing (asked through the running node).
@@ -220,7 +216,7 @@ import Testing
             ])
             #expect(again.status == 0, "\(again.output)")
             try await waitUntil("drone-2 climbing again", timeout: .seconds(20)) {
-                try vehicles(station).contains { $0.name == "drone-2" && $0.altitude > 3 }
+                try station.vehicles().contains { $0.name == "drone-2" && $0.altitude > 3 }
             }
             let pid = try drone.nodePID()
             let killedAt = Int64((Date().timeIntervalSince1970 * 1000).rounded())

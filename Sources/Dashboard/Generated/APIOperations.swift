@@ -3,7 +3,7 @@
 
 extension APIOperation {
     /// SHA-256 of openapi.yaml followed by Tools/openapi/openapi-generator-config.yaml, as generated from.
-    static let sourcesSHA256 = "82b62a731a6ff673af5e80f7f0709b6850db14017954891772253b15f2a2db69"
+    static let sourcesSHA256 = "507b410bb855e85617c69d4b17f6d4a1fd3a352cccea57a719f7e773b0986d52"
 
     /// Every operation of openapi.yaml, by operationId.
     static let all: [String: APIOperation] = [
@@ -163,7 +163,7 @@ extension APIOperation {
             fields: ["node", "peers", "unverified", "mapOrigin", "manualControl", "autopilot", "flightLog"],
             required: ["node", "peers"]),
         "FlightLogStatus": APIOperation.Body(
-            fields: ["path", "recording", "problem", "written", "dropped", "bytes"],
+            fields: ["path", "recording", "problem", "written", "dropped", "bytes", "shipping"],
             required: ["path", "recording", "written", "dropped", "bytes"]),
         "LocalNode": APIOperation.Body(
             fields: ["id", "name", "publishedName", "role", "uavNumber", "incarnation", "port", "fingerprint", "uptimeMs", "avahi", "rejections", "groundControl", "traffic"],

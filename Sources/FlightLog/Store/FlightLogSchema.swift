@@ -92,9 +92,46 @@ enum FlightLogSchema {
                     CREATE INDEX prediction_time ON prediction(time_ms);
                     """)
         }
+        // v4: the outbox for shipping to PostgreSQL (docs/FLIGHTLOG.md, Shipping). The log's own identity keys its rows
+        // on the server; rows that change after they are written (runs, flights, plans) carry a revision from one
+        // counter, so a changed row is shipped again and replaces its older copy; `shipping` holds how far each
+        // server has been sent.
+        migrator.registerMigration("v4") { db in
+            var sql = """
+                CREATE TABLE log_identity (id TEXT NOT NULL);
+                INSERT INTO log_identity (id) VALUES (lower(hex(randomblob(16))));
+                CREATE TABLE log_revision (value INTEGER NOT NULL);
+                INSERT INTO log_revision (value) VALUES (0);
+                CREATE TABLE shipping (
+                    target TEXT NOT NULL,
+                    tbl TEXT NOT NULL,
+                    mark INTEGER NOT NULL,
+                    PRIMARY KEY (target, tbl));
+                """
+            for (table, key, columns) in [
+                ("run", "id", "last_write_ms, records, dropped, map_origin"),
+                ("flight", "id", "uav, end_ms, last_ms"),
+                ("plan", "rowid", "accepted_ms, finished_ms, outcome"),
+            ] {
+                let revise = """
+                    UPDATE log_revision SET value = value + 1;
+                    UPDATE \(table) SET revision = (SELECT value FROM log_revision) WHERE \(key) = NEW.\(key);
+                    """
+                sql += """
+                    ALTER TABLE \(table) ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
+                    UPDATE \(table) SET revision = (SELECT value FROM log_revision) + rowid;
+                    UPDATE log_revision SET value = value + (SELECT coalesce(max(rowid), 0) FROM \(table));
+                    CREATE INDEX \(table)_revision ON \(table)(revision);
+                    CREATE TRIGGER \(table)_revise_insert AFTER INSERT ON \(table) BEGIN \(revise) END;
+                    CREATE TRIGGER \(table)_revise_update AFTER UPDATE OF \(columns) ON \(table) BEGIN \(revise) END;
+
+                    """
+            }
+            try db.execute(sql: sql)
+        }
         return migrator
     }
 
     /// The newest version this build knows.
-    static let currentVersion = "v3"
+    static let currentVersion = "v4"
 }

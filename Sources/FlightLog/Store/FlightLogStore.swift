@@ -160,10 +160,17 @@ public final class FlightLogStore: Sendable {
                 var pruned = Pruned(telemetry: 0, events: 0, bytes: 0)
                 func delete(before t: Int64) throws {
                     try db.inTransaction {
-                        try db.execute(sql: "DELETE FROM telemetry WHERE time_ms < ?", arguments: [t])
-                        pruned.telemetry += db.changesCount
-                        try db.execute(sql: "DELETE FROM event WHERE time_ms < ?", arguments: [t])
-                        pruned.events += db.changesCount
+                        // The newest row of a table always stays: its row number is the shipping outbox's
+                        // cursor, and SQLite would hand an emptied table's numbers out again.
+                        for table in ["telemetry", "event", "prediction"] {
+                            try db.execute(
+                                sql: """
+                                    DELETE FROM \(table) WHERE time_ms < ?
+                                        AND rowid < (SELECT max(rowid) FROM \(table))
+                                    """, arguments: [t])
+                            if table == "telemetry" { pruned.telemetry += db.changesCount }
+                            if table == "event" { pruned.events += db.changesCount }
+                        }
                         try db.execute(
                             sql: "DELETE FROM flight WHERE end_ms IS NOT NULL AND end_ms < ?", arguments: [t])
                         return .commit

@@ -1,5 +1,6 @@
 import Coordinator
 import Dashboard
+import FlightLogShipping
 import Geodesy
 import Membership
 import MeshTypes
@@ -141,7 +142,9 @@ extension NodeConfiguration {
     static func readLog(_ l: ConfigFields, baseDirectory: String, into config: inout NodeConfiguration)
         throws(ConfigError)
     {
-        try l.rejectUnknownKeys(["level", "flight_log", "flight_log_path", "retention_days", "max_megabytes"])
+        try l.rejectUnknownKeys([
+            "level", "flight_log", "flight_log_path", "retention_days", "max_megabytes", "postgres",
+        ])
         if let on = try l.bool("flight_log") { config.flightLog.enabled = on }
         if let path = try l.string("flight_log_path") {
             guard !path.isEmpty else {
@@ -160,6 +163,13 @@ extension NodeConfiguration {
                 throw l.error("max_megabytes", "must be 1 to 1048576 (1 TB), found \(mb)")
             }
             config.flightLog.maxMegabytes = mb
+        }
+        if let url = try l.string("postgres") {
+            do {
+                config.flightLog.postgres = try PostgresTarget(url: url)
+            } catch {
+                throw l.error("postgres", "\(error)")
+            }
         }
         if let level = try l.string("level") {
             let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]

@@ -1,3 +1,5 @@
+import FlightLogShipping
+
 /// `[log]`'s flight-log keys: where the node records what happened (docs/FLIGHTLOG.md) and for how long.
 public struct FlightLogSettings: Sendable, Equatable {
     /// `flight_log = false` turns recording off.
@@ -8,6 +10,8 @@ public struct FlightLogSettings: Sendable, Equatable {
     public var retentionDays = 30.0
     /// `max_megabytes`: above this the oldest hours go first.
     public var maxMegabytes = 1024.0
+    /// `postgres`: a PostgreSQL server every record is shipped to as well (docs/FLIGHTLOG.md, Shipping).
+    public var postgres: PostgresTarget?
 
     public init() {}
 

@@ -91,6 +91,18 @@ extension NodeShell {
     /// The recorder's figures, for `status`.
     func setFlightLogReport(_ report: FlightLogReport) { flightLogReport = report }
 
+    /// The shipper's figures, for `status`.
+    func setFlightShippingReport(_ report: FlightLogShippingReport) { flightShippingReport = report }
+
+    /// Shipping to PostgreSQL stopped (a text) or works again (nil): an event and a log line.
+    func flightShippingProblem(_ text: String?, target: String) {
+        if let text {
+            event(.warning, "flightlog", "flight log: \(text); records wait in the local log")
+        } else {
+            event(.notice, "flightlog", "flight log: shipping to \(target)")
+        }
+    }
+
     /// The recorder cannot write (a text), or writes again (nil): an event and a log line.
     func flightLogProblem(_ text: String?) {
         if let text {

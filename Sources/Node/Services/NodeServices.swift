@@ -132,6 +132,15 @@ public struct NodeServices: CustomStringConvertible {
             helper(NodeTickService(shell: shell, clock: clock)),
         ]
         // The flight log early in the list, so that on shutdown it stops late and writes what the other parts did.
+        // The shipper before the recorder: it stops after it, and its last pass ships the recorder's last batch.
+        if shell.flightRecords != nil, let postgres = configuration.flightLog.postgres {
+            services.append(
+                helper(
+                    FlightShippingService(
+                        target: postgres,
+                        file: configuration.flightLog.file(stateDirectory: configuration.stateDirectory),
+                        shell: shell, logger: logger)))
+        }
         if let records = shell.flightRecords {
             services.append(helper(flightRecorder(records)))
         }

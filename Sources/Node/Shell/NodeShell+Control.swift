@@ -201,6 +201,7 @@ extension NodeShell {
         s.manualControl = manualStats.report
         s.autopilot = autopilotReport()
         s.flightLog = flightLogReport
+        s.flightLog?.shipping = flightShippingReport
         for i in s.peers.indices {
             guard let id = NodeID(hex: s.peers[i].id) else { continue }
             if let ad = core.advertisement(of: id), let n = ad.uavNumber, ad.role == .drone {

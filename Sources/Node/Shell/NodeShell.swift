@@ -88,6 +88,8 @@ public actor NodeShell {
     nonisolated let flightRecords: FlightRecordQueue?
     /// The recorder's last figures, for `status`.
     var flightLogReport: FlightLogReport?
+    /// The shipper's figures (`[log] postgres`), for `status`.
+    var flightShippingReport: FlightLogShippingReport?
     /// The UAV number each command this station sent went to, until its final answer (the answers' events name it).
     var commandTargets: [CommandID: UInt8] = [:]
     /// When the flight log next takes the fleet's predictions.
