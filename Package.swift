@@ -31,6 +31,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         // Shipping the flight log to a PostgreSQL server (Sources/FlightLogShipping).
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // `fleetmesh log bundle`'s archive (zip: opens on every reviewer's machine).
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
     ],
     targets: [
         // C shim over libavahi-client (apt: libavahi-client-dev).
@@ -182,6 +184,7 @@ let package = Package(
             dependencies: [
                 "ControlProtocol", "Dashboard", "Node", "FlightLog", "Geodesy", "Flight", "Scenarios", "Avoidance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]),
         .executableTarget(name: "fleetmesh-demo", dependencies: ["ControlProtocol", "LabKit"]),
         // The deterministic whole-node simulations at scale (release-built by `make soak`, with the field's own timings).
@@ -192,7 +195,7 @@ let package = Package(
                 "ControlProtocol", "Determinism", "Node", "LabKit", "SecureTransport", "Membership", "MeshTypes",
                 "Coordinator", "MeshSimulation", "NodeCore", "Geodesy", "Flight", "MAVLink", "Avoidance",
                 "AvoidanceScenarios",
-                "AutopilotEmulation", "Vehicles", "FlightLog",
+                "AutopilotEmulation", "Vehicles", "FlightLog", "FlightLogShipping",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

@@ -109,6 +109,7 @@ enum FlightLogBenchmarks {
                 String(format: "%.1f ms, %d vehicles", (clock.now - t1).seconds * 1e3, track?.vehicles.count ?? 0))
         }
         try await exports(out, directory: directory)
+        try await shipping(out, directory: directory)
     }
 
     static func pythonOutput(_ script: String, _ arguments: [String]) throws -> String {

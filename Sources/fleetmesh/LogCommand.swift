@@ -10,7 +10,10 @@ struct LogCommand: ParsableCommand {
         commandName: "log",
         abstract:
             "Read a node's flight log: its flights, and exports for QGIS, Google Earth, GPX tools and QGroundControl.",
-        subcommands: [LogFlightsCommand.self, LogPlansCommand.self, LogExportCommand.self, LogReplayCommand.self])
+        subcommands: [
+            LogFlightsCommand.self, LogPlansCommand.self, LogExportCommand.self, LogPlotCommand.self,
+            LogReplayCommand.self, LogBundleCommand.self,
+        ])
 }
 
 /// Which log to read: a file, a node's configuration, or the node running here.

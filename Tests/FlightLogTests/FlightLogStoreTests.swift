@@ -178,6 +178,33 @@ import Testing
         #expect(try store.plans(uav: 3, fromMs: 0, toMs: .max).isEmpty)
     }
 
+    /// A log from before the outbox (v3) is migrated to v4: its rows get revisions of their own, so batches of one
+    /// row still ship every one of them.
+    @Test func aVersion3LogShipsEveryOldRow() async throws {
+        let dir = try TemporaryLog()
+        defer { dir.remove() }
+        do {
+            let old = try DatabasePool(path: dir.path)
+            try FlightLogSchema.migrator.migrate(old, upTo: "v3")
+            try await old.write { db in
+                for i in 0..<3 {
+                    try db.execute(
+                        sql: "INSERT INTO flight (node, uav, name, start_ms, last_ms) VALUES ('a', ?, 'd', 0, 0)",
+                        arguments: [i])
+                }
+            }
+        }
+        let store = try FlightLogStore(path: dir.path, mustExist: true)
+        var shipped: [OutboxValue] = []
+        while true {
+            let batch = try store.outboxBatch(target: "t", limit: 1)
+            guard let part = batch.parts.first(where: { $0.table.name == "flight" }) else { break }
+            shipped += part.rows.map { $0[0] }
+            try await store.markShipped(batch, target: "t")
+        }
+        #expect(shipped == [.integer(1), .integer(2), .integer(3)])
+    }
+
     /// A file that is not a log, or no file where one is expected: the error names the file and what is wrong.
     @Test func aBrokenOrMissingFileIsNamed() throws {
         let dir = try TemporaryLog()

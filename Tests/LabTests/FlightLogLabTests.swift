@@ -144,6 +144,61 @@ import Testing
             let bad = try fleetmesh(["log", "export", "99", "--db", stationLog.path, "--format", "gpx"])
             #expect(bad.status != 0 && bad.output.contains("no flight 99"), "\(bad.output)")
 
+            // A plot for a report, drawn by gnuplot: an SVG that Python's XML parser reads, with its four panels.
+            let artifacts = repositoryRoot.appendingPathComponent(".build/test-artifacts").path
+            try FileManager.default.createDirectory(atPath: artifacts, withIntermediateDirectories: true)
+            let svg = artifacts + "/flight-plot.svg"
+            let plot = try fleetmesh(["log", "plot", String(flight.flight), "--out", svg, "--db", stationLog.path])
+            #expect(plot.status == 0, "\(plot.output)")
+            let svgCheck = try shell([
+                "python3", "-c",
+                """
+                import sys, xml.etree.ElementTree as E
+                root = E.parse(sys.argv[1]).getroot()
+                text = ' '.join(root.itertext())
+                print(root.tag.endswith('svg'), all(w in text for w in ('altitude', 'speed', 'battery', 'separation limit')))
+                """, svg,
+            ])
+            #expect(
+                svgCheck.output.trimmingCharacters(in: .whitespacesAndNewlines) == "True True", "\(svgCheck.output)")
+            let badPlot = try fleetmesh([
+                "log", "plot", String(flight.flight), "--out", "x.bmp", "--db", stationLog.path,
+            ])
+            #expect(badPlot.status == 64 && badPlot.output.contains(".svg, .png, .pdf"), "\(badPlot.output)")
+
+            // The mission's bundle: one zip with the README, events, tracks, a tlog pymavlink reads, the plan, a plot.
+            let zipPath = artifacts + "/mission.zip"
+            let bundle = try fleetmesh(["log", "bundle", "--out", zipPath, "--db", stationLog.path])
+            #expect(bundle.status == 0, "\(bundle.output)")
+            let unpacked = try shell([
+                "python3", "-c",
+                """
+                import io, os, sys, zipfile
+                os.environ['MAVLINK20'] = '1'
+                from pymavlink import mavutil
+                z = zipfile.ZipFile(sys.argv[1])
+                names = sorted(n.split('/', 1)[1] for n in z.namelist())
+                tlog = [n for n in z.namelist() if n.endswith('.tlog')][0]
+                path = os.path.join(os.path.dirname(sys.argv[1]), 'bundle.tlog')
+                open(path, 'wb').write(z.read(tlog))
+                m = mavutil.mavlink_connection(path)
+                n = 0
+                while m.recv_match(type='GLOBAL_POSITION_INT') is not None: n += 1
+                print(' '.join(names)); print(n)
+                """, zipPath,
+            ])
+            let lines = unpacked.output.split(separator: "\n").map(String.init)
+            #expect(unpacked.status == 0 && lines.count == 2, "\(unpacked.output)")
+            let names = Set((lines.first ?? "").split(separator: " ").map(String.init))
+            for name in [
+                "README.txt", "events.csv", "flights.json", "fleet/tracks.geojson", "fleet/tracks.kml",
+                "fleet/tracks.gpx",
+                "tlogs/uav-\(uav).tlog", "plans/flight-\(flight.flight).plan", "plots/flight-\(flight.flight).svg",
+            ] {
+                #expect(names.contains(name), "\(name) missing from the bundle: \(names.sorted())")
+            }
+            #expect(Int(lines.last ?? "") ?? 0 >= flight.samples, "\(unpacked.output)")
+
             // Replayed at 8× to a pymavlink ground station on the station's host: every position, at the pace.
             let gcs = try lab.start(
                 host: 1, tag: "gcs",

@@ -163,7 +163,7 @@ extension FlightLogStore {
     }
 
     /// The recording node's starts, oldest first, with how many records each wrote and dropped.
-    public func runs() throws(FlightLogError) -> [(run: RunRecord, records: Int, dropped: Int)] {
+    public func runs() throws(FlightLogError) -> [(run: RunRecord, records: Int, dropped: Int, lastWriteMs: Int64?)] {
         try read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM run ORDER BY id").map {
                 (
@@ -171,7 +171,7 @@ extension FlightLogStore {
                         startedMs: $0["started_ms"], node: $0["node"], name: $0["name"], role: $0["role"],
                         incarnation: $0["incarnation"], softwareVersion: $0["software_version"],
                         configDigest: $0["config_digest"], mapOrigin: $0["map_origin"]),
-                    $0["records"], $0["dropped"]
+                    $0["records"], $0["dropped"], $0["last_write_ms"]
                 )
             }
         }
