@@ -43,7 +43,7 @@ enum PostgresLogSchema {
 
     static func type(of column: String) -> String {
         if OutboxTable.textColumns.contains(column) { return "TEXT" }
-        return column == "speed" ? "DOUBLE PRECISION" : "BIGINT"
+        return ["speed", "rate_hz"].contains(column) ? "DOUBLE PRECISION" : "BIGINT"
     }
 
     /// One statement storing `rows` of `table`: rows already there are left alone, or, for revised tables, replaced

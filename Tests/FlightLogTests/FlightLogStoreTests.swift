@@ -155,7 +155,7 @@ import Testing
         }
         let again = try FlightLogStore(path: dir.path, mustExist: true)
         #expect(try again.telemetry(TelemetrySelection()).count == 1)
-        #expect(try again.schemaVersions() == ["v1", "v2", "v3", "v4"])
+        #expect(try again.schemaVersions() == ["v1", "v2", "v3", "v4", "v5"])
     }
 
     /// A log written by a FleetMesh that knew only schema v1 is migrated when opened: its records stay, v2's table
@@ -173,7 +173,7 @@ import Testing
             }
         }
         let store = try FlightLogStore(path: dir.path, mustExist: true)
-        #expect(try store.schemaVersions() == ["v1", "v2", "v3", "v4"])
+        #expect(try store.schemaVersions() == ["v1", "v2", "v3", "v4", "v5"])
         #expect(try store.events().map(\.text) == ["from v1"])
         #expect(try store.plans(uav: 3, fromMs: 0, toMs: .max).isEmpty)
     }

@@ -77,6 +77,14 @@ import Testing
             .event(
                 EventRecord(
                     timeMs: missionStartMs + 3100, kind: "command", level: "info", text: "goto c-1", uavNumber: 3)),
+            .target(
+                TargetRecord(
+                    timeMs: missionStartMs + 6000, uavNumber: nil, address: "all", latitude: 50.0756,
+                    longitude: 14.4379, altitude: 12.5, source: "phone-1")),
+            .manualSession(
+                ManualSessionRecord(
+                    uavNumber: 3, startMs: missionStartMs + 7000, endMs: missionStartMs + 9000, samples: 201,
+                    takeover: true)),
             .prediction(
                 PredictionRecord(
                     timeMs: missionStartMs + 5000, node: "a", uavNumber: 3, stepMs: 400, points: [[1, 2, 3]],

@@ -55,6 +55,17 @@ import Testing
                     timeout: .seconds(5)
                 ).events?.events.filter { $0.kind == "flightlog" } ?? []
             #expect(events.contains { $0.text.contains("records wait in the local log") }, "\(events)")
+            // A target and a second of manual control (zero axes: hold) while the server is down.
+            let here = try #require(try station.vehicles().first { $0.name == "drone-2" })
+            let target = try fleetmesh([
+                "target", "--node", station.socketPath, "--uav", String(uav), String(here.latitude),
+                String(here.longitude), "6",
+            ])
+            #expect(target.status == 0, "\(target.output)")
+            let manual = try fleetmesh([
+                "manual", "--node", station.socketPath, "--rate", "50", "--seconds", "1", String(uav),
+            ])
+            #expect(manual.status == 0, "\(manual.output)")
             let down = try fleetmesh(["send", "--node", station.socketPath, "--timeout", "30", String(uav), "land"])
             #expect(down.status == 0, "\(down.output)")
 
@@ -98,6 +109,14 @@ import Testing
                 "SELECT l.name FROM fleetmesh.flight f JOIN fleetmesh.log l USING (log) WHERE f.name = 'drone-2' AND f.end_ms IS NOT NULL ORDER BY 1"
             )
             #expect(flights == ["drone-2", "station-a"], "\(flights)")
+            // The station's target and its manual-control session: one row each, the rate held.
+            let targets = try pg.query("SELECT uav, source, alt_mm FROM fleetmesh.target")
+            #expect(targets == ["\(uav)|operator|6000"], "\(targets)")
+            let sessions = try pg.query("SELECT uav, samples, rate_hz FROM fleetmesh.manual_session")
+            let session = sessions.first?.split(separator: "|").map(String.init) ?? []
+            #expect(sessions.count == 1 && session.first == String(uav), "\(sessions)")
+            #expect((40...60).contains(Int(session.dropFirst().first ?? "") ?? 0), "\(sessions)")
+            #expect((40...60).contains(Double(session.last ?? "") ?? 0), "\(sessions)")
 
             // The queries docs/FLIGHTLOG.md documents run against what was shipped.
             let queries = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -45,6 +45,12 @@ public struct OutboxTable: Sendable, Hashable {
             name: "prediction", key: "id", columns: ["time_ms", "node", "uav", "step_ms", "points", "avoiding"],
             cursor: .rowNumber),
         OutboxTable(
+            name: "target", key: "id",
+            columns: ["time_ms", "uav", "address", "lat_e7", "lon_e7", "alt_mm", "source"], cursor: .rowNumber),
+        OutboxTable(
+            name: "manual_session", key: "id",
+            columns: ["time_ms", "uav", "end_ms", "samples", "rate_hz", "takeover"], cursor: .rowNumber),
+        OutboxTable(
             name: "flight", key: "id", columns: ["node", "uav", "name", "start_ms", "end_ms", "last_ms", "revision"],
             cursor: .revision),
         OutboxTable(
@@ -57,7 +63,7 @@ public struct OutboxTable: Sendable, Hashable {
     /// Columns holding text (the rest hold integers, `speed` a real): the server's column types.
     public static let textColumns: Set<String> = [
         "node", "name", "role", "incarnation", "software_version", "config_digest", "map_origin", "activity", "kind",
-        "level", "text", "points", "waypoints", "outcome", "command",
+        "level", "text", "points", "waypoints", "outcome", "command", "address", "source",
     ]
 }
 

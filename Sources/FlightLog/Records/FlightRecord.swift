@@ -106,6 +106,60 @@ public enum FlightRecord: Sendable, Hashable {
     case prediction(PredictionRecord)
     /// A commanded path's answer: `accepted`, `completed`, `failed` or `rejected`, at `timeMs`.
     case planAnswer(command: String, outcome: String, timeMs: Int64)
+    /// A target this node sent.
+    case target(TargetRecord)
+    /// A manual-control session this station held.
+    case manualSession(ManualSessionRecord)
+}
+
+/// A target location this station sent (`fleetmesh target`, the dashboard) or passed on from a target source.
+public struct TargetRecord: Sendable, Hashable {
+    public var timeMs: Int64
+    /// The UAV it was for; nil: several or every drone (`address` says which).
+    public var uavNumber: Int?
+    /// `UAV 3`, `UAVs 2, 5`, `all`.
+    public var address: String
+    public var latitude: Double
+    public var longitude: Double
+    /// Metres above home.
+    public var altitude: Double
+    /// `operator`, or the target source's name.
+    public var source: String
+
+    public init(
+        timeMs: Int64, uavNumber: Int?, address: String, latitude: Double, longitude: Double, altitude: Double,
+        source: String
+    ) {
+        self.timeMs = timeMs
+        self.uavNumber = uavNumber
+        self.address = address
+        self.latitude = latitude
+        self.longitude = longitude
+        self.altitude = altitude
+        self.source = source
+    }
+}
+
+/// A manual-control session: this station's samples to one UAV with no gap over a second; not every sample, the rate
+/// held.
+public struct ManualSessionRecord: Sendable, Hashable {
+    public var uavNumber: Int
+    public var startMs: Int64
+    public var endMs: Int64
+    public var samples: Int
+    /// Whether it took the control lease from another station.
+    public var takeover: Bool
+
+    public init(uavNumber: Int, startMs: Int64, endMs: Int64, samples: Int, takeover: Bool) {
+        self.uavNumber = uavNumber
+        self.startMs = startMs
+        self.endMs = endMs
+        self.samples = samples
+        self.takeover = takeover
+    }
+
+    /// Samples per second held over the session.
+    public var rateHz: Double { endMs > startMs ? Double(samples - 1) * 1000 / Double(endMs - startMs) : 0 }
 }
 
 /// One start of the recording node: who it is and what it ran (the mission's metadata).

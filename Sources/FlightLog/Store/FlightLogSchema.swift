@@ -129,9 +129,32 @@ enum FlightLogSchema {
             }
             try db.execute(sql: sql)
         }
+        // v5: targets sent and manual-control sessions held.
+        migrator.registerMigration("v5") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE target (
+                        time_ms INTEGER NOT NULL,
+                        uav INTEGER,
+                        address TEXT NOT NULL,
+                        lat_e7 INTEGER NOT NULL,
+                        lon_e7 INTEGER NOT NULL,
+                        alt_mm INTEGER NOT NULL,
+                        source TEXT NOT NULL);
+                    CREATE INDEX target_time ON target(time_ms);
+                    CREATE TABLE manual_session (
+                        time_ms INTEGER NOT NULL,
+                        uav INTEGER NOT NULL,
+                        end_ms INTEGER NOT NULL,
+                        samples INTEGER NOT NULL,
+                        rate_hz REAL NOT NULL,
+                        takeover INTEGER NOT NULL);
+                    CREATE INDEX manual_session_time ON manual_session(time_ms);
+                    """)
+        }
         return migrator
     }
 
     /// The newest version this build knows.
-    static let currentVersion = "v4"
+    static let currentVersion = "v5"
 }

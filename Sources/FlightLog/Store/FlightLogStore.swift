@@ -116,6 +116,22 @@ public final class FlightLogStore: Sendable {
                             sql:
                                 "INSERT INTO prediction (time_ms, node, uav, step_ms, points, avoiding) VALUES (?, ?, ?, ?, ?, ?)"
                         ).execute(arguments: [p.timeMs, p.node, p.uavNumber, p.stepMs, points ?? "[]", p.avoiding])
+                    case .target(let t):
+                        try db.cachedStatement(
+                            sql: """
+                                INSERT INTO target (time_ms, uav, address, lat_e7, lon_e7, alt_mm, source)
+                                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                                """
+                        ).execute(arguments: [
+                            t.timeMs, t.uavNumber, t.address, Int64((t.latitude * 1e7).rounded()),
+                            Int64((t.longitude * 1e7).rounded()), Int64((t.altitude * 1000).rounded()), t.source,
+                        ])
+                    case .manualSession(let m):
+                        try db.execute(
+                            sql: """
+                                INSERT INTO manual_session (time_ms, uav, end_ms, samples, rate_hz, takeover)
+                                    VALUES (?, ?, ?, ?, ?, ?)
+                                """, arguments: [m.startMs, m.uavNumber, m.endMs, m.samples, m.rateHz, m.takeover])
                     case .planAnswer(let command, let outcome, let timeMs):
                         if outcome == "accepted" {
                             try db.execute(
@@ -162,7 +178,7 @@ public final class FlightLogStore: Sendable {
                     try db.inTransaction {
                         // The newest row of a table always stays: its row number is the shipping outbox's
                         // cursor, and SQLite would hand an emptied table's numbers out again.
-                        for table in ["telemetry", "event", "prediction"] {
+                        for table in ["telemetry", "event", "prediction", "target", "manual_session"] {
                             try db.execute(
                                 sql: """
                                     DELETE FROM \(table) WHERE time_ms < ?

@@ -70,7 +70,9 @@ extension NodeShell {
     public func target(_ location: GeoPoint, uav: UInt8?, follow: Bool, timeout: Duration) async -> TargetReport {
         let t = now
         let address: TargetAddress = uav.map { .uav($0) } ?? .all
-        coordinate(now: t) { $0.sendTarget(Target(address: address, location: location), now: t) }
+        let target = Target(address: address, location: location)
+        coordinate(now: t) { $0.sendTarget(target, now: t) }
+        recordTarget(target, source: "operator")
         var report = TargetReport(
             address: uav.map { "UAV \($0)" } ?? "all", latitude: location.latitude,
             longitude: location.longitude, altitude: location.altitude, follow: nil)
@@ -98,6 +100,7 @@ extension NodeShell {
             routed = !directives.isEmpty
             return directives
         }
+        if routed { noteManualSample(to: number, takeover: takeover) }
         return routed || core.uavNumber == number
     }
 
@@ -135,6 +138,7 @@ extension NodeShell {
         let t = now
         targetsFromSources += 1
         coordinate(now: t) { $0.sendTarget(target, now: t) }
+        recordTarget(target, source: source)
     }
 
     /// The fleet picture.

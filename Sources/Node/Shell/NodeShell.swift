@@ -2,6 +2,7 @@ import Avoidance
 import ControlProtocol
 import Coordinator
 import Discovery
+import FlightLog
 import Foundation
 import Geodesy
 import Logging
@@ -86,6 +87,8 @@ public actor NodeShell {
     var finishedWaits: Set<CommandID> = []
     /// Records for the flight log (nil when `[log] flight_log = false`); `FlightRecorderService` writes them.
     nonisolated let flightRecords: FlightRecordQueue?
+    /// Manual-control sessions this station holds, by UAV, until a second passes without a sample (flight log).
+    var manualSessions: [UInt8: ManualSessionRecord] = [:]
     /// The recorder's last figures, for `status`.
     var flightLogReport: FlightLogReport?
     /// The shipper's figures (`[log] postgres`), for `status`.
@@ -213,6 +216,7 @@ public actor NodeShell {
         apply(node.onCoordinatorTick(now: t), now: t)
         watchFleet()
         recordPredictions(now: t)
+        closeManualSessions()
     }
 
     func vehicleEvents(_ events: [VehicleEvent], now t: MeshInstant) {
