@@ -65,6 +65,11 @@ extension FlightLogBenchmarks {
         time("geojson") { TrackExport.geoJSON(tracks).utf8.count }
         time("kml") { TrackExport.kml(tracks, title: "bench").utf8.count }
         time("gpx") { TrackExport.gpx(tracks, homeAltitude: 230).utf8.count }
-        time("tlog (10 files)") { tracks.reduce(0) { $0 + TelemetryLogExport.tlog($1, homeAltitude: 230).count } }
+        time("tlog (10 files, one core)") {
+            tracks.reduce(0) { $0 + TelemetryLogExport.tlog($1, homeAltitude: 230).count }
+        }
+        time("tlog (10 files, every core)") {
+            TelemetryLogExport.tlogs(tracks, homeAltitude: 230).reduce(0) { $0 + $1.count }
+        }
     }
 }

@@ -227,8 +227,7 @@ struct LogExportCommand: ParsableCommand {
                 throw failure("error: cannot create \(out): \(NodeConfiguration.reason(error))", code: 73)
             }
         }
-        for track in numbered {
-            let bytes = TelemetryLogExport.tlog(track, homeAltitude: home)
+        for (track, bytes) in zip(numbered, TelemetryLogExport.tlogs(numbered, homeAltitude: home)) {
             let name = (flight.map { "flight-\($0)-" } ?? "") + "uav-\(track.uavNumber!).tlog"
             let path = intoDirectory ? URL(fileURLWithPath: out).appendingPathComponent(name).path : out
             guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {

@@ -54,8 +54,9 @@ public struct MissionBundle: Sendable {
             add("fleet/tracks.kml", TrackExport.kml(tracks, title: "FleetMesh mission \(mission.number)"))
             add("fleet/tracks.gpx", TrackExport.gpx(tracks, homeAltitude: home))
         }
-        for track in tracks where track.uavNumber != nil {
-            files.append(("tlogs/uav-\(track.uavNumber!).tlog", TelemetryLogExport.tlog(track, homeAltitude: home)))
+        let numbered = tracks.filter { $0.uavNumber != nil }
+        for (track, log) in zip(numbered, TelemetryLogExport.tlogs(numbered, homeAltitude: home)) {
+            files.append(("tlogs/uav-\(track.uavNumber!).tlog", log))
         }
         for f in flights {
             guard let row = try store.flight(f.flight) else { continue }

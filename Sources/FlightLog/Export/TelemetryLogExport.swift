@@ -1,6 +1,8 @@
 import Coordinator
+import Dispatch
 import MAVLinkBridge
 import MeshTypes
+import Synchronization
 
 /// A MAVLink telemetry log (`.tlog`) of one UAV: the MAVLink 2 frames the station's ground-control endpoint would have
 /// sent for its recorded samples (HEARTBEAT, SYS_STATUS, BATTERY_STATUS, EXTENDED_SYS_STATE, GLOBAL_POSITION_INT,
@@ -10,25 +12,41 @@ public enum TelemetryLogExport {
     /// The log's bytes; samples without a UAV number are left out (a MAVLink system id must be 1–250).
     public static func tlog(_ track: ExportTrack, homeAltitude: Double?) -> [UInt8] {
         var out: [UInt8] = []
-        for (micros, frame) in frames(track, homeAltitude: homeAltitude) {
-            for shift in stride(from: 56, through: 0, by: -8) {
-                out.append(UInt8(truncatingIfNeeded: micros >> UInt64(shift)))
-            }
-            out += frame
+        // About 13 frames of 30 to 60 bytes per sample, each after its 8-byte time.
+        out.reserveCapacity(track.samples.count * 13 * 56)
+        eachFrame(track, homeAltitude: homeAltitude) { micros, frame in
+            withUnsafeBytes(of: micros.bigEndian) { out.append(contentsOf: $0) }
+            out.append(contentsOf: frame)
         }
         return out
     }
 
-    /// The frames with their recording times (microseconds since 1970), in time order: the tlog's content, and what
-    /// `fleetmesh log replay` sends.
+    /// Every track's log, made on every core at once (each UAV's log is independent of the others'), in order.
+    public static func tlogs(_ tracks: [ExportTrack], homeAltitude: Double?) -> [[UInt8]] {
+        let logs = Mutex([[UInt8]](repeating: [], count: tracks.count))
+        DispatchQueue.concurrentPerform(iterations: tracks.count) { i in
+            let log = tlog(tracks[i], homeAltitude: homeAltitude)
+            logs.withLock { $0[i] = log }
+        }
+        return logs.withLock { $0 }
+    }
+
+    /// The frames with their recording times (microseconds since 1970), in time order: what `fleetmesh log replay`
+    /// sends.
     public static func frames(_ track: ExportTrack, homeAltitude: Double?) -> [(micros: UInt64, frame: [UInt8])] {
+        var out: [(micros: UInt64, frame: [UInt8])] = []
+        eachFrame(track, homeAltitude: homeAltitude) { out.append(($0, $1)) }
+        return out
+    }
+
+    /// Hands each frame and its recording time to `emit`, in time order.
+    static func eachFrame(_ track: ExportTrack, homeAltitude: Double?, _ emit: (UInt64, [UInt8]) -> Void) {
         var configuration = GroundControlBridge<Int>.Configuration()
         // Every recorded sample becomes a position frame (the interval is shorter than any two samples are apart).
         configuration.positionInterval = .milliseconds(1)
         configuration.hudInterval = .milliseconds(200)
         var bridge = GroundControlBridge<Int>(configuration: configuration, fixedDestinations: [0])
-        var out: [(micros: UInt64, frame: [UInt8])] = []
-        guard let first = track.samples.first else { return out }
+        guard let first = track.samples.first else { return }
         for r in track.samples {
             guard let uav = r.uavNumber, (1...250).contains(uav) else { continue }
             let elapsed = UInt64(max(0, r.timeMs - first.timeMs)) * 1_000_000
@@ -37,9 +55,8 @@ public enum TelemetryLogExport {
             for directive in bridge.tick(
                 vehicles: [vehicle], originAltitude: homeAltitude, now: MeshInstant(nanoseconds: elapsed))
             {
-                if case .send(let frame, _) = directive { out.append((stamp, frame)) }
+                if case .send(let frame, _) = directive { emit(stamp, frame) }
             }
         }
-        return out
     }
 }
