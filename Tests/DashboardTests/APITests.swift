@@ -452,7 +452,10 @@ import Testing
             bytesOut: 6, datagramsIn: 7, datagramsOut: 8)
         fullStatus.node.traffic = traffic
         fullStatus.autopilot?.remote = "10.0.0.3:14550"
-        let flightLog = FlightLogReport(path: "p", recording: false, problem: "full", written: 1, dropped: 2, bytes: 3)
+        let shipping = FlightLogShippingReport(
+            target: "t", connected: false, problem: "down", shipped: 1, backlog: 2, lagMs: 3)
+        let flightLog = FlightLogReport(
+            path: "p", recording: false, problem: "full", written: 1, dropped: 2, bytes: 3, shipping: shipping)
         fullStatus.flightLog = flightLog
         let minimalNode = NodeStatus.LocalNode(
             id: "00", name: "s", role: "station", incarnation: "1", port: 1, fingerprint: "f", uptimeMs: 1,
@@ -540,6 +543,10 @@ import Testing
         try check(
             "FlightLogStatus", full: flightLog,
             minimal: FlightLogReport(path: "p", recording: true, problem: nil, written: 1, dropped: 0, bytes: 3))
+        try check(
+            "FlightLogShippingStatus", full: shipping,
+            minimal: FlightLogShippingReport(
+                target: "t", connected: true, problem: nil, shipped: 0, backlog: 0, lagMs: nil))
         let summary = FlightSummary(
             flight: 1, uavNumber: 3, node: "00", name: "d", startMs: 1, endMs: 2, durationSeconds: 1, distanceMetres: 1,
             maxAltitudeMetres: 1, closestApproachMetres: 1, closestApproachUAV: 4, batteryUsedPercent: 1, commands: 1,

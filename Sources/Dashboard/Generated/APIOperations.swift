@@ -3,7 +3,7 @@
 
 extension APIOperation {
     /// SHA-256 of openapi.yaml followed by Tools/openapi/openapi-generator-config.yaml, as generated from.
-    static let sourcesSHA256 = "507b410bb855e85617c69d4b17f6d4a1fd3a352cccea57a719f7e773b0986d52"
+    static let sourcesSHA256 = "59d44f2b9621fcdc8e9fcdad94682f957ded84b89dc904044e497900ba99e519"
 
     /// Every operation of openapi.yaml, by operationId.
     static let all: [String: APIOperation] = [
@@ -165,6 +165,9 @@ extension APIOperation {
         "FlightLogStatus": APIOperation.Body(
             fields: ["path", "recording", "problem", "written", "dropped", "bytes", "shipping"],
             required: ["path", "recording", "written", "dropped", "bytes"]),
+        "FlightLogShippingStatus": APIOperation.Body(
+            fields: ["target", "connected", "problem", "shipped", "backlog", "lagMs"],
+            required: ["target", "connected", "shipped", "backlog"]),
         "LocalNode": APIOperation.Body(
             fields: ["id", "name", "publishedName", "role", "uavNumber", "incarnation", "port", "fingerprint", "uptimeMs", "avahi", "rejections", "groundControl", "traffic"],
             required: ["id", "name", "role", "incarnation", "port", "fingerprint", "uptimeMs", "avahi", "rejections"]),

@@ -470,6 +470,10 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/schemas/FlightLogStatus`.
         internal typealias FlightLogStatus = FlightLogReport
+        /// shipping the flight log to PostgreSQL ([log] postgres; docs/FLIGHTLOG.md, Shipping)
+        ///
+        /// - Remark: Generated from `#/components/schemas/FlightLogShippingStatus`.
+        internal typealias FlightLogShippingStatus = FlightLogShippingReport
         /// - Remark: Generated from `#/components/schemas/LocalNode`.
         internal typealias LocalNode = NodeStatus.LocalNode
         /// UDP payload received and sent on the mesh socket; rates averaged over the last 5 whole seconds
