@@ -357,6 +357,16 @@ do {
     say(
         "  export one for QGIS, Google Earth or QGroundControl: fleetmesh log export FLIGHT --format geojson|kml|gpx|csv|tlog"
     )
+    // The whole mission for whoever reviews it: tlogs, plans, events, tracks, each flight's plots, in one zip.
+    let bundleFolder = FileManager.default.currentDirectoryPath + "/.lab"
+    try? FileManager.default.createDirectory(atPath: bundleFolder, withIntermediateDirectories: true)
+    let bundlePath = bundleFolder + "/demo-mission.zip"
+    let bundled =
+        (try? await shellOffPool([
+            try fleetmeshBinary(), "log", "bundle", "--out", bundlePath, "--node", stationSocket,
+        ])) ?? ""
+    say("the mission in one archive for review (`fleetmesh log bundle`):")
+    for line in bundled.split(separator: "\n") { say("  \(line)") }
     show("")
 
     // DEMO_SECONDS counts from here, the end of the walkthrough, as the README says.

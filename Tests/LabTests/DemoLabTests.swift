@@ -39,6 +39,10 @@ import Testing
             of: /\s\s[0-9]+ +([0-9]+) +drone-[0-9]+ +[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8} +[0-9]+ s( \(flying\))?/)
         let closed = rows.filter { $0.2 == nil }.compactMap { Int($0.1) }
         #expect(Set(closed) == Set(assigned), "flights in the demo's flight log: \(rows.map(\.0))")
+        // The mission's bundle, with a flight's plot per drone.
+        let bundle = try #require(
+            text.firstMatch(of: /wrote .*demo-mission\.zip: mission 1, ([0-9]+) flights/), "\(text)")
+        #expect((Int(bundle.1) ?? 0) >= assigned.count, "\(bundle.0)")
         // The station's dashboard, forwarded to this machine's loopback, answered with the fleet on it.
         let page = try #require(
             text.firstMatch(
