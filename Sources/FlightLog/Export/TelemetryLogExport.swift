@@ -41,21 +41,14 @@ public enum TelemetryLogExport {
 
     /// Hands each frame and its recording time to `emit`, in time order.
     static func eachFrame(_ track: ExportTrack, homeAltitude: Double?, _ emit: (UInt64, [UInt8]) -> Void) {
-        var configuration = GroundControlBridge<Int>.Configuration()
-        // Every recorded sample becomes a position frame (the interval is shorter than any two samples are apart).
-        configuration.positionInterval = .milliseconds(1)
-        configuration.hudInterval = .milliseconds(200)
-        var bridge = GroundControlBridge<Int>(configuration: configuration, fixedDestinations: [0])
+        var recorded = RecordedTelemetryFrames()
         guard let first = track.samples.first else { return }
         for r in track.samples {
             guard let uav = r.uavNumber, (1...250).contains(uav) else { continue }
-            let elapsed = UInt64(max(0, r.timeMs - first.timeMs)) * 1_000_000
-            let vehicle = GroundControlBridge<Int>.Vehicle(uavNumber: UInt8(uav), state: r.state, isStale: false)
+            let elapsed = MeshInstant(nanoseconds: UInt64(max(0, r.timeMs - first.timeMs)) * 1_000_000)
             let stamp = UInt64(max(0, r.timeMs)) * 1000
-            for directive in bridge.tick(
-                vehicles: [vehicle], originAltitude: homeAltitude, now: MeshInstant(nanoseconds: elapsed))
-            {
-                if case .send(let frame, _) = directive { emit(stamp, frame) }
+            recorded.frames(uavNumber: UInt8(uav), state: r.state, homeAltitude: homeAltitude, elapsed: elapsed) {
+                emit(stamp, $0)
             }
         }
     }
