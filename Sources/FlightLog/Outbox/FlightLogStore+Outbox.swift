@@ -142,18 +142,18 @@ extension FlightLogStore {
         }
     }
 
-    /// Rows `target` has not yet stored (revised rows of runs, flights and plans not counted).
+    /// Rows `target` has not yet stored (revised rows of runs, flights and plans not counted). Read from the newest
+    /// row number, not counted: rows are added at the end and removed (retention) only from the oldest, so the rows
+    /// after the mark have every number up to the newest.
     public func outboxBacklog(target: String) throws(FlightLogError) -> Int {
         try read { db in
             let marks = try Self.marks(target: target, db)
-            var backlog = 0
+            var backlog: Int64 = 0
             for table in OutboxTable.all where table.cursor == .rowNumber {
-                backlog +=
-                    try Int.fetchOne(
-                        db, sql: "SELECT count(*) FROM \(table.name) WHERE rowid > ?",
-                        arguments: [marks[table.name] ?? 0]) ?? 0
+                let newest = try Int64.fetchOne(db, sql: "SELECT max(rowid) FROM \(table.name)") ?? 0
+                backlog += max(0, newest - (marks[table.name] ?? 0))
             }
-            return backlog
+            return Int(backlog)
         }
     }
 
