@@ -241,6 +241,30 @@ public final class NodeProcess: @unchecked Sendable {
         return s
     }
 
+    /// Sends a command from this station to `uav`, again while the station does not know that number yet (a drone's
+    /// announcement can reach a test through another node before it reaches the station); gives up after `within`.
+    /// Returns the last answers (none if the drone did not answer within `answerMs`).
+    @discardableResult
+    public func send(
+        _ args: [String], toUAV uav: Int, answerMs: Int = 100, within: Duration = .seconds(10)
+    ) async throws -> CommandReport? {
+        var report: CommandReport?
+        _ = try await waitUntil(
+            "the station knows UAV \(uav) for \(args.joined(separator: " "))", timeout: within,
+            poll: .milliseconds(100)
+        ) {
+            report = try ControlClient.request(
+                ControlRequest.send(.init(uav: uav, args: args, timeoutMs: answerMs)), socket: socketPath,
+                timeout: .seconds(5)
+            ).command
+            return
+                !(report?.answers.contains {
+                    $0.answer == "rejected" && ($0.reason ?? "").contains("unknown UAV number")
+                } ?? false)
+        }
+        return report
+    }
+
     /// The fleet as this node sees it (`fleetmesh vehicles`).
     public func vehicles() throws -> [VehicleReport] {
         try ControlClient.request(ControlRequest.vehicles, socket: socketPath, timeout: .seconds(2)).vehicles ?? []

@@ -23,11 +23,7 @@ extension AvoidanceLabTests {
 
     /// Every drone takes off to 10 m; returns once all are above 9 m and done taking off.
     func takeOff(_ station: NodeProcess, _ numbers: [String: Int]) async throws {
-        for n in numbers.values {
-            _ = try ControlClient.request(
-                ControlRequest.send(.init(uav: n, args: ["takeoff", "10"], timeoutMs: 100)),
-                socket: station.socketPath, timeout: .seconds(5))
-        }
+        for n in numbers.values { try await station.send(["takeoff", "10"], toUAV: n) }
         try await waitUntil("all airborne near 10 m", timeout: .seconds(30), poll: .milliseconds(200)) {
             try vehicles(station).filter {
                 !$0.stale && $0.role == "drone" && $0.altitude > 9 && $0.activity != "takingOff"

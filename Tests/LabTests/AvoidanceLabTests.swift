@@ -85,11 +85,7 @@ import Testing
             for h in 1...7 { try lab.lab("loss", String(h), "10") }
             let names = drones.map(\.name)
             // Take off at once, then each to its place on a circle of 20 m radius at 10 m.
-            for name in names {
-                _ = try ControlClient.request(
-                    ControlRequest.send(.init(uav: numbers[name] ?? 0, args: ["takeoff", "10"], timeoutMs: 100)),
-                    socket: station.socketPath, timeout: .seconds(5))
-            }
+            for name in names { try await station.send(["takeoff", "10"], toUAV: numbers[name] ?? 0) }
             try await waitUntil("all airborne near 10 m", timeout: .seconds(20), poll: .milliseconds(200)) {
                 try vehicles(station).filter { !$0.stale && $0.altitude > 9 }.count == 6
             }
@@ -205,11 +201,7 @@ import Testing
                 for v in try vehicles(station) where !v.stale { numbers[v.name] = v.uavNumber }
                 return numbers.count == 2 && Set(numbers.values).count == 2
             }
-            for n in numbers.values {
-                _ = try ControlClient.request(
-                    ControlRequest.send(.init(uav: n, args: ["takeoff", "10"], timeoutMs: 100)),
-                    socket: station.socketPath, timeout: .seconds(5))
-            }
+            for n in numbers.values { try await station.send(["takeoff", "10"], toUAV: n) }
             try await waitUntil("both airborne near 10 m", timeout: .seconds(30), poll: .milliseconds(200)) {
                 try vehicles(station).filter { !$0.stale && $0.altitude > 9 }.count == 2
             }
