@@ -103,9 +103,7 @@ struct LogSelection: ParsableArguments {
 
     /// The mission's map origin altitude, from the newest run that recorded one.
     static func homeAltitude(_ store: FlightLogStore) -> Double? {
-        ((try? store.runs()) ?? []).compactMap { $0.run.mapOrigin }.last.flatMap {
-            $0.split(separator: ",").last.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-        }
+        ((try? store.runs()) ?? []).compactMap { $0.run.mapOriginAltitude }.last
     }
 }
 

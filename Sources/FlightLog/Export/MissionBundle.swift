@@ -38,9 +38,7 @@ public struct MissionBundle: Sendable {
         let flights = try store.flightSummaries().filter { $0.startMs >= mission.fromMs && $0.startMs < mission.toMs }
         let samples = try store.telemetry(TelemetrySelection(fromMs: mission.fromMs, toMs: mission.toMs))
         let events = try store.events(fromMs: mission.fromMs, toMs: mission.toMs)
-        let home = mission.run.mapOrigin.flatMap {
-            $0.split(separator: ",").last.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-        }
+        let home = mission.run.mapOriginAltitude
         let tracks = ExportTrack.tracks(samples)
         var files: [(path: String, bytes: [UInt8])] = []
         func add(_ path: String, _ text: String) { files.append((path, Array(text.utf8))) }

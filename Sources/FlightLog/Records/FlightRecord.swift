@@ -178,6 +178,11 @@ public struct RunRecord: Sendable, Hashable {
     /// The mission's map origin as the node knew it at start ("lat, lon, alt"), if it had one.
     public var mapOrigin: String?
 
+    /// The map origin's altitude (metres above sea level, the last of its three numbers), if it had one.
+    public var mapOriginAltitude: Double? {
+        mapOrigin.flatMap { $0.split(separator: ",").last.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) } }
+    }
+
     public init(
         startedMs: Int64, node: String, name: String, role: String, incarnation: String, softwareVersion: String,
         configDigest: String, mapOrigin: String?
