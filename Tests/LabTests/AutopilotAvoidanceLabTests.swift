@@ -10,13 +10,14 @@ import Testing
 extension AvoidanceLabTests {
     typealias Placed = (name: String, e: Double, n: Double, u: Double)
 
-    /// The UAV numbers of `count` drones, once each is live at the station under a number of its own.
-    func numbered(_ station: NodeProcess, _ count: Int) async throws -> [String: Int] {
+    /// The UAV numbers of the drones `names`, once each is live at the station by its name (not yet only its node
+    /// id, as a drone heard through another can be) under a number of its own.
+    func numbered(_ station: NodeProcess, _ names: [String]) async throws -> [String: Int] {
         var numbers: [String: Int] = [:]
-        try await waitUntil("\(count) drones numbered and live at the station", timeout: .seconds(20)) {
+        try await waitUntil("\(names.count) drones numbered and live at the station", timeout: .seconds(20)) {
             numbers = [:]
             for v in try vehicles(station) where !v.stale && v.role == "drone" { numbers[v.name] = v.uavNumber }
-            return numbers.count == count && Set(numbers.values).count == count
+            return Set(numbers.keys) == Set(names) && Set(numbers.values).count == names.count
         }
         return numbers
     }
@@ -113,7 +114,7 @@ extension AvoidanceLabTests {
             defer { for d in drones { d.keep() } }
             let names = layout.map(\.name)
             let homes = Dictionary(uniqueKeysWithValues: layout.map { ($0.name, $0.home) })
-            let numbers = try await numbered(station, 4)
+            let numbers = try await numbered(station, names)
             try await takeOff(station, numbers)
             var truth = TruthTracks(home: Self.home)
             // Across the circle, every path through the centre.

@@ -250,7 +250,7 @@ import Testing
                 try lab.startNode(
                     host: h, name: name, extra: "[drone]\nhome = [\(home.lat), \(home.lon)]", logLevel: "info")
             }
-            let numbers = try await numbered(station, 4)
+            let numbers = try await numbered(station, ["ardupilot", "px4", "sim-s", "sim-n"])
             try await takeOff(station, numbers)
             // The autopilots swap ends along the east axis, the simulated drones along the north axis.
             let goals: [String: (e: Double, n: Double)] = [
