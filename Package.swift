@@ -81,6 +81,8 @@ let package = Package(
             ]),
         // Collision avoidance between drones from shared predictions: detection, resolution, multi-drone simulation.
         .target(name: "Avoidance", dependencies: ["Determinism", "Flight", "Geodesy"]),
+        // Inspection missions: point clouds (PCD, PLY), a sparse occupancy map, routes through snapshot points.
+        .target(name: "Inspection", dependencies: ["Flight", "Geodesy"]),
         // Typed reading of TOML tables with errors that name the field: the config and scenario files share it.
         .target(name: "TOMLFields", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]),
         // Scenario files (TOML) for the flight simulator, with or without collision avoidance.
@@ -183,7 +185,7 @@ let package = Package(
             name: "fleetmesh",
             dependencies: [
                 "ControlProtocol", "Dashboard", "Node", "FlightLog", "Geodesy", "Flight", "Scenarios", "Avoidance",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Inspection", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]),
         .executableTarget(name: "fleetmesh-demo", dependencies: ["ControlProtocol", "LabKit"]),
@@ -192,6 +194,7 @@ let package = Package(
         .executableTarget(
             name: "fleetmesh-bench",
             dependencies: [
+                "Inspection",
                 "ControlProtocol", "Determinism", "Node", "LabKit", "SecureTransport", "Membership", "MeshTypes",
                 "Coordinator", "MeshSimulation", "NodeCore", "Geodesy", "Flight", "MAVLink", "Avoidance",
                 "AvoidanceScenarios",
@@ -224,6 +227,7 @@ let package = Package(
         .testTarget(
             name: "GeodesyTests", dependencies: ["Geodesy"], exclude: ["make-vectors.sh"],
             resources: [.copy("Resources")]),
+        .testTarget(name: "InspectionTests", dependencies: ["Inspection", "Flight", "Geodesy", "Determinism"]),
         .testTarget(name: "FlightTests", dependencies: ["Determinism", "Flight", "Geodesy", "Scenarios"]),
         .testTarget(
             name: "AvoidanceTests", dependencies: ["Determinism", "Avoidance", "Flight", "Geodesy", "Scenarios"]),

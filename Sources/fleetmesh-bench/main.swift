@@ -21,6 +21,7 @@ let all: [(String, (BenchOutput) async throws -> Void)] = [
     ("gcs", GroundControlBenchmarks.run),
     ("dashboard", DashboardBenchmarks.run),
     ("flightlog", FlightLogBenchmarks.run),
+    ("inspection", InspectionBenchmarks.run),
 ]
 let wanted = Set(CommandLine.arguments.dropFirst())
 for (name, run) in all where wanted.isEmpty || wanted.contains(name) {

@@ -1,0 +1,37 @@
+import Geodesy
+
+extension InspectionRoute {
+    /// The route as a waypoint file for `fleetmesh send N trajectory @FILE`: one `LAT,LON,ALT` per line (altitude in
+    /// metres above the map origin, which is home's ground), each snapshot point preceded by a comment naming it
+    /// and its heading. The start, when given, is where the drone already is and is not listed.
+    public func waypointFile(origin: MapOrigin) -> String {
+        var lines = [
+            "# FleetMesh inspection route: \(points.count) snapshot points, \(format2(length)) m, "
+                + "\(format2(duration)) s at the planned limits",
+            "# LAT,LON,ALT (degrees, metres above the map origin \(origin))",
+        ]
+        var snapshotAt: [Int: Int] = [:]
+        for (i, v) in snapshotVertices.enumerated() { snapshotAt[v] = i }
+        for (i, v) in vertices.enumerated() {
+            if i == 0 && hasStart { continue }
+            if let s = snapshotAt[i] {
+                let p = points[s]
+                lines.append("# snapshot \(s + 1): \(p.label)" + (p.heading.map { ", heading \(format2($0))°" } ?? ""))
+            }
+            let g = origin.geodetic(LocalPosition(east: v.x, north: v.y, up: v.z))
+            lines.append("\(fixed(g.latitude, 8)),\(fixed(g.longitude, 8)),\(fixed(v.z, 3))")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+func fixed(_ v: Double, _ digits: Int) -> String {
+    var scale = 1.0
+    for _ in 0..<digits { scale *= 10 }
+    let n = (abs(v) * scale).rounded()
+    let whole = Int(n / scale)
+    let frac = Int(n - Double(whole) * scale)
+    var f = String(frac)
+    while f.count < digits { f = "0" + f }
+    return (v < 0 && n > 0 ? "-" : "") + "\(whole).\(f)"
+}
