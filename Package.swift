@@ -89,7 +89,8 @@ let package = Package(
         .target(
             name: "Scenarios",
             dependencies: [
-                "Flight", "Geodesy", "Avoidance", "TOMLFields", .product(name: "TOMLKit", package: "TOMLKit"),
+                "Flight", "Geodesy", "Avoidance", "Inspection", "TOMLFields",
+                .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
         // The MAVLink bridge: an autopilot driven from the mesh (drones), the fleet shown to ground-control software (stations).
         .target(name: "MAVLinkBridge", dependencies: ["MAVLink", "Coordinator", "Flight", "Geodesy", "MeshTypes"]),
@@ -260,7 +261,10 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]),
         .testTarget(
-            name: "LabTests", dependencies: ["ControlProtocol", "Dashboard", "Node", "LabKit", "FlightLog"],
+            name: "LabTests",
+            dependencies: [
+                "ControlProtocol", "Dashboard", "Node", "LabKit", "FlightLog", "Geodesy", "Inspection",
+            ],
             exclude: [
                 "udp_tool.py", "dashboard_browser.py", "dashboard_live.py", "lab_browser.py", "dashboard_tiles.py",
                 "flight_review_browser.py",

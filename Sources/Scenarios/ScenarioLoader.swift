@@ -20,6 +20,7 @@ public enum ScenarioLoader {
         let root = try ScenarioFields.scenario(text, file: file)
         try root.rejectUnknownKeys([
             "name", "duration", "step", "progress_interval", "origin", "drones", "targets", "events", "avoidance",
+            "inspection",
         ])
         guard let originTable = try root.subtable("origin") else {
             throw root.error("origin", "missing [origin] table")

@@ -21,7 +21,9 @@ struct SimulateCommand: ParsableCommand {
             (takeoff, land, hold, goto, follow, trajectory, return-home); see Config/scenarios/. \
             Reports per drone: distance flown, flight time, final position error, battery left, refused commands. \
             A scenario with an [avoidance] table flies with collision avoidance and reports separation, losses of \
-            separation, arrival time and distance against flying alone (Config/scenarios/avoid-*.toml).
+            separation, arrival time and distance against flying alone (Config/scenarios/avoid-*.toml). \
+            A scenario with an [inspection] table plans a route through snapshot points in a point-cloud map and \
+            flies it, reporting the drone's minimum distance to the cloud (Config/scenarios/inspect-*.toml).
             """)
 
     @Argument(help: "Scenario file (TOML).")
@@ -34,6 +36,11 @@ struct SimulateCommand: ParsableCommand {
     var quiet = false
 
     func run() throws {
+        let inspection: InspectionMission?
+        do { inspection = try ScenarioLoader.loadInspection(path: scenario) } catch {
+            throw SimulateError(description: "\(error)")
+        }
+        if let inspection { return try runInspection(inspection) }
         let avoidance: AvoidanceMission?
         do { avoidance = try ScenarioLoader.loadAvoidance(path: scenario) } catch {
             throw SimulateError(description: "\(error)")

@@ -161,3 +161,57 @@ struct ScenarioTests {
         #expect(t.observation(at: 5 + lap + 2.5).position.distance(to: Vector3(5, 0, 0)) < 1e-9)
     }
 }
+
+@Suite("Inspection scenarios")
+struct InspectionScenarioTests {
+    static let base = """
+        name = "inspect"
+        duration = 100.0
+        [origin]
+        latitude = 59.9
+        longitude = 10.7
+        [[drones]]
+        id = "a"
+        home = [0.0, 0.0]
+
+        """
+
+    @Test("the shipped scenario parses: bridge site, 3 m/s, 3 m takeoff")
+    func shipped() throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Config/scenarios/inspect-bridge.toml").path
+        let m = try #require(try ScenarioLoader.loadInspection(path: path))
+        #expect(m.site == .example("bridge"))
+        #expect(m.drone.id == "inspector")
+        #expect(m.settings.limits.maxSpeed == 3 && m.takeoffAltitude == 3 && m.settings.clearance == 1)
+    }
+
+    @Test(
+        "bad inspection tables are refused with the key named",
+        arguments: [
+            ("[inspection]\nsite = \"moon\"", "inspection.site: 'moon' is not a site"),
+            (
+                "[inspection]\nmap = \"a.pcd\"",
+                "inspection.site: give either site = NAME, or both map = FILE and points = FILE"
+            ),
+            ("[inspection]\nsite = \"hall\"\ndrone = \"b\"", "inspection.drone: no drone with id 'b'"),
+            ("[inspection]\nsite = \"hall\"\nclearance = -1.0", "inspection.clearance: must be positive"),
+            ("[inspection]\nsite = \"hall\"\nspeed = 9.0", "inspection.speed: must be in (0, 4.0] m/s"),
+            ("[inspection]\nsite = \"hall\"\nwings = 2", "inspection.wings: unknown field"),
+        ])
+    func refused(table: String, message: String) {
+        #expect {
+            _ = try ScenarioLoader.parseInspection(Self.base + table)
+        } throws: { error in
+            "\(error)".contains(message)
+        }
+    }
+
+    @Test("files are resolved against the scenario's directory")
+    func files() throws {
+        let m = try #require(
+            try ScenarioLoader.parseInspection(
+                Self.base + "[inspection]\nmap = \"site.pcd\"\npoints = \"/abs/points.csv\"", directory: "/missions"))
+        #expect(m.site == .files(map: "/missions/site.pcd", points: "/abs/points.csv"))
+    }
+}

@@ -200,3 +200,29 @@ struct Open3DTests {
         }
     }
 }
+
+@Suite("Voxel counts against Open3D")
+struct Open3DVoxelTests {
+    @Test(
+        "the occupancy map's voxels equal Open3D's VoxelGrid of the same file on the same grid (every site, 0.2 and 0.5 m)",
+        .enabled(if: ExternalTools.hasOpen3D), arguments: [0.2, 0.5])
+    func voxelCounts(resolution: Double) throws {
+        let dir = try ExternalTools.temporaryDirectory("o3d-voxels")
+        defer { ExternalTools.remove(dir) }
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Tools/open3d-voxel-bench.py").path
+        for scene in [SiteScene.hall(), .bridge(), .forest(), .courtyard()] {
+            // Shifted off the grid, so that points are not on voxel faces.
+            let points = scene.cloud.points.map { $0 + SIMD3<Float>(0.013, -0.021, 0.007) }
+            let path = "\(dir)/\(scene.name).pcd"
+            try PointCloudWriter.write(points, as: .pcd(.binary), to: path)
+            let out = try ExternalTools.run("python3", [script, path, "\(resolution)", "1"])
+            try #require(out.status == 0, "\(out.text)")
+            let json = try #require(
+                try JSONSerialization.jsonObject(with: Data(out.text.utf8)) as? [String: Any], "\(out.text)")
+            let map = try OccupancyMap(cloud: PointCloud(points: points), resolution: resolution)
+            #expect(json["points"] as? Int == points.count)
+            #expect(json["voxels"] as? Int == map.voxelCount, "\(scene.name) at \(resolution) m")
+        }
+    }
+}
