@@ -369,6 +369,26 @@ do {
     for line in bundled.split(separator: "\n") { say("  \(line)") }
     show("")
 
+    // Inspection: a route planned in a point-cloud map of a bridge, then flown by the simulator.
+    let site = bundleFolder + "/inspection"
+    _ = try? await shellOffPool([try fleetmeshBinary(), "plan", "example", "bridge", "--dir", site])
+    say("inspection: a bridge's point cloud and 3 snapshot points (`fleetmesh plan example bridge`); a route 1 m clear")
+    say(
+        "of every point, under the deck (`fleetmesh plan inspection`), to send with `fleetmesh send N trajectory @FILE`:"
+    )
+    let planned =
+        (try? await shellOffPool([
+            try fleetmeshBinary(), "plan", "inspection", "--map", site + "/bridge.pcd", "--points",
+            site + "/bridge-points.csv", "--origin", "\(home.0),\(home.1)", "--start=-25,0,3", "--out",
+            site + "/route.txt",
+        ])) ?? ""
+    for line in planned.split(separator: "\n") { say("  \(line)") }
+    let scenario = repositoryRoot.appendingPathComponent("Config/scenarios/inspect-bridge.toml").path
+    let simulated = (try? await shellOffPool([try fleetmeshBinary(), "simulate", "--quiet", scenario])) ?? ""
+    say("and flown by the simulator (`fleetmesh simulate Config/scenarios/inspect-bridge.toml`):")
+    for line in simulated.split(separator: "\n") where !line.isEmpty { say("  \(line)") }
+    show("")
+
     // DEMO_SECONDS counts from here, the end of the walkthrough, as the README says.
     let walkthroughDone = clock.now
     if let demoSeconds {

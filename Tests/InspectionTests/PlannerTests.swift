@@ -160,4 +160,23 @@ struct PlannerTests {
         }
         #expect(text.contains("# snapshot 2: snapshot 2, heading 225.0°"))
     }
+
+    @Test("outliers: lone returns are counted and kept as obstacles; points kilometres away are dropped and counted")
+    func outliers() throws {
+        var points = SiteScene.plane(x: -10...10, y: -10...10, z: 0, step: 0.4)
+        points += [SIMD3(0, 0, 8), SIMD3(5, 5, 12), SIMD3(-6, 3, 20)]
+        points += [SIMD3(2e6, 0, 0), SIMD3(0, -3e5, 1)]
+        let map = try OccupancyMap(cloud: PointCloud(points: points), resolution: 0.2, queryRadius: 1.2)
+        #expect(map.isolatedVoxels == 3)
+        #expect(map.droppedFarPoints == 2)
+        #expect(map.voxelCount == points.count - 2)
+        #expect(map.upperCorner.z > 20 && map.upperCorner.x < 11)
+        #expect {
+            try InspectionPlanner(map: map).plan([
+                SnapshotPoint(position: SIMD3(0, 0, 7.5), label: "under the lone return")
+            ])
+        } throws: { error in
+            "\(error)".hasPrefix("under the lone return (0.0, 0.0, 7.5) is 0.")
+        }
+    }
 }

@@ -43,6 +43,10 @@ import Testing
         let bundle = try #require(
             text.firstMatch(of: /wrote .*demo-mission\.zip: mission 1, ([0-9]+) flights/), "\(text)")
         #expect((Int(bundle.1) ?? 0) >= assigned.count, "\(bundle.0)")
+        // The inspection route, planned and then flown by the simulator, both 1 m or more from the bridge's cloud.
+        let clearances = text.matches(of: /clearance +([0-9.]+) m minimum to the cloud/).compactMap { Double($0.1) }
+        #expect(clearances.count == 2 && clearances.allSatisfy { $0 >= 1.0 }, "\(text)")
+        #expect(text.contains("snapshots   3 of 3 held at their point and heading"), "\(text)")
         // The station's dashboard, forwarded to this machine's loopback, answered with the fleet on it.
         let page = try #require(
             text.firstMatch(

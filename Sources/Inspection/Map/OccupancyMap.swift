@@ -14,7 +14,7 @@ public struct OccupancyMap: Sendable {
     public let pointCount: Int
     /// Points farther than the range limit from the origin, dropped as outliers (a local map is not kilometres wide).
     public let droppedFarPoints: Int
-    /// Occupied voxels holding a single point with no occupied voxel among their 26 neighbours: likely outliers
+    /// Occupied voxels holding a single point with no other occupied voxel within two voxels: likely outliers
     /// (spurious returns); kept as obstacles, which errs on the safe side, and reported.
     public let isolatedVoxels: Int
     /// The corner of the occupied voxels' bounding box nearest minus infinity, metres.
@@ -84,14 +84,15 @@ public struct OccupancyMap: Sendable {
             lowerCorner = SIMD3<Double>(low) * resolution
             upperCorner = SIMD3<Double>(high &+ 1) * resolution
         }
-        // Outliers: lone voxels with one point.
+        // Outliers: voxels with one point and no other occupied voxel within two voxels (a surface sampled more
+        // sparsely than the grid still has neighbours two voxels away).
         var isolated = 0
         voxels.forEach { key, count in
             guard count == 1 else { return }
             let c = VoxelKey.unpack(key)
-            for dz in Int32(-1)...1 {
-                for dy in Int32(-1)...1 {
-                    for dx in Int32(-1)...1 where dx != 0 || dy != 0 || dz != 0 {
+            for dz in Int32(-2)...2 {
+                for dy in Int32(-2)...2 {
+                    for dx in Int32(-2)...2 where dx != 0 || dy != 0 || dz != 0 {
                         if voxels.value(for: VoxelKey.pack(c &+ SIMD3(dx, dy, dz))) != nil { return }
                     }
                 }
