@@ -21,8 +21,9 @@ struct PlanInspectionCommand: ParsableCommand {
             local frame: x east, y north, z up, metres from the map origin (UTM grid axes, as every FleetMesh node \
             uses). Say where that origin is with --origin LAT,LON[,ALT], or with --utm ZONE,EASTING,NORTHING[,ALT] \
             when the cloud's (0,0,0) is a UTM point. Points: CSV x,y,z[,heading] (or lat,lon,alt[,heading] with a \
-            header line) or JSON. The route keeps --clearance from every point of the cloud; each snapshot point is \
-            flown to, turned to its heading and held for --hover seconds.
+            header line) or JSON. The route keeps --clearance from every point of the cloud. In the timed trajectory \
+            (--trajectory, and fleetmesh simulate) the drone turns to each point's heading and holds --hover seconds; \
+            a drone sent the route with `fleetmesh send N trajectory @FILE` stops at each point. docs/INSPECTION.md.
             Example: fleetmesh plan inspection --map hall.pcd --points shots.csv --origin 59.9,10.7 --start 0,0,5 \
             --out route.txt, then fleetmesh send 1 trajectory @route.txt
             """)
@@ -36,7 +37,9 @@ struct PlanInspectionCommand: ParsableCommand {
     @Option(help: "Smallest distance from the route to any point of the cloud, metres (drone radius plus margin).")
     var clearance = 1.0
     @Option(
-        help: "Where the drone starts, local x,y,z metres (e.g. above its takeoff spot); the first leg starts there.")
+        help:
+            "Where the drone starts, local x,y,z metres (above its takeoff spot); the first leg starts there. With a negative x write --start=-25,0,3."
+    )
     var start: String?
     @Flag(help: "Visit the points in the shortest order found (nearest neighbour and 2-opt on path lengths).")
     var reorder = false
