@@ -82,7 +82,7 @@ let package = Package(
         // Collision avoidance between drones from shared predictions: detection, resolution, multi-drone simulation.
         .target(name: "Avoidance", dependencies: ["Determinism", "Flight", "Geodesy"]),
         // Inspection missions: point clouds (PCD, PLY), a sparse occupancy map, routes through snapshot points.
-        .target(name: "Inspection", dependencies: ["Flight", "Geodesy"]),
+        .target(name: "Inspection", dependencies: ["Avoidance", "Flight", "Geodesy"]),
         // Typed reading of TOML tables with errors that name the field: the config and scenario files share it.
         .target(name: "TOMLFields", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]),
         // Scenario files (TOML) for the flight simulator, with or without collision avoidance.
@@ -228,7 +228,8 @@ let package = Package(
         .testTarget(
             name: "GeodesyTests", dependencies: ["Geodesy"], exclude: ["make-vectors.sh"],
             resources: [.copy("Resources")]),
-        .testTarget(name: "InspectionTests", dependencies: ["Inspection", "Flight", "Geodesy", "Determinism"]),
+        .testTarget(
+            name: "InspectionTests", dependencies: ["Inspection", "Avoidance", "Flight", "Geodesy", "Determinism"]),
         .testTarget(name: "FlightTests", dependencies: ["Determinism", "Flight", "Geodesy", "Scenarios"]),
         .testTarget(
             name: "AvoidanceTests", dependencies: ["Determinism", "Avoidance", "Flight", "Geodesy", "Scenarios"]),

@@ -38,9 +38,9 @@ struct PlanInspectionCommand: ParsableCommand {
     var clearance = 1.0
     @Option(
         help:
-            "Where the drone starts, local x,y,z metres (above its takeoff spot); the first leg starts there. With a negative x write --start=-25,0,3."
+            "Where the drone starts, local x,y,z metres (above its takeoff spot); the first leg starts there. With a negative x write --start=-25,0,3. Repeat for several drones: the points are split among them (route-1.txt, route-2.txt, …)."
     )
-    var start: String?
+    var start: [String] = []
     @Flag(help: "Visit the points in the shortest order found (nearest neighbour and 2-opt on path lengths).")
     var reorder = false
     @Option(help: "Seconds to hover at each snapshot point.")
@@ -71,7 +71,7 @@ struct PlanInspectionCommand: ParsableCommand {
         settings.floor = floor
         settings.limits.maxSpeed = speed
         guard speed > 0 && speed <= 20 else { throw failure("error: --speed must be in (0, 20] m/s", code: 64) }
-        let startPoint = try start.map { text -> SIMD3<Double> in
+        let starts = try start.map { text -> SIMD3<Double> in
             let v = text.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
             guard v.count == 3, v.allSatisfy(\.isFinite) else {
                 throw failure("error: --start must be X,Y,Z in metres, found \"\(text)\"", code: 64)
@@ -95,11 +95,16 @@ struct PlanInspectionCommand: ParsableCommand {
         } catch { throw failure("error: \(error)", code: 65) }
         let mapTime = clock.now - mapStart
         progress("\(grid.voxelCount) voxels in \(seconds(mapTime)); planning through \(snapshots.count) points…")
+        if starts.count > 1 {
+            return try runFleet(
+                cloud: cloud, grid: grid, snapshots: snapshots, starts: starts, settings: settings,
+                origin: mapOrigin)
+        }
         let planStart = clock.now
         let route: InspectionRoute
         do {
             route = try InspectionPlanner(map: grid, settings: settings).plan(
-                snapshots, start: startPoint, reorder: reorder)
+                snapshots, start: starts.first, reorder: reorder)
         } catch { throw failure("error: \(error)", code: 1) }
         let planTime = clock.now - planStart
         let checked = RouteClearance.minimum(path: route.vertices, cloud: cloud)
@@ -167,12 +172,12 @@ struct PlanInspectionCommand: ParsableCommand {
         return nil
     }
 
-    private func progress(_ text: String) {
+    func progress(_ text: String) {
         if !json { FileHandle.standardError.write(Data((text + "\n").utf8)) }
     }
 
-    private func seconds(_ d: Duration) -> String { String(format: "%.2f s", seconds(d, raw: ())) }
-    private func seconds(_ d: Duration, raw: Void) -> Double {
+    func seconds(_ d: Duration) -> String { String(format: "%.2f s", seconds(d, raw: ())) }
+    func seconds(_ d: Duration, raw: Void) -> Double {
         Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
     }
 }

@@ -64,3 +64,54 @@ import Testing
         #expect(r.output.contains("is the node running?"))
     }
 }
+
+/// `fleetmesh plan inspection` and `plan example` through the real binary: bad input named, several drones.
+@Suite struct PlanCommandTests {
+    func fleetmesh(_ args: [String]) throws -> (status: Int32, output: String) {
+        try shell([try fleetmeshBinary()] + args)
+    }
+
+    @Test func badInputIsNamedAndNothingIsWritten() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fleetmesh-plan-\(getpid())").path
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        #expect(try fleetmesh(["plan", "example", "hall", "--dir", dir]).status == 0)
+        let missing = try fleetmesh([
+            "plan", "inspection", "--map", "\(dir)/nope.pcd", "--points", "\(dir)/hall-points.csv",
+        ])
+        #expect(missing.status == 65 && missing.output.contains("\(dir)/nope.pcd"), "\(missing.output)")
+        try "VERSION 0.7\nFIELDS x y\nSIZE 4 4\nTYPE F F\nCOUNT 1 1\nWIDTH 1\nHEIGHT 1\nPOINTS 1\nDATA ascii\n1 2\n"
+            .write(
+                toFile: "\(dir)/bad.pcd", atomically: true, encoding: .utf8)
+        let bad = try fleetmesh(["plan", "inspection", "--map", "\(dir)/bad.pcd", "--points", "\(dir)/hall-points.csv"])
+        #expect(bad.status == 65 && bad.output.contains("bad.pcd:2:"), "\(bad.output)")
+        let noOrigin = try fleetmesh([
+            "plan", "inspection", "--map", "\(dir)/hall.pcd", "--points", "\(dir)/hall-points.csv", "--out",
+            "\(dir)/r.txt",
+        ])
+        #expect(noOrigin.status == 64 && noOrigin.output.contains("give --origin LAT,LON or --utm"))
+        try "x,y,z\n4,4.9,3\n".write(toFile: "\(dir)/inside.csv", atomically: true, encoding: .utf8)
+        let inside = try fleetmesh(["plan", "inspection", "--map", "\(dir)/hall.pcd", "--points", "\(dir)/inside.csv"])
+        #expect(inside.status == 1 && inside.output.contains("point 1 (\(dir)/inside.csv:2) (4.0, 4.9, 3.0) is 0."))
+        #expect(!FileManager.default.fileExists(atPath: "\(dir)/r.txt"))
+    }
+
+    @Test func threeDronesShareTheHallAndEachGetsARouteFile() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fleetmesh-fleet-\(getpid())").path
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        #expect(try fleetmesh(["plan", "example", "hall", "--dir", dir]).status == 0)
+        let r = try fleetmesh([
+            "plan", "inspection", "--map", "\(dir)/hall.pcd", "--points", "\(dir)/hall-points.csv", "--origin",
+            "59.9,10.7", "--start=-2,-2,2", "--start", "16,-2,2", "--start", "34,-2,2", "--out", "\(dir)/route.txt",
+            "--json",
+        ])
+        #expect(r.status == 0, "\(r.output)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.output.utf8)) as? [String: Any])
+        let drones = try #require(json["drones"] as? [[String: Any]])
+        #expect(drones.count == 3)
+        #expect(drones.flatMap { $0["points"] as? [Int] ?? [] }.sorted() == [1, 2, 3, 4, 5])
+        #expect(json["conflictsAfter"] as? Int == 0)
+        for d in 1...3 { #expect(FileManager.default.fileExists(atPath: "\(dir)/route-\(d).txt")) }
+    }
+}
