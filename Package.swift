@@ -146,7 +146,7 @@ let package = Package(
         .target(
             name: "Dashboard",
             dependencies: [
-                "ControlProtocol", "Flight", "FlightLog", "Geodesy",
+                "ControlProtocol", "Flight", "FlightLog", "Geodesy", "Inspection",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
@@ -256,7 +256,8 @@ let package = Package(
         .testTarget(
             name: "DashboardTests",
             dependencies: [
-                "ControlProtocol", "Coordinator", "Dashboard", "Flight", "FlightLog", "Geodesy", "MeshTypes",
+                "ControlProtocol", "Coordinator", "Dashboard", "Flight", "FlightLog", "Geodesy", "Inspection",
+                "MeshTypes",
                 "Vehicles", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -268,7 +269,7 @@ let package = Package(
             ],
             exclude: [
                 "udp_tool.py", "dashboard_browser.py", "dashboard_live.py", "lab_browser.py", "dashboard_tiles.py",
-                "flight_review_browser.py",
+                "flight_review_browser.py", "inspection_browser.py",
             ]
         ),
     ],

@@ -14,12 +14,16 @@ public struct DashboardConfiguration: Sendable, Equatable {
     public var overlays: [DashboardOverlay]
     /// `tls_certificate` and `tls_key`: serve HTTPS (and WSS) with them; nil for plain HTTP.
     public var tls: DashboardTLS?
+    /// `[dashboard.inspection]`: a site's point cloud to plan inspection routes in; nil for none.
+    public var inspection: DashboardInspection?
 
     /// A configuration; every parameter defaults to the documented value.
     public init(
         host: String = "127.0.0.1", port: Int = 8080, liveRateHz: Double = 5, accounts: [DashboardAccount] = [],
-        tiles: DashboardTiles? = nil, overlays: [DashboardOverlay] = [], tls: DashboardTLS? = nil
+        tiles: DashboardTiles? = nil, overlays: [DashboardOverlay] = [], tls: DashboardTLS? = nil,
+        inspection: DashboardInspection? = nil
     ) {
+        self.inspection = inspection
         self.host = host
         self.port = port
         self.liveRateHz = liveRateHz

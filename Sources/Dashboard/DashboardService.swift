@@ -43,6 +43,7 @@ public struct DashboardService: Service, CustomStringConvertible {
         ("/api/v1/targets", [.post]), ("/api/v1/live", [.get]), ("/api/v1/map", [.get]),
         ("/api/v1/overlays/{index}", [.get]), ("/api/v1/geofence", [.get, .post]), ("/api/v1/geofence/clear", [.post]),
         ("/api/v1/flights", [.get]), ("/api/v1/flights/{flight}/track", [.get]),
+        ("/api/v1/inspection", [.get]), ("/api/v1/inspection/plan", [.post]),
     ]
 
     /// The methods `path` takes, if it is one of `routes`.
@@ -92,7 +93,7 @@ public struct DashboardService: Service, CustomStringConvertible {
 
     public func run() async throws {
         let live = LivePicture(backend: backend, interval: .seconds(1.0 / configuration.liveRateHz), clock: clock)
-        let state = DashboardState()
+        let state = DashboardState(inspection: configuration.inspection)
         let access = AccessGuard(accounts: configuration.accounts, clock: clock)
         let router = try makeRouter(live: live, state: state, access: access)
         let logger = self.logger
@@ -161,6 +162,13 @@ struct ReadyReport: Codable, Hashable, Sendable {
 /// Whether graceful shutdown has begun (set from the shutdown handler, read by `/readyz`).
 final class DashboardState: Sendable {
     private let flag = Mutex(false)
+    /// The inspection site (`[dashboard.inspection]`), loaded on first use; nil without one.
+    let inspection: InspectionWorkspace?
+
+    init(inspection: DashboardInspection? = nil) {
+        self.inspection = inspection.map { InspectionWorkspace(settings: $0) }
+    }
+
     var isShuttingDown: Bool { flag.withLock { $0 } }
     func shuttingDown() { flag.withLock { $0 = true } }
 }

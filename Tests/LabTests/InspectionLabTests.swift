@@ -93,4 +93,78 @@ import Testing
                 flown.distance >= 1.0, "flown \(flown.distance) m from the cloud at \(String(describing: flown.at))")
         }
     }
+
+    /// The dashboard's Inspection panel in headless Chromium against a real station with `[dashboard.inspection]`:
+    /// the site drawn, points clicked on the map, a refusal, a route planned from the drone and flown by Send.
+    @Test func theDashboardPlansAndFliesAnInspectionRoute() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fleetmesh-dash-insp-\(getpid())").path
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let cloud = SiteScene.bridge().cloud.points.map { $0 + SIMD3<Float>(25, 0, 0) }
+        try PointCloudWriter.write(cloud, as: .pcd(.binary), to: "\(dir)/bridge.pcd")
+
+        try await Lab.with(hosts: 2) { lab in
+            let drone = try lab.startNode(host: 2, name: "drone-2")
+            var here: VehicleReport?
+            try await waitUntil("drone-2 knows its own position", timeout: .seconds(20)) {
+                here = try drone.vehicles().first { $0.name == "drone-2" }
+                return here != nil
+            }
+            let home = try #require(here)
+            // The mission's origin at the drone's home: the cloud's frame puts the drone 25 m west of the bridge.
+            let station = try lab.startNode(
+                host: 1, name: "station-a", role: "station",
+                extra: """
+                    [mission]
+                    origin = [\(home.latitude), \(home.longitude), 0]
+                    [dashboard.inspection]
+                    map = "\(dir)/bridge.pcd"
+                    """)
+            var uav = 0
+            try await waitUntil("the station sees drone-2 live with a number", timeout: .seconds(20)) {
+                guard let v = try station.vehicles().first(where: { $0.name == "drone-2" && !$0.stale }),
+                    let n = v.uavNumber
+                else { return false }
+                uav = n
+                return true
+            }
+            try await station.send(["takeoff", "3"], toUAV: uav)
+            try await waitUntil("drone-2 hovering at 3 m", timeout: .seconds(20)) {
+                try station.vehicles().contains {
+                    $0.name == "drone-2" && $0.altitude > 2.7 && $0.activity == "hovering"
+                }
+            }
+            let origin = try MapOrigin(latitude: home.latitude, longitude: home.longitude)
+            let clicks = [(10.0, 0.0), (40.0, 0.0), (25.0, 0.0)].map { p -> [Double] in
+                let g = origin.geodetic(LocalPosition(east: p.0, north: p.1, up: 0))
+                return [g.latitude, g.longitude]
+            }
+            let points = String(decoding: try JSONSerialization.data(withJSONObject: clicks), as: UTF8.self)
+            let shots = repositoryRoot.appendingPathComponent(".build/test-artifacts/inspection").path
+            let script = repositoryRoot.appendingPathComponent("Tests/LabTests/inspection_browser.py").path
+            let browser = try lab.start(
+                host: 1, tag: "inspection",
+                ["python3", "-u", script, "http://127.0.0.1:8080", String(uav), points, shots])
+            try await waitUntil("the inspection browser script ends", timeout: .seconds(150)) {
+                !browser.process.isRunning
+            }
+            let findings = browser.output.split(separator: "\n").last { $0.hasPrefix("{") }.map(String.init) ?? ""
+            #expect(
+                browser.process.wait() == 0, "\(findings.isEmpty ? browser.output.suffix(3000) : Substring(findings))")
+            print("inspection in Chromium: \(findings)")
+            let seen = (try? JSONSerialization.jsonObject(with: Data(findings.utf8))) as? [String: Any]
+            #expect((seen?["site"] as? String ?? "").contains("points (PCD binary)"), "\(findings)")
+            #expect(seen?["markers"] as? Int == 3, "\(findings)")
+            #expect((seen?["refused"] as? String ?? "").contains("point 3"), "\(findings)")
+            #expect((seen?["clearance"] as? Double ?? 0) >= 1.0, "\(findings)")
+            #expect(seen?["routeLines"] as? Int == 1, "\(findings)")
+            #expect((seen?["flown"] as? String ?? "").contains("completed"), "\(findings)")
+            #expect((seen?["failedRequests"] as? [String])?.isEmpty == true, "\(findings)")
+            // The drone is where the route ends: the last point clicked, 3 m up.
+            let end = try #require(try station.vehicles().first { $0.name == "drone-2" })
+            let l = try origin.local(
+                GeodeticCoordinate(latitude: end.latitude, longitude: end.longitude, altitude: end.altitude))
+            #expect(abs(l.east - 25) < 0.6 && abs(l.north) < 0.6 && abs(l.up - 3) < 0.5, "\(l)")
+        }
+    }
 }

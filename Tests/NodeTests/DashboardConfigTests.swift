@@ -37,7 +37,7 @@ private func node(_ role: String) -> String {
         ("enabled = \"yes\"", "[dashboard] enabled: expected true or false, found string"),
         (
             "port = 8080",
-            "[dashboard] port: unknown field (known: accounts, enabled, listen, live_rate_hz, overlays, tiles"
+            "[dashboard] port: unknown field (known: accounts, enabled, inspection, listen, live_rate_hz"
         ),
         ("[[dashboard.accounts]]\nrole = \"viewer\"", "[dashboard.accounts[0]] name: missing"),
         ("[[dashboard.accounts]]\nname = \"a b\"", "name: must be 1–64 characters without spaces"),
@@ -213,6 +213,31 @@ private func node(_ role: String) -> String {
                 _ = try parse(line)
             } catch {
                 #expect("\(error)".contains(expected), "\(line): \(error)")
+            }
+        }
+    }
+
+    @Test func anInspectionSiteIsReadFromItsTableWithDefaultsAndItsFileMustExist() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fm-insp-\(getpid())").path
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "VERSION 0.7\n".write(toFile: "\(dir)/site.pcd", atomically: true, encoding: .utf8)
+        let dashboard = try parse("[dashboard.inspection]\nmap = \"\(dir)/site.pcd\"\nclearance = 1.5")
+        #expect(dashboard?.inspection == DashboardInspection(map: "\(dir)/site.pcd", clearance: 1.5))
+        for (table, message) in [
+            ("resolution = 0.2", "[dashboard.inspection] map: missing (the site's point cloud"),
+            ("map = \"/nowhere/site.pcd\"", "[dashboard.inspection] map: cannot read /nowhere/site.pcd"),
+            ("map = \"\(dir)/site.pcd\"\nclearance = 0.0", "[dashboard.inspection] clearance: must be more than 0"),
+            (
+                "map = \"\(dir)/site.pcd\"\nspeed = 30.0",
+                "[dashboard.inspection] speed: must be more than 0 and at most 20"
+            ),
+            ("map = \"\(dir)/site.pcd\"\nwings = 2", "[dashboard.inspection] wings: unknown field"),
+        ] {
+            #expect {
+                _ = try parse("[dashboard.inspection]\n" + table)
+            } throws: { error in
+                "\(error)".contains(message)
             }
         }
     }

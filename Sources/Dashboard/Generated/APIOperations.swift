@@ -3,7 +3,7 @@
 
 extension APIOperation {
     /// SHA-256 of openapi.yaml followed by Tools/openapi/openapi-generator-config.yaml, as generated from.
-    static let sourcesSHA256 = "59d44f2b9621fcdc8e9fcdad94682f957ded84b89dc904044e497900ba99e519"
+    static let sourcesSHA256 = "471e4683a3c2cc9024914b97b24de567237d2bd40f3d1ffe0126acca9b1e315a"
 
     /// Every operation of openapi.yaml, by operationId.
     static let all: [String: APIOperation] = [
@@ -62,6 +62,16 @@ extension APIOperation {
             query: [APIOperation.Parameter(name: "maxPoints", isInteger: true, minimum: 2, maximum: 20000, description: "at most this many points per vehicle (default 2000)")],
             pathParameters: [APIOperation.Parameter(name: "flight", isInteger: true, minimum: 1, description: "the flight's number")],
             body: nil),
+        "inspection-site": APIOperation(
+            name: "inspection-site", method: "GET", path: "/api/v1/inspection",
+            query: [],
+            pathParameters: [],
+            body: nil),
+        "inspection-plan": APIOperation(
+            name: "inspection-plan", method: "POST", path: "/api/v1/inspection/plan",
+            query: [],
+            pathParameters: [],
+            body: APIOperation.Body(fields: ["points", "start"], required: ["points"])),
         "session": APIOperation(
             name: "session", method: "GET", path: "/api/v1/session",
             query: [],
@@ -138,6 +148,21 @@ extension APIOperation {
         "TargetRequest": APIOperation.Body(
             fields: ["latitude", "longitude", "altitude", "uav", "all", "follow", "timeoutMs"],
             required: ["latitude", "longitude", "altitude"]),
+        "InspectionSite": APIOperation.Body(
+            fields: ["map", "format", "points", "droppedNonFinite", "voxels", "isolatedVoxels", "resolution", "clearance", "loadSeconds", "view"],
+            required: ["map", "format", "points", "droppedNonFinite", "voxels", "isolatedVoxels", "resolution", "clearance", "loadSeconds", "view"]),
+        "InspectionView": APIOperation.Body(
+            fields: ["corners", "cell", "columns", "rows", "floor", "top", "heights"],
+            required: ["corners", "cell", "columns", "rows", "floor", "top", "heights"]),
+        "InspectionPlanRequest": APIOperation.Body(
+            fields: ["points", "start"],
+            required: ["points"]),
+        "InspectionPoint": APIOperation.Body(
+            fields: ["latitude", "longitude", "altitude", "heading"],
+            required: ["latitude", "longitude", "altitude"]),
+        "InspectionPlan": APIOperation.Body(
+            fields: ["waypoints", "snapshots", "lengthM", "durationS", "minimumClearanceM", "planMs", "expandedCells"],
+            required: ["waypoints", "snapshots", "lengthM", "durationS", "minimumClearanceM", "planMs", "expandedCells"]),
         "PreviewRequest": APIOperation.Body(
             fields: ["waypoints"],
             required: ["waypoints"]),

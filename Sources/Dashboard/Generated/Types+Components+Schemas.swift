@@ -316,6 +316,456 @@ extension Components {
                 ])
             }
         }
+        /// - Remark: Generated from `#/components/schemas/InspectionSite`.
+        internal struct InspectionSite: Codable, Hashable, Sendable {
+            /// the cloud's file
+            ///
+            /// - Remark: Generated from `#/components/schemas/InspectionSite/map`.
+            internal var map: Swift.String
+            /// - Remark: Generated from `#/components/schemas/InspectionSite/format`.
+            internal var format: Swift.String
+            /// points read
+            ///
+            /// - Remark: Generated from `#/components/schemas/InspectionSite/points`.
+            internal var points: Swift.Int
+            /// points dropped for a NaN or infinite coordinate
+            ///
+            /// - Remark: Generated from `#/components/schemas/InspectionSite/droppedNonFinite`.
+            internal var droppedNonFinite: Swift.Int
+            /// occupied voxels
+            ///
+            /// - Remark: Generated from `#/components/schemas/InspectionSite/voxels`.
+            internal var voxels: Swift.Int
+            /// lone returns (kept as obstacles)
+            ///
+            /// - Remark: Generated from `#/components/schemas/InspectionSite/isolatedVoxels`.
+            internal var isolatedVoxels: Swift.Int
+            /// voxel edge
+            ///
+            /// - Remark: Generated from `#/components/schemas/InspectionSite/resolution`.
+            internal var resolution: Swift.Double
+            /// the route's distance from every point
+            ///
+            /// - Remark: Generated from `#/components/schemas/InspectionSite/clearance`.
+            internal var clearance: Swift.Double
+            /// time taken to read the cloud and build the map
+            ///
+            /// - Remark: Generated from `#/components/schemas/InspectionSite/loadSeconds`.
+            internal var loadSeconds: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/InspectionSite/view`.
+            internal var view: Components.Schemas.InspectionView
+            /// Creates a new `InspectionSite`.
+            ///
+            /// - Parameters:
+            ///   - map: the cloud's file
+            ///   - format:
+            ///   - points: points read
+            ///   - droppedNonFinite: points dropped for a NaN or infinite coordinate
+            ///   - voxels: occupied voxels
+            ///   - isolatedVoxels: lone returns (kept as obstacles)
+            ///   - resolution: voxel edge
+            ///   - clearance: the route's distance from every point
+            ///   - loadSeconds: time taken to read the cloud and build the map
+            ///   - view:
+            internal init(
+                map: Swift.String,
+                format: Swift.String,
+                points: Swift.Int,
+                droppedNonFinite: Swift.Int,
+                voxels: Swift.Int,
+                isolatedVoxels: Swift.Int,
+                resolution: Swift.Double,
+                clearance: Swift.Double,
+                loadSeconds: Swift.Double,
+                view: Components.Schemas.InspectionView
+            ) {
+                self.map = map
+                self.format = format
+                self.points = points
+                self.droppedNonFinite = droppedNonFinite
+                self.voxels = voxels
+                self.isolatedVoxels = isolatedVoxels
+                self.resolution = resolution
+                self.clearance = clearance
+                self.loadSeconds = loadSeconds
+                self.view = view
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case map
+                case format
+                case points
+                case droppedNonFinite
+                case voxels
+                case isolatedVoxels
+                case resolution
+                case clearance
+                case loadSeconds
+                case view
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.map = try container.decode(
+                    Swift.String.self,
+                    forKey: .map
+                )
+                self.format = try container.decode(
+                    Swift.String.self,
+                    forKey: .format
+                )
+                self.points = try container.decode(
+                    Swift.Int.self,
+                    forKey: .points
+                )
+                self.droppedNonFinite = try container.decode(
+                    Swift.Int.self,
+                    forKey: .droppedNonFinite
+                )
+                self.voxels = try container.decode(
+                    Swift.Int.self,
+                    forKey: .voxels
+                )
+                self.isolatedVoxels = try container.decode(
+                    Swift.Int.self,
+                    forKey: .isolatedVoxels
+                )
+                self.resolution = try container.decode(
+                    Swift.Double.self,
+                    forKey: .resolution
+                )
+                self.clearance = try container.decode(
+                    Swift.Double.self,
+                    forKey: .clearance
+                )
+                self.loadSeconds = try container.decode(
+                    Swift.Double.self,
+                    forKey: .loadSeconds
+                )
+                self.view = try container.decode(
+                    Components.Schemas.InspectionView.self,
+                    forKey: .view
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "map",
+                    "format",
+                    "points",
+                    "droppedNonFinite",
+                    "voxels",
+                    "isolatedVoxels",
+                    "resolution",
+                    "clearance",
+                    "loadSeconds",
+                    "view"
+                ])
+            }
+        }
+        /// The cloud from above, row by row from the south-west corner, east along each row.
+        ///
+        /// - Remark: Generated from `#/components/schemas/InspectionView`.
+        internal struct InspectionView: Codable, Hashable, Sendable {
+            /// [latitude, longitude] of the south-west, south-east, north-east and north-west corners
+            ///
+            /// - Remark: Generated from `#/components/schemas/InspectionView/corners`.
+            internal var corners: [[Swift.Double]]
+            /// a cell's edge
+            ///
+            /// - Remark: Generated from `#/components/schemas/InspectionView/cell`.
+            internal var cell: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/InspectionView/columns`.
+            internal var columns: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/InspectionView/rows`.
+            internal var rows: Swift.Int
+            /// the lowest point's height above the origin
+            ///
+            /// - Remark: Generated from `#/components/schemas/InspectionView/floor`.
+            internal var floor: Swift.Double
+            /// the highest point's height above the origin
+            ///
+            /// - Remark: Generated from `#/components/schemas/InspectionView/top`.
+            internal var top: Swift.Double
+            /// each cell's highest point, decimetres above the floor; -1 for a cell without points
+            ///
+            /// - Remark: Generated from `#/components/schemas/InspectionView/heights`.
+            internal var heights: [Swift.Int]
+            /// Creates a new `InspectionView`.
+            ///
+            /// - Parameters:
+            ///   - corners: [latitude, longitude] of the south-west, south-east, north-east and north-west corners
+            ///   - cell: a cell's edge
+            ///   - columns:
+            ///   - rows:
+            ///   - floor: the lowest point's height above the origin
+            ///   - top: the highest point's height above the origin
+            ///   - heights: each cell's highest point, decimetres above the floor; -1 for a cell without points
+            internal init(
+                corners: [[Swift.Double]],
+                cell: Swift.Double,
+                columns: Swift.Int,
+                rows: Swift.Int,
+                floor: Swift.Double,
+                top: Swift.Double,
+                heights: [Swift.Int]
+            ) {
+                self.corners = corners
+                self.cell = cell
+                self.columns = columns
+                self.rows = rows
+                self.floor = floor
+                self.top = top
+                self.heights = heights
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case corners
+                case cell
+                case columns
+                case rows
+                case floor
+                case top
+                case heights
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.corners = try container.decode(
+                    [[Swift.Double]].self,
+                    forKey: .corners
+                )
+                self.cell = try container.decode(
+                    Swift.Double.self,
+                    forKey: .cell
+                )
+                self.columns = try container.decode(
+                    Swift.Int.self,
+                    forKey: .columns
+                )
+                self.rows = try container.decode(
+                    Swift.Int.self,
+                    forKey: .rows
+                )
+                self.floor = try container.decode(
+                    Swift.Double.self,
+                    forKey: .floor
+                )
+                self.top = try container.decode(
+                    Swift.Double.self,
+                    forKey: .top
+                )
+                self.heights = try container.decode(
+                    [Swift.Int].self,
+                    forKey: .heights
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "corners",
+                    "cell",
+                    "columns",
+                    "rows",
+                    "floor",
+                    "top",
+                    "heights"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/InspectionPlanRequest`.
+        internal struct InspectionPlanRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/InspectionPlanRequest/points`.
+            internal var points: [Components.Schemas.InspectionPoint]
+            /// - Remark: Generated from `#/components/schemas/InspectionPlanRequest/start`.
+            internal var start: Components.Schemas.InspectionPoint?
+            /// Creates a new `InspectionPlanRequest`.
+            ///
+            /// - Parameters:
+            ///   - points:
+            ///   - start:
+            internal init(
+                points: [Components.Schemas.InspectionPoint],
+                start: Components.Schemas.InspectionPoint? = nil
+            ) {
+                self.points = points
+                self.start = start
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case points
+                case start
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.points = try container.decode(
+                    [Components.Schemas.InspectionPoint].self,
+                    forKey: .points
+                )
+                self.start = try container.decodeIfPresent(
+                    Components.Schemas.InspectionPoint.self,
+                    forKey: .start
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "points",
+                    "start"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/InspectionPoint`.
+        internal struct InspectionPoint: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/InspectionPoint/latitude`.
+            internal var latitude: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/InspectionPoint/longitude`.
+            internal var longitude: Swift.Double
+            /// metres above the map origin (home's ground)
+            ///
+            /// - Remark: Generated from `#/components/schemas/InspectionPoint/altitude`.
+            internal var altitude: Swift.Double
+            /// degrees clockwise from grid north to face there
+            ///
+            /// - Remark: Generated from `#/components/schemas/InspectionPoint/heading`.
+            internal var heading: Swift.Double?
+            /// Creates a new `InspectionPoint`.
+            ///
+            /// - Parameters:
+            ///   - latitude:
+            ///   - longitude:
+            ///   - altitude: metres above the map origin (home's ground)
+            ///   - heading: degrees clockwise from grid north to face there
+            internal init(
+                latitude: Swift.Double,
+                longitude: Swift.Double,
+                altitude: Swift.Double,
+                heading: Swift.Double? = nil
+            ) {
+                self.latitude = latitude
+                self.longitude = longitude
+                self.altitude = altitude
+                self.heading = heading
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case latitude
+                case longitude
+                case altitude
+                case heading
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.latitude = try container.decode(
+                    Swift.Double.self,
+                    forKey: .latitude
+                )
+                self.longitude = try container.decode(
+                    Swift.Double.self,
+                    forKey: .longitude
+                )
+                self.altitude = try container.decode(
+                    Swift.Double.self,
+                    forKey: .altitude
+                )
+                self.heading = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .heading
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "latitude",
+                    "longitude",
+                    "altitude",
+                    "heading"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/InspectionPlan`.
+        internal struct InspectionPlan: Codable, Hashable, Sendable {
+            /// [latitude, longitude, altitude] of each vertex after the start: what `trajectory` takes
+            ///
+            /// - Remark: Generated from `#/components/schemas/InspectionPlan/waypoints`.
+            internal var waypoints: [[Swift.Double]]
+            /// each point's index in waypoints
+            ///
+            /// - Remark: Generated from `#/components/schemas/InspectionPlan/snapshots`.
+            internal var snapshots: [Swift.Int]
+            /// - Remark: Generated from `#/components/schemas/InspectionPlan/lengthM`.
+            internal var lengthM: Swift.Double
+            /// at the site's speed
+            ///
+            /// - Remark: Generated from `#/components/schemas/InspectionPlan/durationS`.
+            internal var durationS: Swift.Double
+            /// the route's smallest distance to the raw cloud
+            ///
+            /// - Remark: Generated from `#/components/schemas/InspectionPlan/minimumClearanceM`.
+            internal var minimumClearanceM: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/InspectionPlan/planMs`.
+            internal var planMs: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/InspectionPlan/expandedCells`.
+            internal var expandedCells: Swift.Int
+            /// Creates a new `InspectionPlan`.
+            ///
+            /// - Parameters:
+            ///   - waypoints: [latitude, longitude, altitude] of each vertex after the start: what `trajectory` takes
+            ///   - snapshots: each point's index in waypoints
+            ///   - lengthM:
+            ///   - durationS: at the site's speed
+            ///   - minimumClearanceM: the route's smallest distance to the raw cloud
+            ///   - planMs:
+            ///   - expandedCells:
+            internal init(
+                waypoints: [[Swift.Double]],
+                snapshots: [Swift.Int],
+                lengthM: Swift.Double,
+                durationS: Swift.Double,
+                minimumClearanceM: Swift.Double,
+                planMs: Swift.Double,
+                expandedCells: Swift.Int
+            ) {
+                self.waypoints = waypoints
+                self.snapshots = snapshots
+                self.lengthM = lengthM
+                self.durationS = durationS
+                self.minimumClearanceM = minimumClearanceM
+                self.planMs = planMs
+                self.expandedCells = expandedCells
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case waypoints
+                case snapshots
+                case lengthM
+                case durationS
+                case minimumClearanceM
+                case planMs
+                case expandedCells
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.waypoints = try container.decode(
+                    [[Swift.Double]].self,
+                    forKey: .waypoints
+                )
+                self.snapshots = try container.decode(
+                    [Swift.Int].self,
+                    forKey: .snapshots
+                )
+                self.lengthM = try container.decode(
+                    Swift.Double.self,
+                    forKey: .lengthM
+                )
+                self.durationS = try container.decode(
+                    Swift.Double.self,
+                    forKey: .durationS
+                )
+                self.minimumClearanceM = try container.decode(
+                    Swift.Double.self,
+                    forKey: .minimumClearanceM
+                )
+                self.planMs = try container.decode(
+                    Swift.Double.self,
+                    forKey: .planMs
+                )
+                self.expandedCells = try container.decode(
+                    Swift.Int.self,
+                    forKey: .expandedCells
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "waypoints",
+                    "snapshots",
+                    "lengthM",
+                    "durationS",
+                    "minimumClearanceM",
+                    "planMs",
+                    "expandedCells"
+                ])
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/PreviewRequest`.
         internal struct PreviewRequest: Codable, Hashable, Sendable {
             /// [latitude, longitude, altitude] each: degrees, degrees, metres above home (±10 km)

@@ -65,6 +65,18 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /api/v1/flights/{flight}/track`.
     /// - Remark: Generated from `#/paths//api/v1/flights/{flight}/track/get(flight-track)`.
     func flightTrack(_ input: Operations.FlightTrack.Input) async throws -> Operations.FlightTrack.Output
+    /// The station's inspection site ([dashboard.inspection], docs/INSPECTION.md): the point cloud's figures and the cloud seen from above (the highest point in each cell, on the map by its four corners). The first call loads it.
+    ///
+    ///
+    /// - Remark: HTTP `GET /api/v1/inspection`.
+    /// - Remark: Generated from `#/paths//api/v1/inspection/get(inspection-site)`.
+    func inspectionSite(_ input: Operations.InspectionSite.Input) async throws -> Operations.InspectionSite.Output
+    /// A route through snapshot points in the inspection site, keeping the configured clearance from every point of the cloud (as `fleetmesh plan inspection`); nothing is sent. Its waypoints are what `trajectory` takes.
+    ///
+    ///
+    /// - Remark: HTTP `POST /api/v1/inspection/plan`.
+    /// - Remark: Generated from `#/paths//api/v1/inspection/plan/post(inspection-plan)`.
+    func inspectionPlan(_ input: Operations.InspectionPlan.Input) async throws -> Operations.InspectionPlan.Output
     /// Who this browser is logged in as, or that this dashboard needs no login.
     ///
     /// - Remark: HTTP `GET /api/v1/session`.
@@ -226,6 +238,28 @@ extension APIProtocol {
             path: path,
             query: query,
             headers: headers
+        ))
+    }
+    /// The station's inspection site ([dashboard.inspection], docs/INSPECTION.md): the point cloud's figures and the cloud seen from above (the highest point in each cell, on the map by its four corners). The first call loads it.
+    ///
+    ///
+    /// - Remark: HTTP `GET /api/v1/inspection`.
+    /// - Remark: Generated from `#/paths//api/v1/inspection/get(inspection-site)`.
+    internal func inspectionSite(headers: Operations.InspectionSite.Input.Headers = .init()) async throws -> Operations.InspectionSite.Output {
+        try await inspectionSite(Operations.InspectionSite.Input(headers: headers))
+    }
+    /// A route through snapshot points in the inspection site, keeping the configured clearance from every point of the cloud (as `fleetmesh plan inspection`); nothing is sent. Its waypoints are what `trajectory` takes.
+    ///
+    ///
+    /// - Remark: HTTP `POST /api/v1/inspection/plan`.
+    /// - Remark: Generated from `#/paths//api/v1/inspection/plan/post(inspection-plan)`.
+    internal func inspectionPlan(
+        headers: Operations.InspectionPlan.Input.Headers = .init(),
+        body: Operations.InspectionPlan.Input.Body
+    ) async throws -> Operations.InspectionPlan.Output {
+        try await inspectionPlan(Operations.InspectionPlan.Input(
+            headers: headers,
+            body: body
         ))
     }
     /// Who this browser is logged in as, or that this dashboard needs no login.

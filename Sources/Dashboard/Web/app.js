@@ -511,7 +511,11 @@ document.getElementById("place-target").addEventListener("click", () => {
     ? "Click the map to place the target (drag it to move it)." : "Click the map to send the drone there.";
 });
 
+// A click another part of the page takes first (inspection.js: adding snapshot points); true when it took it.
+let mapClickHook = null;
+
 map.on("click", (e) => {
+  if (mapClickHook && mapClickHook(e.latlng)) return;
   if (fence.editing) { addCorner(e.latlng); return; }
   const v = selectedVehicle();
   if (!v || session.role !== "operator") return;

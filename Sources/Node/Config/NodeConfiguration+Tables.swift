@@ -1,6 +1,7 @@
 import Coordinator
 import Dashboard
 import FlightLogShipping
+import Foundation
 import Geodesy
 import Membership
 import MeshTypes
@@ -185,8 +186,8 @@ extension NodeConfiguration {
         -> DashboardConfiguration?
     {
         try t.rejectUnknownKeys([
-            "accounts", "enabled", "listen", "live_rate_hz", "overlays", "tiles", "tiles_attribution", "tiles_format",
-            "tiles_max_zoom", "tls_certificate", "tls_key",
+            "accounts", "enabled", "inspection", "listen", "live_rate_hz", "overlays", "tiles", "tiles_attribution",
+            "tiles_format", "tiles_max_zoom", "tls_certificate", "tls_key",
         ])
         guard try t.bool("enabled", default: role == .station) else { return nil }
         var c = DashboardConfiguration()
@@ -254,6 +255,34 @@ extension NodeConfiguration {
             } catch {
                 throw o.error("file", error.description)
             }
+        }
+        if let i = try t.subtable("inspection") {
+            try i.rejectUnknownKeys(["map", "resolution", "clearance", "speed", "hover"])
+            guard let file = try i.string("map") else {
+                throw i.error("map", "missing (the site's point cloud: a .pcd or .ply file)")
+            }
+            let path = resolve(file, base: baseDirectory)
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                throw i.error("map", "cannot read \(path)")
+            }
+            var settings = DashboardInspection(map: path)
+            settings.resolution = try i.number("resolution") ?? settings.resolution
+            guard (0.01...10).contains(settings.resolution) else {
+                throw i.error("resolution", "must be 0.01–10 m, found \(settings.resolution)")
+            }
+            settings.clearance = try i.number("clearance") ?? settings.clearance
+            guard settings.clearance > 0, settings.clearance <= 50 else {
+                throw i.error("clearance", "must be more than 0 and at most 50 m, found \(settings.clearance)")
+            }
+            settings.speed = try i.number("speed") ?? settings.speed
+            guard settings.speed > 0, settings.speed <= 20 else {
+                throw i.error("speed", "must be more than 0 and at most 20 m/s, found \(settings.speed)")
+            }
+            settings.hover = try i.number("hover") ?? settings.hover
+            guard settings.hover >= 0, settings.hover <= 600 else {
+                throw i.error("hover", "must be 0–600 s, found \(settings.hover)")
+            }
+            c.inspection = settings
         }
         return c
     }
