@@ -124,8 +124,8 @@ public struct SimulatedVehicle: Vehicle {
         case .followTarget(false):
             flight = .hold
             completion = nil
-        case .trajectory(let waypoints):
-            switch planTrajectory(through: waypoints) {
+        case .trajectory(let waypoints, let stops):
+            switch planTrajectory(through: waypoints, stops: stops) {
             case .success(let trajectory):
                 flight = .startTrajectory(trajectory)
                 completion = .arrived
@@ -145,13 +145,17 @@ public struct SimulatedVehicle: Vehicle {
 
     /// A trajectory from where the vehicle is now through `waypoints` (planned with the navigator's default speed, by
     /// `TrajectoryPlanner.commandedFlight`, as the station's preview plans it), or the reason it cannot be flown.
-    public func planTrajectory(through waypoints: [GeoPoint]) -> Result<Trajectory, RejectionText> {
+    public func planTrajectory(through waypoints: [GeoPoint], stops: [TrajectoryStop] = []) -> Result<
+        Trajectory, RejectionText
+    > {
         guard simulator.state.isAirborne else { return .failure(RejectionText("not airborne")) }
+        var at: [Int: TrajectoryPlanner.Stop] = [:]
+        for s in stops { at[Int(s.index)] = .init(heading: s.heading, hold: s.hold) }
         do {
             return .success(
                 try TrajectoryPlanner.commandedFlight(
                     from: simulator.state.position, heading: simulator.state.heading,
-                    through: waypoints.map(\.geodetic), on: origin, navigation: navigator.configuration))
+                    through: waypoints.map(\.geodetic), on: origin, stops: at, navigation: navigator.configuration))
         } catch {
             return .failure(RejectionText("\(error)"))
         }

@@ -105,9 +105,11 @@ struct SendCommand: ParsableCommand {
         commandName: "send", abstract: "Send a command to a drone (or, with --together, to several at one moment).",
         discussion: """
             Commands: takeoff ALT, land, hover, goto LAT LON ALT [SPEED], rtl, follow on|off, \
-            trajectory LAT,LON,ALT … (metres above home, degrees, m/s). A trajectory's waypoints can also come from a \
-            file: `trajectory @route.txt`, one LAT,LON,ALT per line (blank lines and # comments skipped); the drone \
-            plans a path from where it is through every waypoint and holds at the last. With --together, UAV is a \
+            trajectory LAT,LON,ALT[,HEADING[,HOLD]] … (metres above home, degrees, m/s; at a waypoint with HEADING the \
+            drone turns to face it, HEADING - keeps its heading, and holds HOLD seconds). A trajectory's waypoints can \
+            also come from a file: `trajectory @route.txt`, one waypoint per line (blank lines and # comments skipped; \
+            `fleetmesh plan inspection` writes such files); the drone plans a path from where it is through every \
+            waypoint and holds at the last. With --together, UAV is a \
             list (1,2,4): every drone starts the command at the same moment, --lead seconds after it is sent, each on \
             its own clock (accepted means scheduled). Exits 0 when the command was accepted and completed (by every \
             drone), 1 when it was rejected or failed, 2 when no final answer came within --timeout.
@@ -284,8 +286,9 @@ func expandWaypointFiles(_ words: [String]) throws -> [String] {
             let line = raw.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") { continue }
             let fields = line.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" })
-            guard fields.count == 3 else {
-                throw failure("error: \(path):\(i + 1): expected LAT,LON,ALT, found '\(line)'", code: 65)
+            guard (3...5).contains(fields.count) else {
+                throw failure(
+                    "error: \(path):\(i + 1): expected LAT,LON,ALT[,HEADING[,HOLD]], found '\(line)'", code: 65)
             }
             out.append(fields.joined(separator: ","))
         }

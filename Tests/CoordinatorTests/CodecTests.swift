@@ -64,6 +64,17 @@ let sampleMessages: [CoordinatorMessage] = {
                 CommandRequest(
                     counter: 13, uavNumber: 7, targetIncarnation: 5, takeover: false,
                     command: .trajectory([p, GeoPoint(latitudeE7: 0, longitudeE7: 0, altitudeMillimetres: -5)])))),
+        .routed(
+            env,
+            .command(
+                CommandRequest(
+                    counter: 14, uavNumber: 7, targetIncarnation: 5, takeover: false,
+                    command: .trajectory(
+                        [p, GeoPoint(latitudeE7: 0, longitudeE7: 0, altitudeMillimetres: -5)],
+                        stops: [
+                            TrajectoryStop(index: 0, headingCentidegrees: 9025, holdDeciseconds: 20),
+                            TrajectoryStop(index: 1, headingCentidegrees: nil, holdDeciseconds: 0),
+                        ])))),
         .routed(env, .commandAnswer(counter: 1, requesterIncarnation: 2, answer: .accepted)),
         .routed(env, .commandAnswer(counter: 1, requesterIncarnation: 2, answer: .completed)),
         .routed(env, .commandAnswer(counter: 1, requesterIncarnation: 2, answer: .failed("motor fault"))),
@@ -226,6 +237,39 @@ struct CodecTests {
         #expect(PredictionUncertainty(radius: -1, growth: 99) == PredictionUncertainty(radius: 0, growth: 25.5))
     }
 
+    @Test(
+        "a trajectory with stops is kind 7 (points, then each stop's index, heading, hold); without, kind 6 as before")
+    func trajectoryStopsLayout() throws {
+        let env = Envelope(
+            origin: NodeID(high: 1, low: 2), originIncarnation: 1, sequence: 3,
+            destination: .node(NodeID(high: 3, low: 4)),
+            ttl: 8)
+        let p = GeoPoint(latitude: 50.1, longitude: 14.4, altitude: 12)
+        func command(_ c: Command) -> CoordinatorMessage {
+            .routed(
+                env,
+                .command(CommandRequest(counter: 1, uavNumber: 2, targetIncarnation: 3, takeover: false, command: c)))
+        }
+        let plain = command(.trajectory([p, p])).encode().payload
+        let stopped = command(
+            .trajectory([p, p], stops: [TrajectoryStop(index: 1, headingCentidegrees: 27000, holdDeciseconds: 25)])
+        ).encode()
+        // Unicast envelope 50, counter 8, number 1, incarnation 8, flags 1: the kind at 68.
+        #expect(plain[68] == 6 && stopped.payload[68] == 7)
+        #expect(stopped.payload.count == plain.count + 2 + 6)
+        #expect(Array(stopped.payload.suffix(8)) == [0, 1, 0, 1, 0x69, 0x78, 0, 25])
+        // A stop beyond the points, or a heading of 360°, is refused by name.
+        var beyond = stopped.payload
+        beyond[beyond.count - 5] = 2
+        let e = #expect(throws: WireError.self) { try CoordinatorMessage(type: stopped.type, payload: beyond) }
+        #expect(e?.reason.hasPrefix("command.trajectory.stops[0].index at offset") == true, "\(String(describing: e))")
+        var round = stopped.payload
+        round[round.count - 4] = 0x8C
+        round[round.count - 3] = 0xA0
+        let e2 = #expect(throws: WireError.self) { try CoordinatorMessage(type: stopped.type, payload: round) }
+        #expect(e2?.reason.contains("expected < 36000 or 65535, found 36000") == true, "\(String(describing: e2))")
+    }
+
     @Test("a scheduled command: flags bit 1 and the start in microseconds before the kind; the old layout otherwise")
     func scheduledCommandLayout() throws {
         let scheduled = sampleMessages[sampleMessages.count - 3].encode().payload
@@ -252,7 +296,7 @@ struct CodecTests {
         #expect(sampleMessages[2].encode().payload.count == 34 + 25)  // telemetry
         // prediction of 40 equal points, its path coded: the first whole, then three zero-byte changes for each other
         #expect(sampleMessages[3].encode().payload.count == 34 + 4 + 1 + 12 + 39 * 3)
-        #expect(sampleMessages[22].encode().payload.count == 50 + 22)  // manual control, unicast envelope
+        #expect(sampleMessages[23].encode().payload.count == 50 + 22)  // manual control, unicast envelope
         // LSA, two neighbours
         #expect(sampleMessages[0].encode().payload.count == 35 + 1 + "UAV-ä✈️".utf8.count + 2 + 32)
     }

@@ -252,4 +252,26 @@ struct TrajectoryFileTests {
         }
         #expect(throws: TrajectoryFileError.self) { try Trajectory.load(path: "/nonexistent/a.csv", origin: nil) }
     }
+
+    @Test("stops: at a waypoint the vehicle turns to the stop's heading at the yaw rate, then holds still")
+    func stops() throws {
+        let w = [Vector3(0, 0, 10), Vector3(20, 0, 10), Vector3(20, 20, 10)]
+        let plain = try TrajectoryPlanner().plan(w)
+        let t = try TrajectoryPlanner().plan(
+            w, stops: [1: .init(heading: 180, hold: 3), 2: .init(heading: nil, hold: 1)])
+        // Facing east along the first leg, the vehicle turns 90° to the south (2 s at 45°/s) and holds 3 s; it then
+        // turns to face north along the second leg (180°, 4 s) as before; at the end it holds 1 s more.
+        #expect(abs(t.duration - (plain.duration + 2 + 3 + 4 - 2 + 1)) < 0.05, "\(t.duration) vs \(plain.duration)")
+        let atCorner = t.points.filter { $0.position == w[1] }
+        let facingSouth = atCorner.filter { abs(headingDifference(from: $0.heading, to: 180)) < 1e-6 }
+        #expect((facingSouth.last?.time ?? 0) - (facingSouth.first?.time ?? 0) >= 3 - 0.03)
+        #expect(t.points.last?.position == w[2])
+        let atEnd = t.points.filter { $0.position == w[2] }
+        #expect((atEnd.last?.time ?? 0) - (atEnd.first?.time ?? 0) >= 1 - 0.03)
+        for i in t.points.indices.dropFirst() {
+            #expect((t.points[i].position - t.points[i - 1].position).length <= 0.08 + 1e-9)
+        }
+        #expect(throws: TrajectoryError.self) { try TrajectoryPlanner().plan(w, stops: [3: .init(hold: 1)]) }
+        #expect(throws: TrajectoryError.self) { try TrajectoryPlanner().plan(w, stops: [1: .init(hold: -1)]) }
+    }
 }

@@ -226,3 +226,70 @@ struct Open3DVoxelTests {
         }
     }
 }
+
+@Suite("Planning in clouds sampled from meshes by PCL")
+struct PCLMeshSamplingTests {
+    /// An OBJ mesh of axis-aligned boxes (12 triangles each).
+    static func obj(_ boxes: [(SIMD3<Double>, SIMD3<Double>)]) -> String {
+        var v: [String] = [], f: [String] = []
+        for (b, (lo, hi)) in boxes.enumerated() {
+            for z in [lo.z, hi.z] {
+                for (x, y) in [(lo.x, lo.y), (hi.x, lo.y), (hi.x, hi.y), (lo.x, hi.y)] { v.append("v \(x) \(y) \(z)") }
+            }
+            let o = b * 8
+            for t in [
+                (1, 2, 3), (1, 3, 4), (5, 6, 7), (5, 7, 8), (1, 2, 6), (1, 6, 5), (2, 3, 7), (2, 7, 6), (3, 4, 8),
+                (3, 8, 7), (4, 1, 5), (4, 5, 8),
+            ] { f.append("f \(t.0 + o) \(t.1 + o) \(t.2 + o)") }
+        }
+        return (v + f).joined(separator: "\n") + "\n"
+    }
+
+    /// Distance from `p` to the surface of the box, or 0 inside it.
+    static func distance(_ p: SIMD3<Double>, _ lo: SIMD3<Double>, _ hi: SIMD3<Double>) -> Double {
+        let outside = pointwiseMax(pointwiseMax(lo - p, p - hi), .zero)
+        return (outside * outside).sum().squareRoot()
+    }
+
+    @Test(
+        "a tower and a wall sampled by pcl_mesh_sampling: the route keeps the clearance from the cloud and from the mesh",
+        .enabled(if: ExternalTools.find("pcl_mesh_sampling") != nil))
+    func meshSampled() throws {
+        let dir = try ExternalTools.temporaryDirectory("mesh")
+        defer { ExternalTools.remove(dir) }
+        let boxes: [(SIMD3<Double>, SIMD3<Double>)] = [
+            (SIMD3(-1, -1, 0), SIMD3(1, 1, 12)),  // a tower
+            (SIMD3(6, -10, 0), SIMD3(7, 10, 6)),  // a wall
+            (SIMD3(-15, -15, -0.2), SIMD3(20, 15, 0)),  // the ground
+        ]
+        try PointCloudWriter.write(bytes: Array(Self.obj(boxes).utf8), to: "\(dir)/site.obj")
+        let out = try ExternalTools.run(
+            "pcl_mesh_sampling",
+            ["\(dir)/site.obj", "\(dir)/site.pcd", "-n_samples", "400000", "-leaf_size", "0.1", "-no_vis_result"])
+        try #require(out.status == 0, "\(out.text)")
+        let cloud = try PointCloudReader.read(path: "\(dir)/site.pcd")
+        #expect(cloud.points.count > 20_000, "\(cloud.points.count) points")
+        // Every sample lies on a box's surface.
+        for q in cloud.points.prefix(5_000) {
+            let p = SIMD3<Double>(q)
+            #expect(boxes.contains { Self.distance(p, $0.0, $0.1) < 1e-3 })
+        }
+        let map = try OccupancyMap(cloud: cloud, resolution: 0.2, queryRadius: 1.2)
+        let route = try InspectionPlanner(map: map).plan(
+            [
+                SnapshotPoint(position: SIMD3(-3, 0, 4), heading: 90, label: "tower west"),
+                SnapshotPoint(position: SIMD3(3, 0, 4), heading: 270, label: "tower east"),
+                SnapshotPoint(position: SIMD3(10, 0, 3), heading: 270, label: "behind the wall"),
+            ], start: SIMD3(-8, -8, 2))
+        #expect(bruteClearance(route.vertices, cloud) >= 1.0)
+        // Against the mesh itself: the samples are at most about 0.1 m apart, so the surface between them is close.
+        var closest = Double.infinity
+        for (a, b) in zip(route.vertices, route.vertices.dropFirst()) {
+            for k in 0...200 {
+                let p = a + (b - a) * (Double(k) / 200)
+                for box in boxes { closest = min(closest, Self.distance(p, box.0, box.1)) }
+            }
+        }
+        #expect(closest >= 0.9, "\(closest) m from the mesh")
+    }
+}

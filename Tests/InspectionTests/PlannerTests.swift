@@ -159,6 +159,11 @@ struct PlannerTests {
             #expect(abs(l.east - v.x) < 0.01 && abs(l.north - v.y) < 0.01 && abs(l.up - v.z) < 0.001)
         }
         #expect(text.contains("# snapshot 2: snapshot 2, heading 225.0°"))
+        // Each snapshot's line carries its heading and the hover: the drone turns and holds there.
+        let snapshotLines = lines.filter { $0.split(separator: ",").count == 5 }
+        #expect(snapshotLines.count == 3)
+        #expect(snapshotLines.map { $0.split(separator: ",")[3] } == ["45.00", "225.00", "135.00"])
+        #expect(snapshotLines.allSatisfy { $0.hasSuffix(",2.0") })
     }
 
     @Test("outliers: lone returns are counted and kept as obstacles; points kilometres away are dropped and counted")

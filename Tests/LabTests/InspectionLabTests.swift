@@ -88,6 +88,10 @@ import Testing
             #expect(track.contains { $0.x > 35 && abs($0.y) < 1 && $0.z < 5 }, "never reached the far side")
             let end = try #require(track.last)
             #expect(abs(end.x - 25) < 0.5 && abs(end.y) < 0.5 && abs(end.z - 3) < 0.5, "\(end)")
+            // The route file's snapshot lines carry heading and hold: the drone ends facing the last point's heading
+            // (north), not along its last leg (west).
+            let final = try #require(try station.vehicles().first { $0.name == "drone-2" })
+            #expect(abs(final.heading) < 3 || abs(final.heading - 360) < 3, "heading \(final.heading)")
             let flown = RouteClearance.minimum(path: track, cloud: PointCloud(points: cloud))
             #expect(
                 flown.distance >= 1.0, "flown \(flown.distance) m from the cloud at \(String(describing: flown.at))")
@@ -165,6 +169,8 @@ import Testing
             let l = try origin.local(
                 GeodeticCoordinate(latitude: end.latitude, longitude: end.longitude, altitude: end.altitude))
             #expect(abs(l.east - 25) < 0.6 && abs(l.north) < 0.6 && abs(l.up - 3) < 0.5, "\(l)")
+            // Sent with the points' headings: it faces the last one's (0°, north), not along its last leg (west).
+            #expect(abs(end.heading) < 3 || abs(end.heading - 360) < 3, "heading \(end.heading)")
         }
     }
 }

@@ -394,6 +394,29 @@ struct AutopilotSessionTests {
             ])
     }
 
+    @Test("trajectory stops: the waypoint's mission item holds (param 1) and faces the heading (param 4); others NaN")
+    func missionStops() {
+        var (ap, s) = flying(.px4)
+        let points = [
+            GeoPoint(latitude: 50.1001, longitude: 14.4, altitude: 10),
+            GeoPoint(latitude: 50.1002, longitude: 14.4, altitude: 12),
+        ]
+        var d = s.execute(
+            testID,
+            .trajectory(points, stops: [TrajectoryStop(index: 1, headingCentidegrees: 9050, holdDeciseconds: 25)]),
+            now: at(200))
+        var items: [MissionItemInt] = []
+        for seq in 0..<2 {
+            d = s.receive(
+                ap.bytes(MissionRequestInt(targetSystem: 255, targetComponent: 190, seq: UInt16(seq))),
+                endOfDatagram: true, now: at(210 + seq))
+            items += sentMessages(d).compactMap { if case .missionItemInt(let m) = $0 { return m } else { return nil } }
+        }
+        #expect(items.count == 2)
+        #expect(items[0].param1 == 0 && items[0].param4.isNaN)
+        #expect(items[1].param1 == 2.5 && items[1].param4 == 90.5)
+    }
+
     @Test("a refused mission refuses the trajectory")
     func missionRefused() {
         var (ap, s) = flying(.px4)

@@ -47,13 +47,35 @@ import Testing
         #expect(error(["follow", "maybe"]) == "follow takes on or off, found 'maybe'")
         #expect(error(["trajectory"]).hasPrefix("trajectory takes one or more waypoints LAT,LON,ALT"))
         #expect(
-            error(["trajectory", "50,14,10", "50,14"]) == "trajectory waypoint 2 must be LAT,LON,ALT, found '50,14'")
+            error(["trajectory", "50,14,10", "50,14"])
+                == "trajectory waypoint 2 must be LAT,LON,ALT[,HEADING[,HOLD]], found '50,14'")
+        #expect(
+            error(["trajectory", "50,14,10,400"])
+                == "trajectory waypoint 1: HEADING must be 0…360 degrees, found 400.0")
+        #expect(
+            error(["trajectory", "50,14,10,-,9000"])
+                == "trajectory waypoint 1: HOLD must be 0…6553.5 seconds, found 9000.0")
         #expect(
             error(["trajectory", "50,14,10", "95,14,10"])
                 == "trajectory waypoint 2: LAT must be within -90…90 degrees, found 95.0")
         #expect(
             error(["trajectory"] + Array(repeating: "50,14,10", count: 201))
                 == "trajectory takes at most 200 waypoints, found 201")
+    }
+
+    @Test func trajectoryWaypointsMayTurnAndHold() throws {
+        let c = try FleetCommandParser.parse(["trajectory", "50,14,10", "50.001,14,10,90.25,2.5", "50.002,14,12,-,4"])
+        guard case .trajectory(let points, let stops) = c else {
+            Issue.record("not a trajectory: \(c)")
+            return
+        }
+        #expect(points.count == 3)
+        #expect(
+            stops == [
+                TrajectoryStop(index: 1, headingCentidegrees: 9025, holdDeciseconds: 25),
+                TrajectoryStop(index: 2, headingCentidegrees: nil, holdDeciseconds: 40),
+            ])
+        #expect(c.summary == "trajectory (3 points, 2 stops)")
     }
 
     @Test func describesCommandsAsTyped() {

@@ -13,7 +13,8 @@ extension Command {
                 + (s == 0 ? "" : " \(number(Double(s) / 100))")
         case .returnToLaunch: return "rtl"
         case .followTarget(let on): return "follow \(on ? "on" : "off")"
-        case .trajectory(let points): return "trajectory (\(points.count) points)"
+        case .trajectory(let points, let stops):
+            return "trajectory (\(points.count) points\(stops.isEmpty ? "" : ", \(stops.count) stops"))"
         }
     }
 }

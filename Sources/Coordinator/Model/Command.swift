@@ -35,8 +35,30 @@ public enum Command: Hashable, Sendable {
     case returnToLaunch
     /// Start or stop following the target stream.
     case followTarget(Bool)
-    /// Upload a list of waypoints and start flying it.
-    case trajectory([GeoPoint])
+    /// Upload a list of waypoints and start flying it; at the waypoints in `stops` turn to a heading and hold.
+    case trajectory([GeoPoint], stops: [TrajectoryStop] = [])
+}
+
+/// At one of a trajectory's waypoints: turn in place to a heading and hold there (an inspection's snapshot point).
+public struct TrajectoryStop: Hashable, Sendable {
+    /// The waypoint, counted from 0.
+    public var index: UInt16
+    /// Heading to face in hundredths of a degree clockwise from grid north (0..<36000); nil keeps the heading.
+    public var headingCentidegrees: UInt16?
+    /// Tenths of a second to hold after the turn.
+    public var holdDeciseconds: UInt16
+
+    /// A stop at waypoint `index`.
+    public init(index: UInt16, headingCentidegrees: UInt16?, holdDeciseconds: UInt16) {
+        self.index = index
+        self.headingCentidegrees = headingCentidegrees
+        self.holdDeciseconds = holdDeciseconds
+    }
+
+    /// The heading in degrees, if any.
+    public var heading: Double? { headingCentidegrees.map { Double($0) / 100 } }
+    /// The hold in seconds.
+    public var hold: Double { Double(holdDeciseconds) / 10 }
 }
 
 /// Why a command was refused.

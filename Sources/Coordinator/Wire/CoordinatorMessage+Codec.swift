@@ -104,9 +104,20 @@ extension MeshPayload {
             case .followTarget(let on):
                 w.u8(5)
                 w.bool(on)
-            case .trajectory(let ps):
-                w.u8(6)
-                writePoints(Array(ps.prefix(WireLimits.maxTrajectoryPoints)), countWidth16: true, to: &w)
+            case .trajectory(let ps, let stops):
+                // Kind 6 without stops (as every version-2 node reads it); kind 7 adds them.
+                let points = Array(ps.prefix(WireLimits.maxTrajectoryPoints))
+                let kept = stops.filter { Int($0.index) < points.count }.prefix(WireLimits.maxTrajectoryPoints)
+                w.u8(kept.isEmpty ? 6 : 7)
+                writePoints(points, countWidth16: true, to: &w)
+                if !kept.isEmpty {
+                    w.u16(UInt16(kept.count))
+                    for stop in kept {
+                        w.u16(stop.index)
+                        w.u16(stop.headingCentidegrees ?? 0xFFFF)
+                        w.u16(stop.holdDeciseconds)
+                    }
+                }
             }
             return CoordinatorMessageType.command
         case .commandAnswer(let counter, let inc, let answer):
@@ -289,7 +300,8 @@ extension MeshPayload {
                 start = micros == 0 ? .clockUnknown : .at(MeshInstant(nanoseconds: micros * 1000))
             }
             let command: Command
-            switch try r.tag("command.kind", max: 6) {
+            let kind = try r.tag("command.kind", max: 7)
+            switch kind {
             case 0: command = .takeoff(altitudeMillimetres: try r.i32("command.takeoff.altitude"))
             case 1: command = .land
             case 2: command = .hover
@@ -306,7 +318,37 @@ extension MeshPayload {
                         "command.trajectory.count at offset \(countAt): expected ≤ \(WireLimits.maxTrajectoryPoints), found \(count)"
                     )
                 }
-                command = .trajectory(try readPoints(&r, "command.trajectory.points", count: count))
+                let points = try readPoints(&r, "command.trajectory.points", count: count)
+                var stops: [TrajectoryStop] = []
+                if kind == 7 {
+                    let stopsAt = r.offset
+                    let n = Int(try r.u16("command.trajectory.stops.count"))
+                    guard n >= 1, n <= count else {
+                        throw WireError(
+                            "command.trajectory.stops.count at offset \(stopsAt): expected 1…\(count), found \(n)")
+                    }
+                    for k in 0..<n {
+                        let at = r.offset
+                        let index = try r.u16("command.trajectory.stops[\(k)].index")
+                        let heading = try r.u16("command.trajectory.stops[\(k)].heading")
+                        let hold = try r.u16("command.trajectory.stops[\(k)].hold")
+                        guard Int(index) < count else {
+                            throw WireError(
+                                "command.trajectory.stops[\(k)].index at offset \(at): expected < \(count), found \(index)"
+                            )
+                        }
+                        guard heading < 36000 || heading == 0xFFFF else {
+                            throw WireError(
+                                "command.trajectory.stops[\(k)].heading at offset \(at + 2): expected < 36000 or 65535, found \(heading)"
+                            )
+                        }
+                        stops.append(
+                            TrajectoryStop(
+                                index: index, headingCentidegrees: heading == 0xFFFF ? nil : heading,
+                                holdDeciseconds: hold))
+                    }
+                }
+                command = .trajectory(points, stops: stops)
             }
             self = .command(
                 CommandRequest(

@@ -116,7 +116,7 @@ extension DashboardAPI {
                     body: .json(
                         .init(
                             waypoints: waypoints,
-                            snapshots: route.snapshotVertices.map { $0 - (route.hasStart ? 1 : 0) },
+                            snapshots: route.snapshotVertices.map { $0 - (route.hasStart ? 1 : 0) }, holdS: route.hover,
                             lengthM: route.length, durationS: route.duration, minimumClearanceM: clearance,
                             planMs: seconds * 1000, expandedCells: route.expandedCells))))
         } catch let error as InspectionError {

@@ -3,7 +3,7 @@
 
 extension APIOperation {
     /// SHA-256 of openapi.yaml followed by Tools/openapi/openapi-generator-config.yaml, as generated from.
-    static let sourcesSHA256 = "471e4683a3c2cc9024914b97b24de567237d2bd40f3d1ffe0126acca9b1e315a"
+    static let sourcesSHA256 = "82471fc94eb48a190f57b5e67efa3fb8df6793185e196347c846ef1ad53d69b9"
 
     /// Every operation of openapi.yaml, by operationId.
     static let all: [String: APIOperation] = [
@@ -161,8 +161,8 @@ extension APIOperation {
             fields: ["latitude", "longitude", "altitude", "heading"],
             required: ["latitude", "longitude", "altitude"]),
         "InspectionPlan": APIOperation.Body(
-            fields: ["waypoints", "snapshots", "lengthM", "durationS", "minimumClearanceM", "planMs", "expandedCells"],
-            required: ["waypoints", "snapshots", "lengthM", "durationS", "minimumClearanceM", "planMs", "expandedCells"]),
+            fields: ["waypoints", "snapshots", "holdS", "lengthM", "durationS", "minimumClearanceM", "planMs", "expandedCells"],
+            required: ["waypoints", "snapshots", "holdS", "lengthM", "durationS", "minimumClearanceM", "planMs", "expandedCells"]),
         "PreviewRequest": APIOperation.Body(
             fields: ["waypoints"],
             required: ["waypoints"]),

@@ -675,6 +675,10 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/InspectionPlan/snapshots`.
             internal var snapshots: [Swift.Int]
+            /// seconds to hold at each point: send a point's waypoint as LAT,LON,ALT,HEADING,HOLD
+            ///
+            /// - Remark: Generated from `#/components/schemas/InspectionPlan/holdS`.
+            internal var holdS: Swift.Double
             /// - Remark: Generated from `#/components/schemas/InspectionPlan/lengthM`.
             internal var lengthM: Swift.Double
             /// at the site's speed
@@ -694,6 +698,7 @@ extension Components {
             /// - Parameters:
             ///   - waypoints: [latitude, longitude, altitude] of each vertex after the start: what `trajectory` takes
             ///   - snapshots: each point's index in waypoints
+            ///   - holdS: seconds to hold at each point: send a point's waypoint as LAT,LON,ALT,HEADING,HOLD
             ///   - lengthM:
             ///   - durationS: at the site's speed
             ///   - minimumClearanceM: the route's smallest distance to the raw cloud
@@ -702,6 +707,7 @@ extension Components {
             internal init(
                 waypoints: [[Swift.Double]],
                 snapshots: [Swift.Int],
+                holdS: Swift.Double,
                 lengthM: Swift.Double,
                 durationS: Swift.Double,
                 minimumClearanceM: Swift.Double,
@@ -710,6 +716,7 @@ extension Components {
             ) {
                 self.waypoints = waypoints
                 self.snapshots = snapshots
+                self.holdS = holdS
                 self.lengthM = lengthM
                 self.durationS = durationS
                 self.minimumClearanceM = minimumClearanceM
@@ -719,6 +726,7 @@ extension Components {
             internal enum CodingKeys: String, CodingKey {
                 case waypoints
                 case snapshots
+                case holdS
                 case lengthM
                 case durationS
                 case minimumClearanceM
@@ -734,6 +742,10 @@ extension Components {
                 self.snapshots = try container.decode(
                     [Swift.Int].self,
                     forKey: .snapshots
+                )
+                self.holdS = try container.decode(
+                    Swift.Double.self,
+                    forKey: .holdS
                 )
                 self.lengthM = try container.decode(
                     Swift.Double.self,
@@ -758,6 +770,7 @@ extension Components {
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "waypoints",
                     "snapshots",
+                    "holdS",
                     "lengthM",
                     "durationS",
                     "minimumClearanceM",

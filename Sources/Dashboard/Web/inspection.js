@@ -138,7 +138,7 @@ async function planInspection() {
   const answer = await r.json().catch(() => ({ error: `the station answered ${r.status}` }));
   if (JSON.stringify(inspection.points.map((p) => ({ latitude: p.lat, longitude: p.lng, altitude: p.alt, heading: p.heading }))) !== asked) return;
   if (!r.ok) { inspection.plan = null; drawInspection(); inspectionInfo(answer.error, "error"); return; }
-  inspection.plan = { ...answer, fromDrone };
+  inspection.plan = { ...answer, fromDrone, points: inspection.points.map((p) => ({ ...p })) };
   drawInspection();
   const info = document.getElementById("inspection-info");
   inspectionInfo(`Route: ${answer.lengthM.toFixed(1)} m, ${answer.durationS.toFixed(1)} s, ${answer.waypoints.length} waypoints, ` +
@@ -151,7 +151,12 @@ async function planInspection() {
 async function sendInspection() {
   const v = selectedVehicle();
   if (!inspection.plan || !v) { inspectionInfo("Plan, then select the drone to fly it.", "error"); return; }
-  const args = ["trajectory", ...inspection.plan.waypoints.map((w) => w.join(","))];
+  // A snapshot point's waypoint carries its heading and the hold: the drone turns and holds there.
+  const stops = new Map(inspection.plan.snapshots.map((w, i) => [w, inspection.plan.points[i]]));
+  const args = ["trajectory", ...inspection.plan.waypoints.map((w, i) => {
+    const p = stops.get(i);
+    return p ? [...w, ((p.heading % 360) + 360) % 360, inspection.plan.holdS].join(",") : w.join(",");
+  })];
   const final = await command(v.uavNumber, args, Math.min(600000, Math.round(inspection.plan.durationS * 1500) + 60000));
   if (final && final !== "completed") logEvent(`UAV ${v.uavNumber} inspection route: ${final}`, final);
 }

@@ -3,11 +3,12 @@ import Geodesy
 extension TrajectoryPlanner {
     /// The trajectory a drone flies for an uploaded `trajectory` command: from `start` (its local position, facing
     /// `heading` degrees) through `waypoints` (altitudes in metres above home) placed on the map of `origin`, at the
-    /// navigator's cruise speed (`navigation.defaultSpeed`) and the planner's other default limits. The simulated
-    /// drone flies exactly this, and the station's dashboard previews it with the same call.
+    /// navigator's cruise speed (`navigation.defaultSpeed`) and the planner's other default limits, turning and
+    /// holding at the waypoints in `stops` (indexed from 0, the first waypoint). The simulated drone flies exactly
+    /// this, and the station's dashboard previews it with the same call.
     public static func commandedFlight(
         from start: Vector3, heading: Double, through waypoints: [GeodeticCoordinate], on origin: MapOrigin,
-        navigation: NavigatorConfiguration = NavigatorConfiguration()
+        stops: [Int: Stop] = [:], navigation: NavigatorConfiguration = NavigatorConfiguration()
     ) throws(TrajectoryCommandError) -> Trajectory {
         guard !waypoints.isEmpty else { throw TrajectoryCommandError("trajectory has no waypoints") }
         var local = [start]
@@ -19,7 +20,9 @@ extension TrajectoryPlanner {
         var limits = Limits()
         limits.maxSpeed = navigation.defaultSpeed
         do {
-            return try TrajectoryPlanner(limits: limits).plan(local, initialHeading: heading)
+            var shifted: [Int: Stop] = [:]
+            for (i, s) in stops { shifted[i + 1] = s }
+            return try TrajectoryPlanner(limits: limits).plan(local, initialHeading: heading, stops: shifted)
         } catch {
             throw TrajectoryCommandError("trajectory cannot be planned: \(error)")
         }

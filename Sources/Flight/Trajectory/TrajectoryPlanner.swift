@@ -36,8 +36,26 @@ public struct TrajectoryPlanner: Sendable {
     /// A planner with the given limits.
     public init(limits: Limits = Limits()) { self.limits = limits }
 
-    /// Plans through local ENU waypoints, starting at the first one facing `initialHeading` (default: along the first leg).
-    public func plan(_ waypoints: [Vector3], initialHeading: Double? = nil) throws(TrajectoryError) -> Trajectory {
+    /// What to do on reaching a waypoint: turn in place to face `heading` (degrees; nil: keep facing), then hold
+    /// there for `hold` seconds (an inspection's snapshot point).
+    public struct Stop: Sendable, Hashable, Codable {
+        /// Heading to face, degrees clockwise from grid north; nil keeps the heading the vehicle arrives with.
+        public var heading: Double?
+        /// Seconds to hold after the turn.
+        public var hold: Double
+
+        /// A stop.
+        public init(heading: Double? = nil, hold: Double = 0) {
+            self.heading = heading
+            self.hold = hold
+        }
+    }
+
+    /// Plans through local ENU waypoints, starting at the first one facing `initialHeading` (default: along the first
+    /// leg); at each waypoint listed in `stops` (by index, 0 the first) the vehicle turns to the stop's heading and holds.
+    public func plan(_ waypoints: [Vector3], initialHeading: Double? = nil, stops: [Int: Stop] = [:])
+        throws(TrajectoryError) -> Trajectory
+    {
         let l = limits
         for (name, v) in [
             ("maxSpeed", l.maxSpeed), ("maxAcceleration", l.maxAcceleration), ("maxClimbRate", l.maxClimbRate),
@@ -50,6 +68,12 @@ public struct TrajectoryPlanner: Sendable {
         for (i, w) in waypoints.enumerated() where !(w.x.isFinite && w.y.isFinite && w.z.isFinite) {
             throw .badWaypoint(index: i, reason: "coordinates must be finite")
         }
+        for (i, stop) in stops {
+            guard waypoints.indices.contains(i) else { throw .badWaypoint(index: i, reason: "a stop at no waypoint") }
+            guard stop.hold.isFinite, stop.hold >= 0, stop.heading.map({ $0.isFinite }) ?? true else {
+                throw .badWaypoint(index: i, reason: "a stop's heading and hold must be finite, the hold ≥ 0")
+            }
+        }
         // Build phases: turn in place, then fly the leg.
         var phases: [Phase] = []
         var heading =
@@ -57,11 +81,28 @@ public struct TrajectoryPlanner: Sendable {
             .map { ($0 - waypoints[0]).heading } ?? 0
         heading = normalizedHeading(heading)
         var fastest = 0.0
+        // Turn to a stop's heading and hold there.
+        func stop(at i: Int) {
+            guard let s = stops[i] else { return }
+            let at = waypoints[i]
+            if let h = s.heading {
+                let turn = headingDifference(from: heading, to: normalizedHeading(h))
+                if abs(turn) > 1e-9 {
+                    phases.append(.turn(at: at, from: heading, by: turn, duration: abs(turn) / l.maxYawRate))
+                    heading = normalizedHeading(h)
+                }
+            }
+            if s.hold > 0 { phases.append(.turn(at: at, from: heading, by: 0, duration: s.hold)) }
+        }
+        stop(at: 0)
         for i in waypoints.indices.dropFirst() {
             let a = waypoints[i - 1], b = waypoints[i]
             let d = b - a
             let length = d.length
-            guard length > 1e-9 else { continue }
+            guard length > 1e-9 else {
+                stop(at: i)
+                continue
+            }
             if l.faceAlongLegs && d.horizontalLength > 0.01 {
                 let turn = headingDifference(from: heading, to: d.heading)
                 if abs(turn) > 1e-9 {
@@ -77,6 +118,7 @@ public struct TrajectoryPlanner: Sendable {
             let profile = SpeedProfile(length: length, maxSpeed: vmax, acceleration: l.maxAcceleration)
             fastest = max(fastest, profile.peakSpeed)
             phases.append(.leg(from: a, to: b, direction: u, profile: profile, heading: heading))
+            stop(at: i)
         }
         let dt = fastest > 0 ? min(l.sampleInterval, l.maxSpacing / fastest) : l.sampleInterval
         // Sample all phases on one global grid k·dt.

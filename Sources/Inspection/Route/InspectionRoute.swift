@@ -26,6 +26,8 @@ public struct InspectionRoute: Sendable {
     public var trajectory: Trajectory
     /// Whether the route starts at a given start position (else at the first point).
     public var hasStart: Bool
+    /// Seconds held at each snapshot point.
+    public var hover: Double
 
     /// Path length, metres.
     public var length: Double { legs.reduce(0) { $0 + $1.length } }
@@ -95,56 +97,26 @@ extension InspectionPlanner {
             snapshotVertices.append(vertices.count - 1)
         }
         let flown = order.map { points[$0] }
-        let trajectory = try timed(legs: legs, points: flown)
+        let trajectory = try timed(vertices: vertices, snapshotVertices: snapshotVertices, points: flown)
         return InspectionRoute(
             points: flown, order: order, legs: legs, vertices: vertices, snapshotVertices: snapshotVertices,
-            trajectory: trajectory, hasStart: origin != nil)
+            trajectory: trajectory, hasStart: origin != nil, hover: settings.hover)
     }
 
-    /// Times the legs at the limits: each leg's straight segments (stopping and turning at each vertex, as a drone
-    /// flies an uploaded trajectory), then at its point a turn to the point's heading and a hover.
-    func timed(legs: [InspectionRoute.Leg], points: [SnapshotPoint]) throws(InspectionError) -> Trajectory {
-        let l = settings.limits
-        let planner = TrajectoryPlanner(limits: l)
-        var out: [TrajectoryPoint] = []
-        var clock = 0.0
-        var heading = points.first?.heading ?? 0
-        func append(_ p: TrajectoryPoint) {
-            var q = p
-            q.time += clock
-            if let last = out.last, q.time <= last.time + 1e-9 { return }
-            out.append(q)
+    /// Times the route at the limits, as a drone flies an uploaded trajectory with stops (`TrajectoryPlanner`): each
+    /// straight segment rest to rest, turning in place to face along it; at each snapshot point a turn to the point's
+    /// heading and a hover.
+    func timed(vertices: [SIMD3<Double>], snapshotVertices: [Int], points: [SnapshotPoint]) throws(InspectionError)
+        -> Trajectory
+    {
+        var stops: [Int: TrajectoryPlanner.Stop] = [:]
+        for (v, p) in zip(snapshotVertices, points) { stops[v] = .init(heading: p.heading, hold: settings.hover) }
+        do {
+            return try TrajectoryPlanner(limits: settings.limits).plan(
+                vertices.map { Vector3($0.x, $0.y, $0.z) }, initialHeading: points.first?.heading ?? 0, stops: stops)
+        } catch {
+            throw .noPath("the route cannot be timed: \(error)")
         }
-        for (leg, point) in zip(legs, points) {
-            if leg.path.count > 1 {
-                let t: Trajectory
-                do { t = try planner.plan(leg.path.map { Vector3($0.x, $0.y, $0.z) }, initialHeading: heading) } catch {
-                    throw .noPath("\(point.label): the route cannot be timed: \(error)")
-                }
-                if out.isEmpty { out.append(t.points[0]) }
-                for p in t.points.dropFirst() { append(p) }
-                clock += t.duration
-                heading = t.end.heading
-            } else if out.isEmpty {
-                let v = leg.path[0]
-                out.append(TrajectoryPoint(time: 0, position: Vector3(v.x, v.y, v.z), heading: heading))
-            }
-            let at = out[out.count - 1].position
-            let target = point.heading ?? heading
-            let turn = headingDifference(from: heading, to: target)
-            let turnTime = abs(turn) / l.maxYawRate
-            let hold = turnTime + settings.hover
-            let steps = Int((hold / l.sampleInterval).rounded(.up))
-            for k in stride(from: 1, through: steps, by: 1) {
-                let t = min(hold, Double(k) * l.sampleInterval)
-                let f = turnTime > 0 ? min(1, t / turnTime) : 1
-                out.append(
-                    TrajectoryPoint(time: clock + t, position: at, heading: normalizedHeading(heading + turn * f)))
-            }
-            clock += hold
-            heading = normalizedHeading(target)
-        }
-        do { return try Trajectory(points: out) } catch { throw .noPath("the route cannot be timed: \(error)") }
     }
 }
 

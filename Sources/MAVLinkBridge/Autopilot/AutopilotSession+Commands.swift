@@ -86,7 +86,7 @@ extension AutopilotSession {
         case .takeoff(let mm):
             if flying { return "already airborne" }
             if mm <= 0 { return "takeoff altitude must be above 0 m" }
-        case .trajectory(let points):
+        case .trajectory(let points, _):
             if !flying { return "not airborne" }
             if points.isEmpty { return "empty trajectory" }
             if points.count > 1000 { return "trajectory too long (\(points.count) points, at most 1000)" }
@@ -183,13 +183,17 @@ extension AutopilotSession {
             return Plan(
                 id: id, label: label, steps: ensure(.guided) + [go], completion: .immediately, intent: .following,
                 modes: modes(.guided), follows: true)
-        case (_, .trajectory(let points)) where flavour != .px4:
+        case (_, .trajectory(let points, let stops)) where flavour != .px4:
             // ArduPilot's mission item 0 is home; the waypoints follow from 1.
             let home = MissionItemInt(
                 targetSystem: target, targetComponent: comp, seq: 0, frame: .global, command: .navWaypoint,
                 current: 0, autocontinue: 1, x: here.latitudeE7, y: here.longitudeE7, z: Float(homeAMSL))
+            let at = Dictionary(stops.map { (Int($0.index), $0) }, uniquingKeysWith: { a, _ in a })
             let items =
-                [home] + points.enumerated().map { missionItem($1, seq: UInt16($0 + 1), target: target, comp: comp) }
+                [home]
+                + points.enumerated().map {
+                    missionItem($1, seq: UInt16($0 + 1), target: target, comp: comp, stop: at[$0])
+                }
             return mission(items, first: 1, last: UInt16(points.count))
 
         // PX4: AUTO modes for takeoff, hold, reposition, land and return; OFFBOARD for following.
@@ -223,16 +227,24 @@ extension AutopilotSession {
                 id: id, label: label, steps: [.startSetpointStream(lastTarget ?? here), setMode(.guided)],
                 completion: .immediately,
                 intent: .following, modes: modes(.guided), follows: true)
-        case (_, .trajectory(let points)):
-            let items = points.enumerated().map { missionItem($1, seq: UInt16($0), target: target, comp: comp) }
+        case (_, .trajectory(let points, let stops)):
+            let at = Dictionary(stops.map { (Int($0.index), $0) }, uniquingKeysWith: { a, _ in a })
+            let items = points.enumerated().map {
+                missionItem($1, seq: UInt16($0), target: target, comp: comp, stop: at[$0])
+            }
             return mission(items, first: 0, last: UInt16(points.count - 1))
         }
     }
 
-    func missionItem(_ p: GeoPoint, seq: UInt16, target: UInt8, comp: UInt8) -> MissionItemInt {
+    /// A NAV_WAYPOINT at `p`; with a stop, param 1 holds there (seconds) and param 4 faces its heading (degrees;
+    /// NaN keeps the autopilot's own yaw behaviour).
+    func missionItem(_ p: GeoPoint, seq: UInt16, target: UInt8, comp: UInt8, stop: TrajectoryStop? = nil)
+        -> MissionItemInt
+    {
         MissionItemInt(
             targetSystem: target, targetComponent: comp, seq: seq, frame: .globalRelativeAlt, command: .navWaypoint,
-            current: 0, autocontinue: 1, x: p.latitudeE7, y: p.longitudeE7, z: Float(p.altitude))
+            current: 0, autocontinue: 1, param1: Float(stop?.hold ?? 0), param4: Float(stop?.heading ?? .nan),
+            x: p.latitudeE7, y: p.longitudeE7, z: Float(p.altitude))
     }
 
     /// SET_POSITION_TARGET_GLOBAL_INT, position only, altitude relative to home.

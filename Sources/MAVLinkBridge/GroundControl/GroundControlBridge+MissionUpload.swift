@@ -41,8 +41,11 @@ extension GroundControlBridge {
                     missionType: .mission), as: target, to: [gcs.address])
         }
         uploads[target] = nil
-        // Waypoints become the trajectory; other items (takeoff, speed changes, …) are skipped.
+        // Waypoints become the trajectory; a waypoint with a hold (param 1 > 0) is a stop, facing its yaw (param 4)
+        // when that is a number (many tools send yaw 0 for "don't care": without a hold it is not taken as a
+        // heading). Other items (takeoff, speed changes, …) are skipped.
         var points: [GeoPoint] = []
+        var stops: [TrajectoryStop] = []
         for item in u.items where item.command == .navWaypoint {
             guard item.z.isFinite, abs(item.z) <= 20_000 else {
                 return send(
@@ -55,6 +58,18 @@ extension GroundControlBridge {
                     MissionAck(
                         targetSystem: gcs.system, targetComponent: gcs.component, type: .mavMissionUnsupportedFrame,
                         missionType: .mission), as: target, to: [gcs.address])
+            }
+            let hold = item.param1.isFinite ? min(6553.5, max(0, Double(item.param1))) : 0
+            let yaw =
+                item.param4.isFinite
+                ? (Double(item.param4).truncatingRemainder(dividingBy: 360) + 360)
+                    .truncatingRemainder(dividingBy: 360) : nil
+            if hold > 0 {
+                stops.append(
+                    TrajectoryStop(
+                        index: UInt16(points.count),
+                        headingCentidegrees: yaw.map { UInt16(($0 * 100).rounded()) % 36000 },
+                        holdDeciseconds: UInt16((hold * 10).rounded())))
             }
             points.append(
                 GeoPoint(
@@ -74,7 +89,8 @@ extension GroundControlBridge {
             parameters: points.flatMap { [UInt32(bitPattern: $0.latitudeE7), UInt32(bitPattern: $0.longitudeE7)] })
         // MISSION_ACK follows the mesh's verdict (see onAnswer via `missionTickets`).
         let out = submit(
-            .trajectory(points), key: key, uav: target, ackCommand: nil, repeated: .whilePending, gcs: gcs, now: now)
+            .trajectory(points, stops: stops), key: key, uav: target, ackCommand: nil, repeated: .whilePending,
+            gcs: gcs, now: now)
         for case .command(_, _, let ticket) in out { missionTickets[ticket] = target }
         return out
     }

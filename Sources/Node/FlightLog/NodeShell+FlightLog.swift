@@ -45,7 +45,7 @@ extension NodeShell {
                     PlanRecord(
                         command: "\(id)", timeMs: t, uavNumber: Int(uav), kind: "goto",
                         speed: speed == 0 ? nil : Double(speed) / 100, waypoints: [point(p)])))
-        case .trajectory(let points):
+        case .trajectory(let points, _):
             flightRecords.offer(
                 .plan(
                     PlanRecord(

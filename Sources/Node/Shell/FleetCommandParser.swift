@@ -12,7 +12,7 @@ public struct FleetCommandError: Error, CustomStringConvertible, Equatable, Send
 public enum FleetCommandParser {
     /// The commands understood, with their arguments.
     public static let usage =
-        "takeoff ALT, land, hover, goto LAT LON ALT [SPEED], rtl, follow on|off, trajectory LAT,LON,ALT …"
+        "takeoff ALT, land, hover, goto LAT LON ALT [SPEED], rtl, follow on|off, trajectory LAT,LON,ALT[,HEADING[,HOLD]] …"
 
     /// The most waypoints one trajectory upload may carry.
     public static let maxTrajectoryWaypoints = ControlRequest.Send.maxTrajectoryWaypoints
@@ -76,20 +76,25 @@ public enum FleetCommandParser {
                     "trajectory takes at most \(maxTrajectoryWaypoints) waypoints, found \(args.count)")
             }
             var points: [GeoPoint] = []
+            var stops: [TrajectoryStop] = []
             for (i, arg) in args.enumerated() {
                 let parts = arg.split(separator: ",", omittingEmptySubsequences: false).map {
                     $0.trimmingCharacters(in: .whitespaces)
                 }
-                guard parts.count == 3 else {
-                    throw FleetCommandError("trajectory waypoint \(i + 1) must be LAT,LON,ALT, found '\(arg)'")
+                guard (3...5).contains(parts.count) else {
+                    throw FleetCommandError(
+                        "trajectory waypoint \(i + 1) must be LAT,LON,ALT[,HEADING[,HOLD]], found '\(arg)'")
                 }
                 do {
                     points.append(try position(parts[0], parts[1], parts[2]))
+                    if parts.count > 3 {
+                        stops.append(try stop(at: i, heading: parts[3], hold: parts.count > 4 ? parts[4] : "0"))
+                    }
                 } catch {
                     throw FleetCommandError("trajectory waypoint \(i + 1): \(error.description)")
                 }
             }
-            return .trajectory(points)
+            return .trajectory(points, stops: stops)
         default:
             throw FleetCommandError("unknown command '\(words[0])' (known: \(usage))")
         }
@@ -112,6 +117,22 @@ public enum FleetCommandParser {
             throw FleetCommandError("ALT must be within -10000…10000 metres, found \(alt)")
         }
         return GeoPoint(latitude: lat, longitude: lon, altitude: alt)
+    }
+
+    /// A waypoint's stop: HEADING in degrees (or `-` to keep the heading), HOLD in seconds (0–6553.5).
+    static func stop(at index: Int, heading: String, hold: String) throws(FleetCommandError) -> TrajectoryStop {
+        var centidegrees: UInt16?
+        if heading != "-" {
+            let h = try number(heading, "HEADING")
+            guard (0..<360).contains(h) else { throw FleetCommandError("HEADING must be 0…360 degrees, found \(h)") }
+            centidegrees = UInt16((h * 100).rounded()) % 36000
+        }
+        let seconds = try number(hold, "HOLD")
+        guard (0...6553.5).contains(seconds) else {
+            throw FleetCommandError("HOLD must be 0…6553.5 seconds, found \(seconds)")
+        }
+        return TrajectoryStop(
+            index: UInt16(index), headingCentidegrees: centidegrees, holdDeciseconds: UInt16((seconds * 10).rounded()))
     }
 
     static func number(_ text: String, _ what: String) throws(FleetCommandError) -> Double {
