@@ -19,12 +19,15 @@ extension DashboardService {
         }
         var tiles: Tiles?
         var overlays: [Overlay]
+        /// Whether `GET /api/v1/inspection` has a site (`[dashboard.inspection]`).
+        var inspection: Bool
 
-        enum CodingKeys: String, CodingKey { case tiles, overlays }
+        enum CodingKeys: String, CodingKey { case tiles, overlays, inspection }
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(tiles, forKey: .tiles)  // null, not left out, without tiles
             try container.encode(overlays, forKey: .overlays)
+            try container.encode(inspection, forKey: .inspection)
         }
     }
 
@@ -36,7 +39,7 @@ extension DashboardService {
             },
             overlays: configuration.overlays.indices.map {
                 .init(name: configuration.overlays[$0].name, url: "/api/v1/overlays/\($0)")
-            })
+            }, inspection: configuration.inspection != nil)
     }
 }
 

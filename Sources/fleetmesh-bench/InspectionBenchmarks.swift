@@ -101,7 +101,7 @@ enum InspectionBenchmarks {
             .deletingLastPathComponent().appendingPathComponent("Tools/open3d-voxel-bench.py").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, file, "\(voxel)", "\(runs)"]
+        process.arguments = ["python3", script, "\(voxel)", "\(runs)", file]
         let output = Pipe()
         process.standardOutput = output
         try process.run()

@@ -198,7 +198,7 @@ import Testing
         #expect(origin.status == 404 && origin.error == "origin: no map origin known yet")
         #expect(
             try await call(.get, "/api/v1/map").body
-                == #"{"overlays":[{"name":"site","url":"\/api\/v1\/overlays\/0"}],"tiles":null}"#)
+                == #"{"inspection":false,"overlays":[{"name":"site","url":"\/api\/v1\/overlays\/0"}],"tiles":null}"#)
         let overlay = try await call(.get, "/api/v1/overlays/0")
         #expect(overlay.status == 200 && overlay.headers[.contentType] == "application/geo+json")
         #expect(overlay.body == #"{"features":[],"type":"FeatureCollection"}"#)
@@ -520,8 +520,8 @@ import Testing
             minimal: DashboardService.SessionReport(loginRequired: false, name: nil, role: .operator, csrfToken: nil))
         let tiles = DashboardService.MapReport.Tiles(url: "/tiles/{z}/{x}/{y}.png", maxZoom: 1, attribution: "a")
         try check(
-            "Map", full: DashboardService.MapReport(tiles: tiles, overlays: []),
-            minimal: DashboardService.MapReport(tiles: nil, overlays: []))
+            "Map", full: DashboardService.MapReport(tiles: tiles, overlays: [], inspection: true),
+            minimal: DashboardService.MapReport(tiles: nil, overlays: [], inspection: false))
         try check(
             "MapTiles", full: tiles, minimal: DashboardService.MapReport.Tiles(url: "u", maxZoom: 1, attribution: nil))
         let overlay = DashboardService.MapReport.Overlay(name: "n", url: "u")

@@ -31,16 +31,17 @@ import Testing
             encoder.outputFormatting = .sortedKeys
             return String(decoding: try encoder.encode(DashboardService.mapReport(c)), as: UTF8.self)
         }
-        #expect(try answer(DashboardConfiguration()) == #"{"overlays":[],"tiles":null}"#)
+        #expect(try answer(DashboardConfiguration()) == #"{"inspection":false,"overlays":[],"tiles":null}"#)
         let overlays = [
             DashboardOverlay(name: "site", file: "/a", geoJSON: Data()),
             DashboardOverlay(name: "fence", file: "/b", geoJSON: Data()),
         ]
         let full = DashboardConfiguration(
-            tiles: DashboardTiles(folder: "/t", format: "jpg", maxZoom: 17, attribution: "survey"), overlays: overlays)
+            tiles: DashboardTiles(folder: "/t", format: "jpg", maxZoom: 17, attribution: "survey"), overlays: overlays,
+            inspection: DashboardInspection(map: "/site.pcd"))
         #expect(
             try answer(full)
-                == #"{"overlays":[{"name":"site","url":"\/api\/v1\/overlays\/0"},{"name":"fence","url":"\/api\/v1\/overlays\/1"}],"tiles":{"attribution":"survey","maxZoom":17,"url":"\/tiles\/{z}\/{x}\/{y}.jpg"}}"#
+                == #"{"inspection":true,"overlays":[{"name":"site","url":"\/api\/v1\/overlays\/0"},{"name":"fence","url":"\/api\/v1\/overlays\/1"}],"tiles":{"attribution":"survey","maxZoom":17,"url":"\/tiles\/{z}\/{x}\/{y}.jpg"}}"#
         )
     }
 

@@ -605,7 +605,7 @@ import Testing
             let noTile = try http(lab, "GET", "/tiles/1/0/0.png", from: 2, base: base, jar: viewerJar)
             #expect(noTile.status == 404 && noTile.body.isEmpty, "\(noTile.body)")
             let map = try http(lab, "GET", "/api/v1/map", from: 2, base: base, jar: viewerJar)
-            #expect(map.body == #"{"overlays":[],"tiles":null}"#, "\(map.body)")
+            #expect(map.body == #"{"inspection":false,"overlays":[],"tiles":null}"#, "\(map.body)")
             let viewerCommand = try http(
                 lab, "POST", "/api/v1/uavs/\(uav)/commands", body: #"{"args":["hover"]}"#, from: 2, base: base,
                 headers: ["X-CSRF-Token: \(viewerToken)"], jar: viewerJar)
@@ -862,7 +862,7 @@ import Testing
             let answer = try http(lab, "GET", "/api/v1/map")
             #expect(
                 answer.body
-                    == #"{"overlays":[{"name":"site outline","url":"\/api\/v1\/overlays\/0"}],"tiles":{"attribution":"<b>lab<\/b> survey","maxZoom":17,"url":"\/tiles\/{z}\/{x}\/{y}.png"}}"#,
+                    == #"{"inspection":false,"overlays":[{"name":"site outline","url":"\/api\/v1\/overlays\/0"}],"tiles":{"attribution":"<b>lab<\/b> survey","maxZoom":17,"url":"\/tiles\/{z}\/{x}\/{y}.png"}}"#,
                 "\(answer.body)")
             let overlay = try http(lab, "GET", "/api/v1/overlays/0")
             #expect(overlay.status == 200 && overlay.header("Content-Type") == "application/geo+json")

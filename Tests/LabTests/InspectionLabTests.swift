@@ -60,11 +60,18 @@ import Testing
                 }
             }
             // Fly the route while recording the drone's positions as the station sees them.
+            // The CLI blocks until the drone is done: on a thread of its own, so that this task keeps recording
+            // (a blocked thread of the concurrency pool would starve the loop below on two cores).
+            let command = [
+                try fleetmeshBinary(), "send", "--node", station.socketPath, "--timeout", "120", String(uav),
+                "trajectory",
+                "@\(dir)/route.txt",
+            ]
             let flight = Task {
-                try fleetmesh([
-                    "send", "--node", station.socketPath, "--timeout", "120", String(uav), "trajectory",
-                    "@\(dir)/route.txt",
-                ])
+                try await withCheckedThrowingContinuation {
+                    (done: CheckedContinuation<(status: Int32, output: String), Error>) in
+                    Thread.detachNewThread { done.resume(with: Result { try shell(command) }) }
+                }
             }
             var track: [SIMD3<Double>] = []
             var arrived = false

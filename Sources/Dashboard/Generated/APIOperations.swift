@@ -3,7 +3,7 @@
 
 extension APIOperation {
     /// SHA-256 of openapi.yaml followed by Tools/openapi/openapi-generator-config.yaml, as generated from.
-    static let sourcesSHA256 = "82471fc94eb48a190f57b5e67efa3fb8df6793185e196347c846ef1ad53d69b9"
+    static let sourcesSHA256 = "1ed606c350b1f4f1f2feaea3ad3569ddc7bda05768674d2e3ecea16394fdff96"
 
     /// Every operation of openapi.yaml, by operationId.
     static let all: [String: APIOperation] = [
@@ -275,8 +275,8 @@ extension APIOperation {
             fields: ["points", "durationS", "lengthM", "legs"],
             required: ["points", "durationS", "lengthM", "legs"]),
         "Map": APIOperation.Body(
-            fields: ["tiles", "overlays"],
-            required: ["tiles", "overlays"]),
+            fields: ["tiles", "overlays", "inspection"],
+            required: ["tiles", "overlays", "inspection"]),
         "MapTiles": APIOperation.Body(
             fields: ["url", "maxZoom", "attribution"],
             required: ["url", "maxZoom"]),

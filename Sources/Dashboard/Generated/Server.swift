@@ -2766,7 +2766,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
             }
         )
     }
-    /// What the page draws under and over the fleet besides the metric grid: the station's offline tile folder (`[dashboard] tiles`; null without one; the tiles are served at `url`, a missing tile an empty 404, and with accounts they need the session as the API does) and its GeoJSON overlays (`[dashboard] overlays`), in the configuration's order.
+    /// What the page draws under and over the fleet besides the metric grid: the station's offline tile folder (`[dashboard] tiles`; null without one; the tiles are served at `url`, a missing tile an empty 404, and with accounts they need the session as the API does), its GeoJSON overlays (`[dashboard] overlays`), in the configuration's order, and whether it has an inspection site.
     ///
     ///
     /// - Remark: HTTP `GET /api/v1/map`.

@@ -340,11 +340,11 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/InspectionSite/isolatedVoxels`.
             internal var isolatedVoxels: Swift.Int
-            /// voxel edge
+            /// voxel edge, metres
             ///
             /// - Remark: Generated from `#/components/schemas/InspectionSite/resolution`.
             internal var resolution: Swift.Double
-            /// the route's distance from every point
+            /// the route's distance from every point, metres
             ///
             /// - Remark: Generated from `#/components/schemas/InspectionSite/clearance`.
             internal var clearance: Swift.Double
@@ -363,8 +363,8 @@ extension Components {
             ///   - droppedNonFinite: points dropped for a NaN or infinite coordinate
             ///   - voxels: occupied voxels
             ///   - isolatedVoxels: lone returns (kept as obstacles)
-            ///   - resolution: voxel edge
-            ///   - clearance: the route's distance from every point
+            ///   - resolution: voxel edge, metres
+            ///   - clearance: the route's distance from every point, metres
             ///   - loadSeconds: time taken to read the cloud and build the map
             ///   - view:
             internal init(
@@ -466,7 +466,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/InspectionView/corners`.
             internal var corners: [[Swift.Double]]
-            /// a cell's edge
+            /// a cell's edge, metres
             ///
             /// - Remark: Generated from `#/components/schemas/InspectionView/cell`.
             internal var cell: Swift.Double
@@ -474,11 +474,11 @@ extension Components {
             internal var columns: Swift.Int
             /// - Remark: Generated from `#/components/schemas/InspectionView/rows`.
             internal var rows: Swift.Int
-            /// the lowest point's height above the origin
+            /// the lowest point's height above the origin, metres
             ///
             /// - Remark: Generated from `#/components/schemas/InspectionView/floor`.
             internal var floor: Swift.Double
-            /// the highest point's height above the origin
+            /// the highest point's height above the origin, metres
             ///
             /// - Remark: Generated from `#/components/schemas/InspectionView/top`.
             internal var top: Swift.Double
@@ -490,11 +490,11 @@ extension Components {
             ///
             /// - Parameters:
             ///   - corners: [latitude, longitude] of the south-west, south-east, north-east and north-west corners
-            ///   - cell: a cell's edge
+            ///   - cell: a cell's edge, metres
             ///   - columns:
             ///   - rows:
-            ///   - floor: the lowest point's height above the origin
-            ///   - top: the highest point's height above the origin
+            ///   - floor: the lowest point's height above the origin, metres
+            ///   - top: the highest point's height above the origin, metres
             ///   - heights: each cell's highest point, decimetres above the floor; -1 for a cell without points
             internal init(
                 corners: [[Swift.Double]],
@@ -681,7 +681,7 @@ extension Components {
             internal var holdS: Swift.Double
             /// - Remark: Generated from `#/components/schemas/InspectionPlan/lengthM`.
             internal var lengthM: Swift.Double
-            /// at the site's speed
+            /// at the site's speed, with each point's turn and hover
             ///
             /// - Remark: Generated from `#/components/schemas/InspectionPlan/durationS`.
             internal var durationS: Swift.Double
@@ -700,7 +700,7 @@ extension Components {
             ///   - snapshots: each point's index in waypoints
             ///   - holdS: seconds to hold at each point: send a point's waypoint as LAT,LON,ALT,HEADING,HOLD
             ///   - lengthM:
-            ///   - durationS: at the site's speed
+            ///   - durationS: at the site's speed, with each point's turn and hover
             ///   - minimumClearanceM: the route's smallest distance to the raw cloud
             ///   - planMs:
             ///   - expandedCells:

@@ -114,7 +114,7 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /api/v1/targets`.
     /// - Remark: Generated from `#/paths//api/v1/targets/post(target)`.
     func target(_ input: Operations.Target.Input) async throws -> Operations.Target.Output
-    /// What the page draws under and over the fleet besides the metric grid: the station's offline tile folder (`[dashboard] tiles`; null without one; the tiles are served at `url`, a missing tile an empty 404, and with accounts they need the session as the API does) and its GeoJSON overlays (`[dashboard] overlays`), in the configuration's order.
+    /// What the page draws under and over the fleet besides the metric grid: the station's offline tile folder (`[dashboard] tiles`; null without one; the tiles are served at `url`, a missing tile an empty 404, and with accounts they need the session as the API does), its GeoJSON overlays (`[dashboard] overlays`), in the configuration's order, and whether it has an inspection site.
     ///
     ///
     /// - Remark: HTTP `GET /api/v1/map`.
@@ -347,7 +347,7 @@ extension APIProtocol {
             body: body
         ))
     }
-    /// What the page draws under and over the fleet besides the metric grid: the station's offline tile folder (`[dashboard] tiles`; null without one; the tiles are served at `url`, a missing tile an empty 404, and with accounts they need the session as the API does) and its GeoJSON overlays (`[dashboard] overlays`), in the configuration's order.
+    /// What the page draws under and over the fleet besides the metric grid: the station's offline tile folder (`[dashboard] tiles`; null without one; the tiles are served at `url`, a missing tile an empty 404, and with accounts they need the session as the API does), its GeoJSON overlays (`[dashboard] overlays`), in the configuration's order, and whether it has an inspection site.
     ///
     ///
     /// - Remark: HTTP `GET /api/v1/map`.

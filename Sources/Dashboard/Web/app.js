@@ -1048,6 +1048,7 @@ function start() {
   started = true;
   loadMapLayers().catch((e) => logEvent(`map layers: ${e.message}`, "warning"));
   if (typeof loadFlights === "function") loadFlights();
+  if (typeof loadInspection === "function") loadInspection();
   fetch("/api/v1/geofence").then((r) => r.json()).then(showGeofence).catch(() => {});
   fetch("/api/v1/status").then((r) => r.json()).then((s) => {
     if (s.node) document.getElementById("station").textContent = s.node.name;

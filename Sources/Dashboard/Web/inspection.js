@@ -31,6 +31,9 @@ function heightColour(f) {
 
 async function loadInspection() {
   const section = document.getElementById("inspection");
+  // Only a station with a site has one to ask for (GET /api/v1/map says).
+  const layers = await fetch("/api/v1/map").then((r) => r.ok ? r.json() : null).catch(() => null);
+  if (!layers || !layers.inspection) { section.hidden = true; return; }
   const r = await fetch("/api/v1/inspection");
   if (r.status === 404) { section.hidden = true; return; }
   section.hidden = false;
@@ -182,4 +185,4 @@ document.getElementById("inspection-plan").addEventListener("click", () => planI
 document.getElementById("inspection-send").addEventListener("click", () => sendInspection());
 document.getElementById("inspection-clear").addEventListener("click", () => { inspection.points = []; forgetPlan(); });
 
-loadInspection();
+// app.js's start() calls loadInspection() once the page may read the API (after a login where accounts are configured).
