@@ -85,18 +85,14 @@ public struct OccupancyMap: Sendable {
             upperCorner = SIMD3<Double>(high &+ 1) * resolution
         }
         // Outliers: voxels with one point and no other occupied voxel within two voxels (a surface sampled more
-        // sparsely than the grid still has neighbours two voxels away).
+        // sparsely than the grid still has neighbours two voxels away). Nearest neighbours first: a voxel of a
+        // surface is cleared by one of its first few lookups.
         var isolated = 0
+        let around = Self.neighbourhood
         voxels.forEach { key, count in
             guard count == 1 else { return }
             let c = VoxelKey.unpack(key)
-            for dz in Int32(-2)...2 {
-                for dy in Int32(-2)...2 {
-                    for dx in Int32(-2)...2 where dx != 0 || dy != 0 || dz != 0 {
-                        if voxels.value(for: VoxelKey.pack(c &+ SIMD3(dx, dy, dz))) != nil { return }
-                    }
-                }
-            }
+            for d in around where voxels.value(for: VoxelKey.pack(c &+ d)) != nil { return }
             isolated += 1
         }
         isolatedVoxels = isolated
@@ -128,6 +124,17 @@ public struct OccupancyMap: Sendable {
         blockStart = start
         blockVoxels = members
     }
+
+    /// The 124 offsets within two voxels, nearest first.
+    static let neighbourhood: [SIMD3<Int32>] = {
+        var offsets: [SIMD3<Int32>] = []
+        for z in Int32(-2)...2 {
+            for y in Int32(-2)...2 {
+                for x in Int32(-2)...2 where x != 0 || y != 0 || z != 0 { offsets.append(SIMD3(x, y, z)) }
+            }
+        }
+        return offsets.sorted { ($0 &* $0).wrappedSum() < ($1 &* $1).wrappedSum() }
+    }()
 
     @inline(__always)
     static func block(of c: SIMD3<Int32>, edge: Int32) -> SIMD3<Int32> {
