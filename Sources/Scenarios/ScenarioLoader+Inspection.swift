@@ -61,8 +61,8 @@ extension ScenarioLoader {
         let site: InspectionMission.Site
         switch (try t.string("site"), try t.string("map"), try t.string("points")) {
         case (let s?, nil, nil):
-            guard ["hall", "courtyard", "bridge", "forest", "campus"].contains(s) else {
-                throw t.error("site", "'\(s)' is not a site (hall, courtyard, bridge, forest, campus)")
+            guard SiteScene.exampleNames.contains(s) else {
+                throw t.error("site", "'\(s)' is not a site (\(SiteScene.exampleNames.joined(separator: ", ")))")
             }
             site = .example(s)
         case (nil, let m?, let p?):

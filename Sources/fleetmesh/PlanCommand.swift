@@ -247,14 +247,9 @@ struct PlanExampleCommand: ParsableCommand {
     var step = 0.2
 
     func run() throws {
-        let scene: SiteScene
-        switch site {
-        case "hall": scene = .hall()
-        case "courtyard": scene = .courtyard()
-        case "bridge": scene = .bridge()
-        case "forest": scene = .forest()
-        case "campus": scene = .campus(step: step)
-        default: throw failure("error: unknown site \"\(site)\" (hall, courtyard, bridge, forest or campus)", code: 64)
+        guard let scene = SiteScene.example(named: site, step: step) else {
+            throw failure(
+                "error: unknown site \"\(site)\" (\(SiteScene.exampleNames.joined(separator: ", ")))", code: 64)
         }
         let pcd: PointCloudWriter.PCDEncoding
         switch encoding {

@@ -11,14 +11,8 @@ extension SimulateCommand {
         let points: [SnapshotPoint]
         switch mission.site {
         case .example(let name):
-            let scene: SiteScene =
-                switch name {
-                case "hall": .hall()
-                case "courtyard": .courtyard()
-                case "bridge": .bridge()
-                case "forest": .forest()
-                default: .campus()
-                }
+            // The loader accepted only example names.
+            let scene = SiteScene.example(named: name) ?? .bridge()
             cloud = scene.cloud
             points = scene.points
         case .files(let map, let pointsFile):

@@ -5,9 +5,9 @@ import Inspection
 
 /// The station's inspection site and routes planned in it (docs/INSPECTION.md, `[dashboard.inspection]`).
 extension DashboardAPI {
-    /// Why an inspection request cannot be answered: no site, no origin, or a cloud that cannot be read.
+    /// Why an inspection request cannot be answered: no site, or no map origin to place it.
     private enum Unavailable: Error {
-        case noSite, noOrigin(String), unreadable(String)
+        case noSite, noOrigin(String)
     }
 
     /// The workspace and the mission's map origin, or why not.
@@ -36,7 +36,6 @@ extension DashboardAPI {
             switch error {
             case .noSite: return .notFound(.init(body: .json(Self.error(Self.noSiteMessage))))
             case .noOrigin(let m): return .conflict(.init(body: .json(Self.error(m))))
-            case .unreadable(let m): return .internalServerError(.init(body: .json(Self.error(m))))
             }
         }
         let site: InspectionWorkspace.Site
@@ -77,7 +76,6 @@ extension DashboardAPI {
             switch error {
             case .noSite: return .notFound(.init(body: .json(Self.error(Self.noSiteMessage))))
             case .noOrigin(let m): return .conflict(.init(body: .json(Self.error(m))))
-            case .unreadable(let m): return .internalServerError(.init(body: .json(Self.error(m))))
             }
         }
         func local(_ p: Components.Schemas.InspectionPoint, _ label: String) throws -> SnapshotPoint {

@@ -52,7 +52,7 @@ extension InspectionPlanner {
         var cost = [[Double]](repeating: [Double](repeating: 0, count: n), count: n)
         var fromStart = [[Double]](repeating: [Double](repeating: 0, count: n), count: k)
         for i in 0..<n {
-            for j in (i + 1)..<max(i + 1, n) {
+            for j in (i + 1)..<n {
                 cost[i][j] = pathLength(try leg(from: points[i], to: points[j], space: box).path)
                 cost[j][i] = cost[i][j]
             }
@@ -110,7 +110,6 @@ extension InspectionPlanner {
         let n = tour.count
         var prefix = [0.0]
         for i in 1..<max(1, n) { prefix.append(prefix[i - 1] + cost[tour[i - 1]][tour[i]]) }
-        if n == 1 { prefix = [0] }
         func work(_ s: Int, _ a: Int, _ b: Int) -> Double {  // stretch tour[a...b] flown by start s
             let along = prefix[b] - prefix[a]
             return along + min(fromStart[s][tour[a]], fromStart[s][tour[b]])

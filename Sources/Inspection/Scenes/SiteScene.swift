@@ -11,6 +11,21 @@ public struct SiteScene: Sendable {
     /// Snapshot points to plan through.
     public var points: [SnapshotPoint]
 
+    /// The example sites' names, as `fleetmesh plan example` and scenario files (`site = …`) take them.
+    public static let exampleNames = ["hall", "courtyard", "bridge", "forest", "campus"]
+
+    /// The example site called `name` (one of ``exampleNames``), with its default sampling; nil for another name.
+    public static func example(named name: String, step: Double? = nil) -> SiteScene? {
+        switch name {
+        case "hall": return .hall()
+        case "courtyard": return .courtyard()
+        case "bridge": return .bridge()
+        case "forest": return .forest()
+        case "campus": return step.map { .campus(step: $0) } ?? .campus()
+        default: return nil
+        }
+    }
+
     /// Samples of a horizontal rectangle at height `z`, every `step` metres.
     static func plane(x: ClosedRange<Double>, y: ClosedRange<Double>, z: Double, step: Double) -> [SIMD3<Float>] {
         var out: [SIMD3<Float>] = []
