@@ -14,7 +14,7 @@ extension PlanInspectionCommand {
         do { fleet = try InspectionPlanner(map: grid, settings: settings).planFleet(snapshots, starts: starts) } catch {
             throw failure("error: \(error)", code: 1)
         }
-        let planTime = seconds(clock.now - began, raw: ())
+        let planTime = (clock.now - began).inSeconds
         var reports: [FleetDroneReport] = []
         for (i, route) in fleet.routes.enumerated() {
             guard let route else {

@@ -126,8 +126,8 @@ struct PlanInspectionCommand: ParsableCommand {
             order: route.order.map { $0 + 1 }, waypoints: route.vertices.count - (route.hasStart ? 1 : 0),
             length: route.length, duration: route.duration, clearance: clearance,
             minimumClearance: checked.distance, expandedCells: route.expandedCells,
-            readSeconds: seconds(readTime, raw: ()), gridSeconds: seconds(mapTime, raw: ()),
-            planSeconds: seconds(planTime, raw: ()), out: out, trajectory: trajectory)
+            readSeconds: readTime.inSeconds, gridSeconds: mapTime.inSeconds,
+            planSeconds: planTime.inSeconds, out: out, trajectory: trajectory)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -176,10 +176,7 @@ struct PlanInspectionCommand: ParsableCommand {
         if !json { FileHandle.standardError.write(Data((text + "\n").utf8)) }
     }
 
-    func seconds(_ d: Duration) -> String { String(format: "%.2f s", seconds(d, raw: ())) }
-    func seconds(_ d: Duration, raw: Void) -> Double {
-        Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
-    }
+    func seconds(_ d: Duration) -> String { String(format: "%.2f s", d.inSeconds) }
 }
 
 /// What `plan inspection` prints.
@@ -273,4 +270,9 @@ struct PlanExampleCommand: ParsableCommand {
         print(
             "wrote \(cloudPath) (\(scene.cloud.points.count) points) and \(pointsPath) (\(scene.points.count) points)")
     }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var inSeconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
 }

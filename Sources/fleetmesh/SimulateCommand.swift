@@ -8,10 +8,7 @@ import Scenarios
 /// `fleetmesh simulate SCENARIO.toml [--json]`: runs a scripted multi-drone mission offline, faster than real time.
 struct SimulateCommand: ParsableCommand {
     /// Wall-clock seconds since `start`.
-    static func seconds(since start: ContinuousClock.Instant) -> Double {
-        let d = ContinuousClock.now - start
-        return Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
-    }
+    static func seconds(since start: ContinuousClock.Instant) -> Double { (ContinuousClock.now - start).inSeconds }
 
     static let configuration = CommandConfiguration(
         commandName: "simulate",

@@ -92,10 +92,6 @@ struct VoxelTable {
     @inline(__always)
     mutating func add(_ delta: Int32, at slot: Int) { values[slot] &+= delta }
 
-    /// Sets the value at `slot`.
-    @inline(__always)
-    mutating func set(_ value: Int32, at slot: Int) { values[slot] = value }
-
     /// Every stored key and its value, in slot order.
     func forEach(_ body: (Int64, Int32) -> Void) {
         for i in keys.indices where keys[i] != Self.empty { body(keys[i], values[i]) }

@@ -150,8 +150,6 @@ struct MinHeap {
     }
     private var items: [Entry] = []
 
-    var isEmpty: Bool { items.isEmpty }
-
     @inline(__always)
     private static func less(_ a: Entry, _ b: Entry) -> Bool { a.f < b.f || (a.f == b.f && a.g > b.g) }
 

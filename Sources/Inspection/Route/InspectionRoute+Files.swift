@@ -20,9 +20,11 @@ extension InspectionRoute {
                 lines.append("# snapshot \(s + 1): \(p.label)" + (p.heading.map { ", heading \(format2($0))°" } ?? ""))
             }
             let g = origin.geodetic(LocalPosition(east: v.x, north: v.y, up: v.z))
-            var line = "\(fixed(g.latitude, 8)),\(fixed(g.longitude, 8)),\(fixed(v.z, 3))"
+            var line = "\(formatFixed(g.latitude, 8)),\(formatFixed(g.longitude, 8)),\(formatFixed(v.z, 3))"
             if let s = snapshotAt[i] {
-                line += "," + (points[s].heading.map { fixed(normalizedDegrees($0), 2) } ?? "-") + "," + fixed(hover, 1)
+                line +=
+                    "," + (points[s].heading.map { formatFixed(normalizedDegrees($0), 2) } ?? "-") + ","
+                    + formatFixed(hover, 1)
             }
             lines.append(line)
         }
@@ -34,15 +36,4 @@ extension InspectionRoute {
 func normalizedDegrees(_ d: Double) -> Double {
     let r = ((d * 100).rounded() / 100).truncatingRemainder(dividingBy: 360)
     return r < 0 ? (r + 360 >= 360 ? 0 : r + 360) : r
-}
-
-func fixed(_ v: Double, _ digits: Int) -> String {
-    var scale = 1.0
-    for _ in 0..<digits { scale *= 10 }
-    let n = (abs(v) * scale).rounded()
-    let whole = Int(n / scale)
-    let frac = Int(n - Double(whole) * scale)
-    var f = String(frac)
-    while f.count < digits { f = "0" + f }
-    return (v < 0 && n > 0 ? "-" : "") + "\(whole).\(f)"
 }
