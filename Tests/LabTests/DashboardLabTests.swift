@@ -305,8 +305,12 @@ import Testing
             }
 
             // Refusals: each a 4xx (or the node's own rejection) whose text names what was wrong.
-            let unknownUAV = try http(lab, "POST", "/api/v1/uavs/99/commands", body: #"{"args":["land"]}"#)
-            #expect(unknownUAV.status == 200 && unknownUAV.body.contains("unknown UAV number 99"), "\(unknownUAV.body)")
+            // The mesh draws numbers at random: 99 is the drone's own now and then.
+            let free = uavNumberNobodyHolds([uav])
+            let unknownUAV = try http(lab, "POST", "/api/v1/uavs/\(free)/commands", body: #"{"args":["land"]}"#)
+            #expect(
+                unknownUAV.status == 200 && unknownUAV.body.contains("unknown UAV number \(free)"), "\(unknownUAV.body)"
+            )
             let cases: [(String, String, String?, Int, String)] = [
                 ("POST", "/api/v1/uavs/\(uav)/commands", "{not json", 400, "malformed JSON"),
                 ("POST", "/api/v1/uavs/\(uav)/commands", "[1,2]", 400, "malformed JSON: expected one object"),
@@ -366,8 +370,8 @@ import Testing
                     #"trajectory-preview: unknown field "speed""#
                 ),
                 (
-                    "POST", "/api/v1/uavs/99/trajectory-preview", #"{"waypoints":[[50,14,10]]}"#, 404,
-                    "uav: no drone holds UAV number 99"
+                    "POST", "/api/v1/uavs/\(free)/trajectory-preview", #"{"waypoints":[[50,14,10]]}"#, 404,
+                    "uav: no drone holds UAV number \(free)"
                 ),
                 (
                     "POST", "/api/v1/uavs/abc/trajectory-preview", #"{"waypoints":[[50,14,10]]}"#, 400,

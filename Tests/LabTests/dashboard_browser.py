@@ -137,10 +137,33 @@ try:
                          for line in driver.find_element(By.ID, "events").text.splitlines()))
     driver.save_screenshot(os.path.join(shots, "3-trajectory.png"))
 
-    # A target placed on the map, 60 px east of the map's centre: the drone flies to it.
+    # A target placed on the map, 20 m (or 40 m) from the drone where no marker lies under the click (a click on another
+    # drone's marker selects that drone instead; the other drone's place depends on the fleet's homes): the drone
+    # flies to it.
     driver.find_element(By.ID, "place-target").click()
     map_element = driver.find_element(By.ID, "map")
-    ActionChains(driver).move_to_element_with_offset(map_element, 60, 0).click().perform()
+    here = drone_position()
+    spot = None
+    for east, north in [(-20, 0), (0, 20), (20, 0), (0, -20), (-20, 20), (20, 20), (-40, 0), (0, 40)]:
+        lat_t = here[0] + north / 111320
+        lon_t = here[1] + east / (111320 * math.cos(math.radians(here[0])))
+        x, y, nearest, inside = driver.execute_script("""
+          const p = map.latLngToContainerPoint(L.latLng(arguments[0], arguments[1]));
+          let nearest = Infinity;
+          map.eachLayer((l) => {
+            if (l instanceof L.Marker) nearest = Math.min(nearest, p.distanceTo(map.latLngToContainerPoint(l.getLatLng())));
+          });
+          const s = map.getSize();
+          return [p.x, p.y, nearest, p.x > 30 && p.y > 30 && p.x < s.x - 30 && p.y < s.y - 30];
+        """, lat_t, lon_t)
+        if inside and nearest > 40:
+            spot = (x, y)
+            break
+    if spot is None:
+        raise AssertionError("no free place on the map for the target within 40 m of the drone")
+    size = map_element.size
+    ActionChains(driver).move_to_element_with_offset(
+        map_element, round(spot[0] - size["width"] / 2), round(spot[1] - size["height"] / 2)).click().perform()
     wait_for("the target's answer in the event log", 10,
              lambda: "sent to the mesh" in driver.find_element(By.ID, "events").text)
     wait_for("the drone flying to the target", 15,
