@@ -5,9 +5,9 @@ SWIFT ?= swift
 # The simulations iterate dictionaries and sets, whose order Swift randomizes per process unless told otherwise: with
 # SWIFT_DETERMINISTIC_HASHING=1 a seed replays exactly (the unit suites and the soak; not the lab's real nodes).
 DETERMINISTIC := SWIFT_DETERMINISTIC_HASHING=1
-LAB_SUITES := MeshLabTests|OutageLabTests|CoordinatorLabTests|MapOriginLabTests|TargetSourceLabTests|FleetLabTests|AvoidanceLabTests|MAVLinkLabTests|DemoLabTests|DashboardLabTests|FlightLogLabTests|ShippingLabTests|InspectionLabTests
+LAB_SUITES := MeshLabTests|DeploymentLabTests|OutageLabTests|CoordinatorLabTests|MapOriginLabTests|TargetSourceLabTests|FleetLabTests|AvoidanceLabTests|MAVLinkLabTests|DemoLabTests|DashboardLabTests|FlightLogLabTests|ShippingLabTests|InspectionLabTests
 
-.PHONY: all setup build test unit-test lab-test demo bench bench-mallocs bench-count bench-datagram-count soak format format-check openapi clean
+.PHONY: all setup build test unit-test lab-test demo bench bench-mallocs bench-count bench-datagram-count soak deb deb-check format format-check openapi clean
 
 all: build
 
@@ -79,6 +79,19 @@ soak: build
 	$(SWIFT) build -c release --product fleetmesh-sim
 	$(DETERMINISTIC) $(SWIFT) run -c release --skip-build fleetmesh-sim outages --seeds $${MESHSIM_OUTAGE_SEEDS:-1000}
 	$(DETERMINISTIC) AVOIDANCE_SEEDS=$${AVOIDANCE_SEEDS:-20000} $(SWIFT) test --filter AvoidanceTests
+
+# The Debian package (docs/DEPLOYMENT.md): a release build with the Swift runtime and Foundation linked in, then
+# scripts/make-deb writes .build/deb/fleetmesh_VERSION_ARCH.deb. `make deb-check` installs the newest one in a fresh
+# Debian 12 root (debootstrap, cached in /var/cache/fleetmesh-deb-check; needs root) and checks it. Neither is part
+# of `make test`; scripts/verify-units checks the unit files in a second.
+# -z now, relro: the binary's relocations are resolved at start and then made read-only (lintian's hardening checks).
+deb: setup
+	$(SWIFT) build -c release --product fleetmesh --static-swift-stdlib -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
+	bash scripts/make-deb --binary .build/release/fleetmesh --out .build/deb
+
+deb-check:
+	@deb=$$(ls -t .build/deb/*.deb 2>/dev/null | head -1); [ -n "$$deb" ] || { echo "deb-check: no .build/deb/*.deb (make deb)" >&2; exit 1; }; \
+		bash scripts/deb-check "$$deb"
 
 # swift format (ships with the toolchain), configured by .swift-format. CI runs format-check before the tests.
 # Sources/MAVLink/Generated carries `// swift-format-ignore-file` (Tools/mavgen writes it; a test compares the two), and

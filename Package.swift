@@ -179,6 +179,14 @@ let package = Package(
             ]),
 
         // Drives scripts/lab and `fleetmesh run` processes: used by the lab tests, the benchmarks and the demo.
+        // `fleetmesh doctor`: why a node is not in the mesh (the machine, Avahi, the firewall, the running node).
+        .target(
+            name: "Doctor",
+            dependencies: [
+                "ControlProtocol", "Discovery", "Node", "SecureTransport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
         .target(name: "LabKit", dependencies: ["ControlProtocol", "Geodesy", "Node"]),
 
         // Executables only compose.
@@ -186,7 +194,7 @@ let package = Package(
             name: "fleetmesh",
             dependencies: [
                 "ControlProtocol", "Dashboard", "Node", "FlightLog", "Geodesy", "Flight", "Scenarios", "Avoidance",
-                "Inspection", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Inspection", "Doctor", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]),
         .executableTarget(name: "fleetmesh-demo", dependencies: ["ControlProtocol", "LabKit"]),
@@ -241,7 +249,7 @@ let package = Package(
             name: "NodeTests",
             dependencies: [
                 "Node", "Dashboard", "MeshCore", "Membership", "Coordinator", "MeshTypes", "SecureTransport",
-                "Avoidance", "Discovery", "Flight", "FlightLog",
+                "Avoidance", "Discovery", "Flight", "FlightLog", "LabKit",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
@@ -253,6 +261,7 @@ let package = Package(
         .testTarget(
             name: "AutopilotEmulationTests", dependencies: ["AutopilotEmulation", "MAVLink", "Flight", "Geodesy"]),
         .testTarget(name: "ControlProtocolTests", dependencies: ["ControlProtocol"]),
+        .testTarget(name: "DoctorTests", dependencies: ["Doctor", "ControlProtocol", "Node"]),
         .testTarget(
             name: "DashboardTests",
             dependencies: [
@@ -265,7 +274,7 @@ let package = Package(
         .testTarget(
             name: "LabTests",
             dependencies: [
-                "ControlProtocol", "Dashboard", "Node", "LabKit", "FlightLog", "Geodesy", "Inspection",
+                "ControlProtocol", "Dashboard", "Node", "LabKit", "FlightLog", "Geodesy", "Inspection", "Doctor",
             ],
             exclude: [
                 "udp_tool.py", "dashboard_browser.py", "dashboard_live.py", "lab_browser.py", "dashboard_tiles.py",

@@ -19,6 +19,9 @@ public struct NodeStatus: Codable, Sendable, Hashable {
         public var groundControl: String?
         /// The mesh socket's traffic: this node's own load on the link.
         public var traffic: Traffic?
+        /// The last problem with each address that refused or ignored this node's handshakes (newest first):
+        /// what `fleetmesh doctor` shows for a peer seen on DNS-SD but not in session.
+        public var handshakeProblems: [HandshakeProblem]?
 
         public init(
             id: String,
@@ -33,7 +36,8 @@ public struct NodeStatus: Codable, Sendable, Hashable {
             avahi: String,
             rejections: [String: Int],
             groundControl: String? = nil,
-            traffic: Traffic? = nil
+            traffic: Traffic? = nil,
+            handshakeProblems: [HandshakeProblem]? = nil
         ) {
             self.id = id
             self.name = name
@@ -48,6 +52,26 @@ public struct NodeStatus: Codable, Sendable, Hashable {
             self.rejections = rejections
             self.groundControl = groundControl
             self.traffic = traffic
+            self.handshakeProblems = handshakeProblems
+        }
+    }
+
+    /// A refused or unanswered handshake with one address.
+    public struct HandshakeProblem: Codable, Sendable, Hashable {
+        /// The address as a person writes it (`10.77.1.2:47800`, `[fe80::1%eth0]:47800`).
+        public var address: String
+        public var problem: String
+        /// A rejection's category (wrongMeshKey, unsupportedVersion, …) or `unanswered`.
+        public var category: String
+        public var msAgo: Int
+        public var count: Int
+
+        public init(address: String, problem: String, category: String, msAgo: Int, count: Int) {
+            self.address = address
+            self.problem = problem
+            self.category = category
+            self.msAgo = msAgo
+            self.count = count
         }
     }
 

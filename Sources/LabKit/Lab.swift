@@ -114,7 +114,7 @@ public final class Lab: @unchecked Sendable {
     @discardableResult
     public func startNode(
         host: Int, name: String, role: String = "drone", key: String? = nil, extra: String = "",
-        network: String = "", logLevel: String = "debug", flightLog: Bool? = nil
+        network: String = "", logLevel: String = "debug", flightLog: Bool? = nil, environment: [String: String] = [:]
     ) throws -> NodeProcess {
         // Stations record their flight log (the dashboard and the demo show it); drones only when a test asks: on two
         // cores shared by a whole lab, every drone writing every other's telemetry is load the timing-bound tests
@@ -139,7 +139,8 @@ public final class Lab: @unchecked Sendable {
             \(extra)
             """
         try text.write(toFile: config, atomically: true, encoding: .utf8)
-        let node = try NodeProcess(lab: self, host: host, name: name, tag: tag, config: config)
+        let node = try NodeProcess(
+            lab: self, host: host, name: name, tag: tag, config: config, environment: environment)
         nodes.append(node)
         return node
     }
@@ -218,7 +219,7 @@ public final class NodeProcess: @unchecked Sendable {
     public let socketPath: String
     public let process: ChildProcess
 
-    init(lab: Lab, host: Int, name: String, tag: String, config: String) throws {
+    init(lab: Lab, host: Int, name: String, tag: String, config: String, environment: [String: String] = [:]) throws {
         self.name = name
         self.host = host
         self.config = config
@@ -230,8 +231,8 @@ public final class NodeProcess: @unchecked Sendable {
         process = try ChildProcess(
             [
                 "bash", labScript, "--name", lab.name, "exec", String(host),
-                try fleetmeshBinary(), "run", "--config", config,
-            ], outputFD: fd)
+            ] + (environment.isEmpty ? [] : ["env"] + environment.sorted { $0.key < $1.key }.map { "\($0)=\($1)" })
+                + [try fleetmeshBinary(), "run", "--config", config], outputFD: fd)
     }
 
     /// The node's status over its control socket.

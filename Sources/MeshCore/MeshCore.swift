@@ -28,6 +28,8 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
     /// Every round trip measured (heartbeat replies and group echoes), for the node's metrics.
     public internal(set) var roundTrips = LatencyHistogram()
     private var rejectionLogged: [Address: MeshInstant] = [:]
+    /// The last problem with each address that refused or ignored a handshake (`MeshCore+HandshakeProblems`).
+    public internal(set) var handshakeProblems: [Address: HandshakeProblem] = [:]
     /// When each peer was first discovered and first in session (for status and start-up benchmarks).
     public private(set) var firstSeen: [NodeID: MeshInstant] = [:]
     public private(set) var firstEstablished: [NodeID: MeshInstant] = [:]
@@ -266,11 +268,16 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
                 resumeChannel(with: id, .heard, now: t, into: &out)
             case .rejected(let address, let reason):
                 rejections[reason.category, default: 0] += 1
+                noteHandshakeProblem(address, category: reason.category, problem: reason.description, now: t)
                 // One log line per address per 5 s: a flood of junk must not flood the log.
                 let log = rejectionLogged[address].map { t - $0 >= .seconds(5) } ?? true
                 if log { rejectionLogged[address] = t }
                 out.append(.rejected(address, reason, log: log))
             case .handshakeAbandoned(let address, let expected):
+                noteHandshakeProblem(
+                    address, category: "unanswered",
+                    problem: "handshake unanswered (\(expected.map(\.short) ?? "unknown node")): nothing came back",
+                    now: t)
                 out.append(
                     .note(
                         .debug,

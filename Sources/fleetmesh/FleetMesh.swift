@@ -13,6 +13,6 @@ struct FleetMesh: AsyncParsableCommand {
             RunCommand.self, KeygenCommand.self, StatusCommand.self, PeersCommand.self, VehiclesCommand.self,
             AirspaceCommand.self, SendCommand.self, TargetCommand.self, OriginCommand.self, SourcesCommand.self,
             ManualCommand.self, EventsCommand.self, GeofenceCommand.self, GeoCommand.self, SimulateCommand.self,
-            HashPasswordCommand.self, LogCommand.self, PlanCommand.self,
+            HashPasswordCommand.self, LogCommand.self, PlanCommand.self, DoctorCommand.self,
         ])
 }

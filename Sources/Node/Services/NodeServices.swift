@@ -168,6 +168,14 @@ public struct NodeServices: CustomStringConvertible {
         if let metrics = configuration.metrics {
             services.append(helper(MetricsService(configuration: metrics, shell: shell, logger: logger)))
         }
+        // Last: under systemd (`Type=notify`) it says "ready" once the rest runs, and "stopping" first.
+        if let notifier = SystemdNotifier.fromEnvironment() {
+            services.append(
+                helper(
+                    SystemdService(
+                        notifier: notifier, shell: shell, advertises: configuration.advertise, clock: clock,
+                        logger: logger)))
+        }
         return services
     }
 

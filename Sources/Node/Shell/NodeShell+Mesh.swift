@@ -48,6 +48,7 @@ extension NodeShell {
     /// The mesh layer's timer (every 10 ms): handshakes, heartbeats, suspicion and loss, probes, retransmissions.
     func meshTick() {
         let t = now
+        meshTicks &+= 1
         apply(node.onMeshTick(now: t, wallClockMicros: wallClockMicros), now: t)
     }
 
@@ -190,6 +191,34 @@ extension NodeShell {
     /// The ground-control endpoint's state, for `status` and the dashboard's `/readyz`.
     func noteGroundControl(_ state: String) { groundControlState = state }
 
+    /// The last problem with each address, newest first: refused handshakes and datagrams as the mesh layer noted
+    /// them, and, for peers it tries to reach but has no session with for over 2 s (discovered, handshaking, lost),
+    /// "unanswered" at each of their addresses that has no refusal of its own.
+    func handshakeProblems(now t: MeshInstant) -> [NodeStatus.HandshakeProblem] {
+        let mesh = node.mesh
+        var problems = mesh.handshakeProblems.map { address, p in
+            NodeStatus.HandshakeProblem(
+                address: address.displayString, problem: p.problem, category: p.category,
+                msAgo: Int((t - p.at).wholeNanoseconds / 1_000_000), count: p.count)
+        }
+        for peer in mesh.membership.peers.values
+        where [.discovered, .handshaking, .lost].contains(peer.state) && t - peer.stateSince >= .seconds(2) {
+            let silent =
+                peer.lastHeard.map { "nothing heard for \(Int((t - $0).wholeNanoseconds / 1_000_000_000)) s" }
+                ?? "never answered"
+            let since = Int((t - peer.stateSince).wholeNanoseconds / 1_000_000_000)
+            for address in Set(peer.candidates + (peer.address.map { [$0] } ?? []))
+            where mesh.handshakeProblems[address] == nil {
+                problems.append(
+                    NodeStatus.HandshakeProblem(
+                        address: address.displayString,
+                        problem: "handshakes unanswered: \(peer.state.rawValue) for \(since) s, \(silent)",
+                        category: "unanswered", msAgo: 0, count: 1))
+            }
+        }
+        return problems.sorted { $0.msAgo < $1.msAgo }
+    }
+
     /// This node and every peer, for `fleetmesh status`: sessions from the mesh layer, UAV numbers, hops, relayed
     /// nodes and the map origin from the coordinator.
     public func status() -> NodeStatus {
@@ -199,7 +228,8 @@ extension NodeShell {
             id: nodeID.hex, name: configuration.name, publishedName: publishedName, role: configuration.role.rawValue,
             uavNumber: mesh.uavNumber, incarnation: String(incarnation, radix: 16), port: transport?.port ?? 0,
             fingerprint: fingerprint, uptimeMs: Int((t.nanoseconds) / 1_000_000), avahi: avahiState,
-            rejections: mesh.rejections, groundControl: groundControlState, traffic: trafficReport(now: t))
+            rejections: mesh.rejections, groundControl: groundControlState, traffic: trafficReport(now: t),
+            handshakeProblems: handshakeProblems(now: t))
         let all = mesh.membership.peers.values.sorted { $0.id < $1.id }
         let peers = all.filter(\.isAuthenticated).map { p in
             NodeStatus.Peer(

@@ -50,6 +50,8 @@ public actor NodeShell {
     /// what happens now and then.
     public nonisolated let metrics: NodeMetrics
     var publishedName: String?
+    /// Mesh ticks run since start: the systemd watchdog is fed only while this moves (`SystemdService`).
+    var meshTicks: UInt64 = 0
     var discoveryKeys: [ServiceKey: (id: NodeID, address: SocketAddress)] = [:]
     /// A drone's vehicle (the simulator or an autopilot) with collision avoidance above it.
     var pilot: VehiclePilot?

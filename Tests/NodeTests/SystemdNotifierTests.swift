@@ -1,0 +1,47 @@
+import Foundation
+import LabKit
+import Testing
+
+@testable import Node
+
+/// systemd's notification protocol as the node speaks it: which environment turns it on, and the datagrams that
+/// reach a socket bound where `NOTIFY_SOCKET` points (a path, or an abstract name written with `@`).
+struct SystemdNotifierTests {
+    @Test func theEnvironmentDecidesWhetherAndHowOftenToNotify() {
+        #expect(SystemdNotifier.fromEnvironment([:]) == nil)
+        #expect(SystemdNotifier.fromEnvironment(["NOTIFY_SOCKET": ""]) == nil)
+        let plain = SystemdNotifier.fromEnvironment(["NOTIFY_SOCKET": "/run/systemd/notify"], pid: 42)
+        #expect(plain?.socket == "/run/systemd/notify" && plain?.watchdogTimeout == nil)
+        let watched = SystemdNotifier.fromEnvironment(
+            ["NOTIFY_SOCKET": "@sd", "WATCHDOG_USEC": "10000000", "WATCHDOG_PID": "42"], pid: 42)
+        #expect(watched?.watchdogTimeout == .seconds(10))
+        // The watchdog was meant for another process (a parent that exec'd us without clearing it).
+        let other = SystemdNotifier.fromEnvironment(
+            ["NOTIFY_SOCKET": "@sd", "WATCHDOG_USEC": "10000000", "WATCHDOG_PID": "7"], pid: 42)
+        #expect(other != nil && other?.watchdogTimeout == nil)
+        #expect(
+            SystemdNotifier.fromEnvironment(["NOTIFY_SOCKET": "@sd", "WATCHDOG_USEC": "x"], pid: 1)?.watchdogTimeout
+                == nil)
+    }
+
+    @Test(arguments: [false, true])
+    func messagesArriveAsKeyValueLines(abstract: Bool) throws {
+        let name = abstract ? "@fleetmesh-test-\(getpid())" : NSTemporaryDirectory() + "fleetmesh-notify-\(getpid())"
+        let receiver = try UnixDatagramReceiver(name: name, timeout: .seconds(2))
+        defer { receiver.close() }
+        let notifier = SystemdNotifier(socket: name, watchdogTimeout: nil)
+        try notifier.send([("READY", "1"), ("STATUS", "in the mesh\nas drone-1")])
+        try notifier.send([("WATCHDOG", "1")])
+        #expect(try receiver.receive() == "READY=1\nSTATUS=in the mesh as drone-1")
+        #expect(try receiver.receive() == "WATCHDOG=1")
+    }
+
+    @Test func aSocketNobodyListensOnIsAClearError() {
+        let notifier = SystemdNotifier(socket: "/nonexistent/notify", watchdogTimeout: nil)
+        #expect {
+            try notifier.send([("READY", "1")])
+        } throws: { error in
+            "\(error)".contains("cannot notify systemd at /nonexistent/notify: No such file or directory")
+        }
+    }
+}
