@@ -277,7 +277,8 @@ let package = Package(
                 "ControlProtocol", "Dashboard", "Node", "LabKit", "FlightLog", "Geodesy", "Inspection", "Doctor",
             ],
             exclude: [
-                "udp_tool.py", "dashboard_browser.py", "dashboard_live.py", "lab_browser.py", "dashboard_tiles.py",
+                "udp_tool.py", "journal_receiver.py", "dashboard_browser.py", "dashboard_live.py", "lab_browser.py",
+                "dashboard_tiles.py",
                 "flight_review_browser.py", "inspection_browser.py",
             ]
         ),

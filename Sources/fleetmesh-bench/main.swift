@@ -22,6 +22,7 @@ let all: [(String, (BenchOutput) async throws -> Void)] = [
     ("dashboard", DashboardBenchmarks.run),
     ("flightlog", FlightLogBenchmarks.run),
     ("inspection", InspectionBenchmarks.run),
+    ("deploy", DeploymentBenchmarks.run),
 ]
 let wanted = Set(CommandLine.arguments.dropFirst())
 for (name, run) in all where wanted.isEmpty || wanted.contains(name) {

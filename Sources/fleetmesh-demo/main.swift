@@ -121,6 +121,13 @@ do {
     show("\n  `fleetmesh status` on the station:\n")
     let statusText = try shell([try fleetmeshBinary(), "status", "--node", nodes[0].socketPath]).output
     show(statusText.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
+    // What a field team runs when a drone does not show up (docs/DEPLOYMENT.md): here, on a healthy one.
+    show("\n  `fleetmesh doctor` on drone-3 (why a node would not be in the mesh; each check, its verdict, the fix):\n")
+    let doctorText = try await shellOffPool(
+        lab.onHost(4, [try fleetmeshBinary(), "doctor", "--config", nodes[3].config, "--browse-seconds", "2"]))
+    show(
+        doctorText.split(separator: "\n").filter { !$0.hasPrefix("…") }.map { "    " + $0 }
+            .joined(separator: "\n"))
     show("")
     let dashboard = try await DemoDashboard.open(lab: lab, station: 1)
     say(dashboard.line)

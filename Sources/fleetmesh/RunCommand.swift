@@ -22,7 +22,16 @@ struct RunCommand: AsyncParsableCommand {
             throw failure("error: \(error)", code: 78)
         }
         let level = Logger.Level(rawValue: logLevel ?? configuration.logLevel) ?? .info
-        LoggingSystem.bootstrap { label in NodeLogHandler(label: label, level: level) }
+        // Under systemd, with standard error going to the journal: structured entries (JournalLogHandler).
+        let journal = JournalLogHandler.standardErrorIsJournal() ? JournalSocket() : nil
+        LoggingSystem.bootstrap { label in
+            if let journal {
+                return JournalLogHandler(
+                    label: label, level: level, node: configuration.name, role: configuration.role.rawValue,
+                    socket: journal)
+            }
+            return NodeLogHandler(label: label, level: level)
+        }
         let logger = Logger(label: "fleetmesh.\(configuration.name)")
         let node: NodeServices
         do {

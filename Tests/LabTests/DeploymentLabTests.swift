@@ -219,6 +219,63 @@ struct DeploymentLabTests {
         }
     }
 
+    /// Under a unit, standard error is the journal's stream: the node then writes structured entries to the
+    /// journal's socket (played by a Python receiver in the host's own /run/systemd), and falls back to standard
+    /// error where no journal listens.
+    @Test func theNodeLogsStructuredEntriesToTheJournal() async throws {
+        try await Lab.with(hosts: 2) { lab in
+            let script = repositoryRoot.appendingPathComponent("Tests/LabTests/journal_receiver.py").path
+            let journal = try lab.start(
+                host: 1, tag: "journald",
+                [
+                    "sh", "-c",
+                    "mkdir -p /run/systemd && mount -t tmpfs none /run/systemd && exec python3 -u '\(script)' /run/systemd/journal/socket",
+                ])
+            try await waitUntil("the journal's socket bound", timeout: .seconds(10)) {
+                journal.output.contains("listening")
+            }
+            // systemd sets JOURNAL_STREAM to its stream's device and inode: here, the node's log file's.
+            func stream(host: Int, name: String) throws -> String {
+                let path = lab.directory.appendingPathComponent("h\(host)-\(name).log").path
+                FileManager.default.createFile(atPath: path, contents: nil)
+                var info = stat()
+                guard stat(path, &info) == 0 else { throw LabError("cannot stat \(path)") }
+                return "\(info.st_dev):\(info.st_ino)"
+            }
+            let drone = try lab.startNode(
+                host: 1, name: "drone-1", environment: ["JOURNAL_STREAM": try stream(host: 1, name: "drone-1")])
+            let station = try lab.startNode(
+                host: 2, name: "station", role: "station",
+                environment: ["JOURNAL_STREAM": try stream(host: 2, name: "station")])
+            func entries() -> [[String: String]] {
+                journal.output.split(separator: "\n").compactMap {
+                    try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String]
+                }.filter { $0["MESSAGE"] != nil }
+            }
+            var stationID = ""
+            try await waitUntil("the station answers on its control socket", timeout: .seconds(10)) {
+                stationID = try station.status().node.id
+                return true
+            }
+            try await waitUntil("the drone's journal holds the station's arrival as an event", timeout: .seconds(20)) {
+                entries().contains { $0["FLEETMESH_EVENT"] == "peer" && $0["FLEETMESH_PEER"] == stationID }
+            }
+            let all = entries()
+            #expect(!journal.output.contains("unparsed"), "\(journal.output.prefix(2000))")
+            let start = try #require(all.first { $0["MESSAGE"]?.contains("listening on UDP 47800") == true })
+            #expect(start["PRIORITY"] == "6" && start["SYSLOG_IDENTIFIER"] == "fleetmesh-drone-1", "\(start)")
+            #expect(start["FLEETMESH_NODE"] == "drone-1" && start["FLEETMESH_ROLE"] == "drone", "\(start)")
+            #expect(start["FLEETMESH_LOGGER"] == "fleetmesh.drone-1" && start["FLEETMESH_SOURCE"] == "Node", "\(start)")
+            #expect(start["CODE_FILE"]?.hasSuffix(".swift") == true && Int(start["CODE_LINE"] ?? "") != nil, "\(start)")
+            #expect(all.allSatisfy { $0["FLEETMESH_NODE"] == "drone-1" })
+            let debug = all.filter { $0["PRIORITY"] == "7" }
+            #expect(!debug.isEmpty, "the lab logs at debug level: its lines are priority 7")
+            // Nothing went to the drone's standard error; the station, with no journal on its host, wrote there.
+            #expect(!drone.log.contains("listening on UDP"), "\(drone.log.prefix(500))")
+            #expect(station.log.contains("listening on UDP 47800"))
+        }
+    }
+
     @Test func theUnitsPassSystemdsOwnChecks() throws {
         let r = try shell(["bash", repositoryRoot.appendingPathComponent("scripts/verify-units").path])
         #expect(r.status == 0 && r.output.contains("verify-units: ok"), "\(r.output)")

@@ -45,3 +45,34 @@ struct SystemdNotifierTests {
         }
     }
 }
+
+/// The journal's native protocol as the node writes it.
+struct JournalLogHandlerTests {
+    @Test func fieldsAreLinesAndAValueWithANewlineIsSizedBinary() {
+        let bytes = JournalLogHandler.encode([("MESSAGE", "peer drone-2 lost"), ("FLEETMESH_TEXT", "a\nb")])
+        let expected: [UInt8] =
+            Array("MESSAGE=peer drone-2 lost\nFLEETMESH_TEXT\n".utf8) + [3, 0, 0, 0, 0, 0, 0, 0] + Array("a\nb\n".utf8)
+        #expect(bytes == expected)
+    }
+
+    @Test func metadataKeysBecomeValidFieldNames() {
+        #expect(JournalLogHandler.fieldName("peer") == "PEER")
+        #expect(JournalLogHandler.fieldName("uav-number.x") == "UAV_NUMBER_X")
+        #expect(JournalLogHandler.fieldName("3d") == "K3D")
+        #expect(JournalLogHandler.fieldName(String(repeating: "a", count: 80)).count == 50)
+    }
+
+    @Test func levelsMapToSyslogPriorities() {
+        #expect(
+            [.trace, .debug, .info, .notice, .warning, .error, .critical].map(JournalLogHandler.priority)
+                == [7, 7, 6, 5, 4, 3, 2])
+    }
+
+    @Test func standardErrorIsTheJournalOnlyWhenItsDeviceAndInodeMatch() {
+        var info = stat()
+        fstat(STDERR_FILENO, &info)
+        #expect(JournalLogHandler.standardErrorIsJournal(["JOURNAL_STREAM": "\(info.st_dev):\(info.st_ino)"]))
+        #expect(!JournalLogHandler.standardErrorIsJournal(["JOURNAL_STREAM": "\(info.st_dev):\(info.st_ino + 1)"]))
+        #expect(!JournalLogHandler.standardErrorIsJournal([:]))
+    }
+}

@@ -19,6 +19,12 @@ public struct NodeLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
+    public func log(event: LogEvent) {
+        log(
+            level: event.level, message: event.message, metadata: event.metadata, source: event.source,
+            file: event.file, function: event.function, line: event.line)
+    }
+
     public func log(
         level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String,
         file: String, function: String, line: UInt

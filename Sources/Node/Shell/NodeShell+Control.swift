@@ -239,8 +239,12 @@ extension NodeShell {
     func event(
         _ level: Logger.Level, _ kind: String, _ text: String, about node: NodeID? = nil, uavNumber: Int? = nil
     ) {
-        logger.log(level: level, "\(text)")
         let uav = uavNumber ?? node.flatMap { core.advertisement(of: $0)?.uavNumber }.map(Int.init)
+        // The event's kind, peer and UAV number as fields (the journal's FLEETMESH_EVENT, _PEER, _UAV).
+        var fields: Logger.Metadata = ["event": "\(kind)"]
+        if let node { fields["peer"] = "\(node.hex)" }
+        if let uav { fields["uav"] = "\(uav)" }
+        logger.log(level: level, "\(text)", metadata: fields)
         let timeMs = Int64(Date().timeIntervalSince1970 * 1000)
         eventLog.record(kind: kind, level: level.rawValue, text: text, node: node?.hex, uavNumber: uav, timeMs: timeMs)
         flightRecords?.offer(
