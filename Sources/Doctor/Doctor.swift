@@ -99,7 +99,9 @@ public struct Doctor: Sendable {
                 DoctorFinding(
                     check: "key", verdict: .failed,
                     detail: "cannot read the mesh key file \(path) (\(NodeConfiguration.reason(error)))",
-                    fix: "make it readable by the user that runs the node (owner \(info.st_uid), mode 0600)"), nil
+                    fix: getuid() == 0
+                        ? "make it readable by the user that runs the node (owner \(info.st_uid), mode 0600)"
+                        : "run the doctor as root (`sudo fleetmesh doctor`): the key belongs to the node's user"), nil
             )
         }
         let key: MeshKey
@@ -146,6 +148,15 @@ public struct Doctor: Sendable {
             }
             status = s
         } catch {
+            // A socket that is there but refuses this user: the node runs as another (the package's `fleetmesh`).
+            if FileManager.default.fileExists(atPath: c.controlSocket), access(c.controlSocket, W_OK) != 0 {
+                return (
+                    DoctorFinding(
+                        check: "node", verdict: .warning,
+                        detail: "the control socket \(c.controlSocket) is not open to this user (\(error))",
+                        fix: "run the doctor as root: `sudo fleetmesh doctor --config \(configPath)`"), nil
+                )
+            }
             return (
                 DoctorFinding(
                     check: "node", verdict: .warning,

@@ -60,6 +60,23 @@ struct DeploymentLabTests {
             #expect(finding(healthy.report, "peers").detail.contains("drone-2 (in session)"))
             #expect(finding(healthy.report, "node").detail.contains("1 peers in session"))
 
+            // An operator without root beside a node that runs as another user: told to use sudo, not misled.
+            let asNobody = try shell(
+                lab.onHost(
+                    1,
+                    [
+                        "runuser", "-u", "nobody", "--", try fleetmeshBinary(), "doctor", "--config", station.config,
+                        "--json", "--browse-seconds", "1",
+                    ]))
+            let unprivileged = try JSONDecoder().decode(
+                DoctorReport.self, from: Data(asNobody.output[asNobody.output.firstIndex(of: "{")!...].utf8))
+            let keyAsNobody = finding(unprivileged, "key")
+            #expect(keyAsNobody.verdict == .failed && keyAsNobody.fix?.contains("sudo fleetmesh doctor") == true)
+            let nodeAsNobody = finding(unprivileged, "node")
+            #expect(
+                nodeAsNobody.verdict == .warning && nodeAsNobody.detail.contains("is not open to this user"),
+                "\(nodeAsNobody)")
+
             // The key file readable by others.
             chmod(lab.keyPath, 0o644)
             let leaky = try doctor(lab, host: 1, config: station.config)
