@@ -3,7 +3,7 @@
 
 extension APIOperation {
     /// SHA-256 of openapi.yaml followed by Tools/openapi/openapi-generator-config.yaml, as generated from.
-    static let sourcesSHA256 = "1ed606c350b1f4f1f2feaea3ad3569ddc7bda05768674d2e3ecea16394fdff96"
+    static let sourcesSHA256 = "6f278b8d8db94f5d5168dfc00c1a4c13c6c3925716ff3c29d7542e5f1b161b29"
 
     /// Every operation of openapi.yaml, by operationId.
     static let all: [String: APIOperation] = [
@@ -194,8 +194,11 @@ extension APIOperation {
             fields: ["target", "connected", "problem", "shipped", "backlog", "lagMs"],
             required: ["target", "connected", "shipped", "backlog"]),
         "LocalNode": APIOperation.Body(
-            fields: ["id", "name", "publishedName", "role", "uavNumber", "incarnation", "port", "fingerprint", "uptimeMs", "avahi", "rejections", "groundControl", "traffic"],
+            fields: ["id", "name", "publishedName", "role", "uavNumber", "incarnation", "port", "fingerprint", "uptimeMs", "avahi", "rejections", "groundControl", "traffic", "handshakeProblems"],
             required: ["id", "name", "role", "incarnation", "port", "fingerprint", "uptimeMs", "avahi", "rejections"]),
+        "HandshakeProblem": APIOperation.Body(
+            fields: ["address", "problem", "category", "msAgo", "count"],
+            required: ["address", "problem", "category", "msAgo", "count"]),
         "Traffic": APIOperation.Body(
             fields: ["bytesInPerSecond", "bytesOutPerSecond", "datagramsInPerSecond", "datagramsOutPerSecond", "bytesIn", "bytesOut", "datagramsIn", "datagramsOut"],
             required: ["bytesInPerSecond", "bytesOutPerSecond", "datagramsInPerSecond", "datagramsOutPerSecond", "bytesIn", "bytesOut", "datagramsIn", "datagramsOut"]),

@@ -939,6 +939,79 @@ extension Components {
         internal typealias FlightLogShippingStatus = FlightLogShippingReport
         /// - Remark: Generated from `#/components/schemas/LocalNode`.
         internal typealias LocalNode = NodeStatus.LocalNode
+        /// - Remark: Generated from `#/components/schemas/HandshakeProblem`.
+        internal struct HandshakeProblem: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/HandshakeProblem/address`.
+            internal var address: Swift.String
+            /// - Remark: Generated from `#/components/schemas/HandshakeProblem/problem`.
+            internal var problem: Swift.String
+            /// a rejections key, or unanswered
+            ///
+            /// - Remark: Generated from `#/components/schemas/HandshakeProblem/category`.
+            internal var category: Swift.String
+            /// - Remark: Generated from `#/components/schemas/HandshakeProblem/msAgo`.
+            internal var msAgo: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/HandshakeProblem/count`.
+            internal var count: Swift.Int
+            /// Creates a new `HandshakeProblem`.
+            ///
+            /// - Parameters:
+            ///   - address:
+            ///   - problem:
+            ///   - category: a rejections key, or unanswered
+            ///   - msAgo:
+            ///   - count:
+            internal init(
+                address: Swift.String,
+                problem: Swift.String,
+                category: Swift.String,
+                msAgo: Swift.Int,
+                count: Swift.Int
+            ) {
+                self.address = address
+                self.problem = problem
+                self.category = category
+                self.msAgo = msAgo
+                self.count = count
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case address
+                case problem
+                case category
+                case msAgo
+                case count
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.address = try container.decode(
+                    Swift.String.self,
+                    forKey: .address
+                )
+                self.problem = try container.decode(
+                    Swift.String.self,
+                    forKey: .problem
+                )
+                self.category = try container.decode(
+                    Swift.String.self,
+                    forKey: .category
+                )
+                self.msAgo = try container.decode(
+                    Swift.Int.self,
+                    forKey: .msAgo
+                )
+                self.count = try container.decode(
+                    Swift.Int.self,
+                    forKey: .count
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "address",
+                    "problem",
+                    "category",
+                    "msAgo",
+                    "count"
+                ])
+            }
+        }
         /// UDP payload received and sent on the mesh socket; rates averaged over the last 5 whole seconds
         ///
         /// - Remark: Generated from `#/components/schemas/Traffic`.
