@@ -91,7 +91,7 @@ deb: setup
 
 deb-check:
 	@deb=$$(ls -t .build/deb/*.deb 2>/dev/null | head -1); [ -n "$$deb" ] || { echo "deb-check: no .build/deb/*.deb (make deb)" >&2; exit 1; }; \
-		bash scripts/deb-check "$$deb"
+		bash scripts/deb-check "$$deb" && bash scripts/deb-boot-check "$$deb"
 
 # swift format (ships with the toolchain), configured by .swift-format. CI runs format-check before the tests.
 # Sources/MAVLink/Generated carries `// swift-format-ignore-file` (Tools/mavgen writes it; a test compares the two), and
