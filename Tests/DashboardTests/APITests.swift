@@ -451,6 +451,9 @@ import Testing
             bytesInPerSecond: 1, bytesOutPerSecond: 2, datagramsInPerSecond: 3, datagramsOutPerSecond: 4, bytesIn: 5,
             bytesOut: 6, datagramsIn: 7, datagramsOut: 8)
         fullStatus.node.traffic = traffic
+        let problem = NodeStatus.HandshakeProblem(
+            address: "10.0.0.2:47800", problem: "handshakes unanswered", category: "unanswered", msAgo: 0, count: 1)
+        fullStatus.node.handshakeProblems = [problem]
         fullStatus.autopilot?.remote = "10.0.0.3:14550"
         let shipping = FlightLogShippingReport(
             target: "t", connected: false, problem: "down", shipped: 1, backlog: 2, lagMs: 3)
@@ -463,6 +466,7 @@ import Testing
         try check("Status", full: fullStatus, minimal: NodeStatus(node: minimalNode, peers: []))
         try check("LocalNode", full: fullStatus.node, minimal: minimalNode)
         try check("Traffic", full: traffic, minimal: traffic)
+        try check("HandshakeProblem", full: problem, minimal: problem)
         try check("Peer", full: full.peers[0], minimal: NodeStatus.Peer(id: "00", state: "relayed", hops: 2))
         try check(
             "UnverifiedAdvert",

@@ -131,3 +131,26 @@ struct CapturingLogHandler: LogHandler {
         #expect(held / rounds < .milliseconds(20))
     }
 }
+
+/// A mesh key file other users can read is reported when the node starts; a private one is not.
+@Test func aKeyFileOthersCanReadIsReportedAtStart() throws {
+    let dir = NSTemporaryDirectory() + "fleetmesh-keymode-\(getpid())"
+    try? FileManager.default.removeItem(atPath: dir)
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let keyFile = dir + "/mesh.key"
+    try MeshKey.generate().fileContents.write(toFile: keyFile, atomically: true, encoding: .utf8)
+    for (mode, warned) in [(0o644, true), (0o600, false)] {
+        chmod(keyFile, mode_t(mode))
+        let captured = CapturedLog()
+        let logger = Logger(label: "test") { _ in CapturingLogHandler(log: captured) }
+        var config = NodeConfiguration(
+            name: "k", role: .drone, keyFile: keyFile, stateDirectory: dir + "/state", controlSocket: dir + "/k.sock")
+        config.advertise = false
+        config.discover = false
+        _ = try NodeServices(configuration: config, logger: logger)
+        let line = captured.lines.first { $0.contains("other users can read the mesh key") }
+        #expect((line != nil) == warned, "mode \(String(mode, radix: 8)): \(captured.lines)")
+        if warned { #expect(line?.contains("has mode 0644") == true && line?.contains("chmod 600 \(keyFile)") == true) }
+    }
+}

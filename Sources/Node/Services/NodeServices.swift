@@ -51,6 +51,13 @@ public struct NodeServices: CustomStringConvertible {
         } catch {
             throw ConfigError(file: configuration.keyFile, field: "", problem: "\(error)")
         }
+        // A key others can read is a key others have: say so (`fleetmesh doctor` fails it), and run on.
+        var info = stat()
+        if stat(configuration.keyFile, &info) == 0, info.st_mode & 0o077 != 0 {
+            logger.warning(
+                "the mesh key file \(configuration.keyFile) has mode 0\(String(info.st_mode & 0o777, radix: 8)): other users can read the mesh key; chmod 600 \(configuration.keyFile)"
+            )
+        }
         let state = try NodeState.open(directory: configuration.stateDirectory)
         self.configuration = configuration
         self.logger = logger
