@@ -80,7 +80,7 @@ import Testing
             ) {
                 numbers = [:]
                 for v in try vehicles(station) where !v.stale { numbers[v.name] = v.uavNumber }
-                return numbers.count == 6 && Set(numbers.values).count == 6
+                return Set(numbers.keys) == Set(drones.map(\.name)) && Set(numbers.values).count == 6
             }
             for h in 1...7 { try lab.lab("loss", String(h), "10") }
             let names = drones.map(\.name)
@@ -196,10 +196,12 @@ import Testing
                     extra: "[drone]\nhome = [\(home.lat), \(home.lon)]\n[avoidance]\nenabled = false", logLevel: "info")
             }
             var numbers: [String: Int] = [:]
-            try await waitUntil("2 drones numbered and live at the station", timeout: .seconds(20)) {
+            // By name: a drone's telemetry can reach the station before its name does (the picture then lists it
+            // without one for a moment).
+            try await waitUntil("d2 and d3 numbered, named and live at the station", timeout: .seconds(20)) {
                 numbers = [:]
                 for v in try vehicles(station) where !v.stale { numbers[v.name] = v.uavNumber }
-                return numbers.count == 2 && Set(numbers.values).count == 2
+                return numbers["d2"] != nil && numbers["d3"] != nil && numbers["d2"] != numbers["d3"]
             }
             for n in numbers.values { try await station.send(["takeoff", "10"], toUAV: n) }
             try await waitUntil("both airborne near 10 m", timeout: .seconds(30), poll: .milliseconds(200)) {
