@@ -1,4 +1,5 @@
 import Foundation
+import Node
 
 /// A Unix datagram socket bound at `name` (a path, or `@name` for an abstract one), as systemd binds
 /// `NOTIFY_SOCKET`: the tests play systemd's part with it.
@@ -7,24 +8,13 @@ public final class UnixDatagramReceiver: @unchecked Sendable {
     let path: String?
 
     public init(name: String, timeout: Duration) throws {
+        guard let address = UnixSocketAddress(name) else { throw LabError("socket name too long: \(name)") }
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(name.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            throw LabError("socket name too long: \(name)")
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { p in
-            for (i, b) in bytes.enumerated() { p[i] = b }
-            if name.hasPrefix("@") { p[0] = 0 }
-        }
         path = name.hasPrefix("@") ? nil : name
         if let path { unlink(path) }
-        let length = MemoryLayout<sockaddr_un>.offset(of: \.sun_path)! + bytes.count + (path == nil ? 0 : 1)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(length)) }
+        guard address.withSockaddr({ bind(fd, $0, $1) }) == 0 else {
+            throw LabError("cannot bind \(name): \(String(cString: strerror(errno)))")
         }
-        guard bound == 0 else { throw LabError("cannot bind \(name): \(String(cString: strerror(errno)))") }
         var tv = timeval(
             tv_sec: Int(timeout.components.seconds), tv_usec: Int(timeout.components.attoseconds / 1_000_000_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))

@@ -1,3 +1,4 @@
+import Membership
 import MeshTypes
 import SecureTransport
 
@@ -24,19 +25,42 @@ extension MeshCore {
         _ address: Address, category: String, problem: String, now t: MeshInstant
     ) {
         if category == "replayedCounter" { return }
-        if var known = handshakeProblems[address] {
+        if var known = notedHandshakeProblems[address] {
             known.problem = problem
             known.category = category
             known.at = t
             known.count += 1
-            handshakeProblems[address] = known
+            notedHandshakeProblems[address] = known
             return
         }
-        if handshakeProblems.count >= Self.handshakeProblemLimit,
-            let oldest = handshakeProblems.min(by: { $0.value.at < $1.value.at })?.key
+        if notedHandshakeProblems.count >= Self.handshakeProblemLimit,
+            let oldest = notedHandshakeProblems.min(by: { $0.value.at < $1.value.at })?.key
         {
-            handshakeProblems[oldest] = nil
+            notedHandshakeProblems[oldest] = nil
         }
-        handshakeProblems[address] = HandshakeProblem(problem: problem, category: category, at: t, count: 1)
+        notedHandshakeProblems[address] = HandshakeProblem(problem: problem, category: category, at: t, count: 1)
+    }
+
+    /// What `fleetmesh doctor` shows, newest first: every noted problem, and for each peer this node has tried to
+    /// reach for `silentAfter` or longer without a session (discovered, handshaking, lost), `unanswered` at each of its
+    /// addresses with no noted problem of its own (stamped `t`).
+    public func handshakeProblems(now t: MeshInstant, silentAfter: Duration = .seconds(2)) -> [(
+        address: Address, problem: HandshakeProblem
+    )] {
+        var problems = notedHandshakeProblems.map { (address: $0.key, problem: $0.value) }
+        for peer in membership.peers.values
+        where [.discovered, .handshaking, .lost].contains(peer.state) && t - peer.stateSince >= silentAfter {
+            let silent =
+                peer.lastHeard.map { "nothing heard for \(Int((t - $0).wholeNanoseconds / 1_000_000_000)) s" }
+                ?? "never answered"
+            let since = Int((t - peer.stateSince).wholeNanoseconds / 1_000_000_000)
+            for address in Set(peer.candidates + (peer.address.map { [$0] } ?? []))
+            where notedHandshakeProblems[address] == nil {
+                let text = "handshakes unanswered: \(peer.state.rawValue) for \(since) s, \(silent)"
+                problems.append(
+                    (address, HandshakeProblem(problem: text, category: "unanswered", at: t, count: 1)))
+            }
+        }
+        return problems.sorted { $0.problem.at > $1.problem.at }
     }
 }

@@ -28,8 +28,8 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
     /// Every round trip measured (heartbeat replies and group echoes), for the node's metrics.
     public internal(set) var roundTrips = LatencyHistogram()
     private var rejectionLogged: [Address: MeshInstant] = [:]
-    /// The last problem with each address that refused or ignored a handshake (`MeshCore+HandshakeProblems`).
-    public internal(set) var handshakeProblems: [Address: HandshakeProblem] = [:]
+    /// The last problem noted with each address that refused or ignored a handshake (`MeshCore+HandshakeProblems`).
+    var notedHandshakeProblems: [Address: HandshakeProblem] = [:]
     /// When each peer was first discovered and first in session (for status and start-up benchmarks).
     public private(set) var firstSeen: [NodeID: MeshInstant] = [:]
     public private(set) var firstEstablished: [NodeID: MeshInstant] = [:]

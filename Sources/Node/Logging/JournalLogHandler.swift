@@ -107,32 +107,22 @@ public struct JournalLogHandler: LogHandler {
 /// The process's datagram socket to journald.
 public final class JournalSocket: Sendable {
     let fd: Int32
-    let path: String
+    let address: UnixSocketAddress
 
     /// A socket for `path`; nil if none can be made.
     public init?(path: String = JournalLogHandler.socketPath) {
+        guard let address = UnixSocketAddress(path) else { return nil }
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return nil }
-        self.path = path
+        self.address = address
     }
 
     deinit { close(fd) }
 
     /// Sends one entry; false when journald did not take it (not there, or the entry too large for a datagram).
     func send(_ bytes: [UInt8]) -> Bool {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let name = Array(path.utf8)
-        guard name.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
-        withUnsafeMutableBytes(of: &address.sun_path) { p in for (i, b) in name.enumerated() { p[i] = b } }
         let sent = bytes.withUnsafeBytes { raw in
-            withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(
-                        fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL), $0,
-                        socklen_t(MemoryLayout<sockaddr_un>.size))
-                }
-            }
+            address.withSockaddr { sendto(fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL), $0, $1) }
         }
         return sent == bytes.count
     }

@@ -191,32 +191,13 @@ extension NodeShell {
     /// The ground-control endpoint's state, for `status` and the dashboard's `/readyz`.
     func noteGroundControl(_ state: String) { groundControlState = state }
 
-    /// The last problem with each address, newest first: refused handshakes and datagrams as the mesh layer noted
-    /// them, and, for peers it tries to reach but has no session with for over 2 s (discovered, handshaking, lost),
-    /// "unanswered" at each of their addresses that has no refusal of its own.
+    /// The mesh layer's handshake problems (`MeshCore.handshakeProblems`), as `status` shows them.
     func handshakeProblems(now t: MeshInstant) -> [NodeStatus.HandshakeProblem] {
-        let mesh = node.mesh
-        var problems = mesh.handshakeProblems.map { address, p in
+        node.mesh.handshakeProblems(now: t).map { address, p in
             NodeStatus.HandshakeProblem(
                 address: address.displayString, problem: p.problem, category: p.category,
                 msAgo: Int((t - p.at).wholeNanoseconds / 1_000_000), count: p.count)
         }
-        for peer in mesh.membership.peers.values
-        where [.discovered, .handshaking, .lost].contains(peer.state) && t - peer.stateSince >= .seconds(2) {
-            let silent =
-                peer.lastHeard.map { "nothing heard for \(Int((t - $0).wholeNanoseconds / 1_000_000_000)) s" }
-                ?? "never answered"
-            let since = Int((t - peer.stateSince).wholeNanoseconds / 1_000_000_000)
-            for address in Set(peer.candidates + (peer.address.map { [$0] } ?? []))
-            where mesh.handshakeProblems[address] == nil {
-                problems.append(
-                    NodeStatus.HandshakeProblem(
-                        address: address.displayString,
-                        problem: "handshakes unanswered: \(peer.state.rawValue) for \(since) s, \(silent)",
-                        category: "unanswered", msAgo: 0, count: 1))
-            }
-        }
-        return problems.sorted { $0.msAgo < $1.msAgo }
     }
 
     /// This node and every peer, for `fleetmesh status`: sessions from the mesh layer, UAV numbers, hops, relayed

@@ -35,25 +35,11 @@ public struct SystemdNotifier: Sendable {
         let fd = Foundation.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SystemdNotifyError(socket: socket, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let abstract = socket.hasPrefix("@")
-        let name = Array(socket.utf8)
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard name.count < capacity else {
-            throw SystemdNotifyError(socket: socket, reason: "the socket's name is longer than \(capacity - 1) bytes")
+        guard let address = UnixSocketAddress(socket) else {
+            throw SystemdNotifyError(socket: socket, reason: "the socket's name is too long")
         }
-        withUnsafeMutableBytes(of: &address.sun_path) { path in
-            for (i, byte) in name.enumerated() { path[i] = byte }
-            if abstract { path[0] = 0 }
-        }
-        let length = MemoryLayout<sockaddr_un>.offset(of: \.sun_path)! + name.count + (abstract ? 0 : 1)
         let sent = text.utf8CString.withUnsafeBufferPointer { bytes in
-            withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(fd, bytes.baseAddress, bytes.count - 1, Int32(MSG_NOSIGNAL), $0, socklen_t(length))
-                }
-            }
+            address.withSockaddr { sendto(fd, bytes.baseAddress, bytes.count - 1, Int32(MSG_NOSIGNAL), $0, $1) }
         }
         guard sent >= 0 else { throw SystemdNotifyError(socket: socket, reason: String(cString: strerror(errno))) }
     }
