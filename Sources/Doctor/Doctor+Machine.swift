@@ -99,7 +99,7 @@ extension Doctor {
     }
 
     /// iptables and ip6tables: whether new UDP flows to the mesh port and to mDNS (5353) get in and out.
-    func checkFirewall(port: Int) -> [DoctorFinding] {
+    func checkFirewall(port: Int) -> DoctorFinding {
         var checked: [String] = []
         var blocked: [(String, String)] = []
         var doubtful: [String] = []
@@ -125,35 +125,27 @@ extension Doctor {
             }
         }
         if checked.isEmpty {
-            return [
-                DoctorFinding(
-                    check: "firewall", verdict: .skipped,
-                    detail:
-                        "iptables-save is not installed here: no iptables rules to read (nftables rules of its own are not examined)"
-                )
-            ]
+            return DoctorFinding(
+                check: "firewall", verdict: .skipped,
+                detail:
+                    "iptables-save is not installed here: no iptables rules to read (nftables rules of its own are not examined)"
+            )
         }
         if !blocked.isEmpty {
-            return [
-                DoctorFinding(
-                    check: "firewall", verdict: .failed, detail: blocked.map(\.0).joined(separator: "; "),
-                    fix: blocked.map(\.1).joined(separator: "; "))
-            ]
+            return DoctorFinding(
+                check: "firewall", verdict: .failed, detail: blocked.map(\.0).joined(separator: "; "),
+                fix: blocked.map(\.1).joined(separator: "; "))
         }
         if !doubtful.isEmpty {
-            return [
-                DoctorFinding(
-                    check: "firewall", verdict: .warning, detail: doubtful.joined(separator: "; "),
-                    fix:
-                        "make sure those rules do not match the mission's network (`\(checked.joined(separator: "`, `")) -t filter` shows them)"
-                )
-            ]
+            return DoctorFinding(
+                check: "firewall", verdict: .warning, detail: doubtful.joined(separator: "; "),
+                fix:
+                    "make sure those rules do not match the mission's network (`\(checked.joined(separator: "`, `")) -t filter` shows them)"
+            )
         }
-        return [
-            DoctorFinding(
-                check: "firewall", verdict: .ok,
-                detail: "UDP \(port) and 5353 pass in and out (\(checked.joined(separator: ", ")))")
-        ]
+        return DoctorFinding(
+            check: "firewall", verdict: .ok,
+            detail: "UDP \(port) and 5353 pass in and out (\(checked.joined(separator: ", ")))")
     }
 
     static func firewallFix(_ rule: String, tool: String, chain: String, port: Int) -> String {

@@ -43,7 +43,7 @@ public struct Doctor: Sendable {
         let browse = await DNSSDBrowse.run(for: browseTime)
         findings.append(avahiFinding(browse))
         findings.append(checkInterfaces(configuration))
-        findings.append(contentsOf: checkFirewall(port: configuration.port))
+        findings.append(checkFirewall(port: configuration.port))
         findings.append(checkClock())
         findings.append(checkPort(configuration, running: node.status != nil))
         findings.append(

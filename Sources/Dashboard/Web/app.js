@@ -427,9 +427,11 @@ function drawSelected() {
   const a = state.airspace.get(v.node);
   document.getElementById("sel-facts").textContent =
     `${v.activity}${v.armed ? ", armed" : ""} · ${v.altitude.toFixed(1)} m · ${v.speed.toFixed(1)} m/s · heading ${v.heading.toFixed(0)}°\n` +
-    `battery ${v.batteryPercent} % · telemetry ${v.ageMs} ms old${v.stale ? " (stale)" : ""}` +
-    (v.linkQuality != null ? ` · autopilot link ${v.linkQuality} %` : "") +
-    (a ? ` · prediction ${a.ageMs} ms old` : "") +
+    `battery ${v.batteryPercent} % · telemetry ${v.ageMs} ms old${v.stale ? " (stale)" : ""}\n` +
+    // Always the same lines, each short: a line that wraps now and then would move the buttons below it under the
+    // operator's pointer (and a test's click) between two telemetry updates.
+    (v.linkQuality != null ? `autopilot link ${v.linkQuality} %` : "no autopilot link") +
+    (a ? ` · prediction ${a.ageMs} ms old` : " · no prediction yet") +
     "\n" + (v.controller == null ? "no station controls it"
       : v.controlledHere ? `controlled by this station (${v.controller})` : `controlled by ${v.controller}`) +
     `\ngeofence: ${fenceOf(v.node)}`;
