@@ -203,4 +203,47 @@ struct CommandTests {
         p.advance(.seconds(16))
         #expect(p.answers(0, id) == [.failed("no answer from UAV 9")])
     }
+
+    @Test("a drone whose telemetry arrived before its advertisement is commandable: the command waits for its route")
+    func heardBeforeAdvertised() {
+        // GS-1 (0) — GS-2 (1); the drone (2) is not linked yet, but GS-2 relayed one of its telemetry samples.
+        var p = Pump([(.station, "GS-1", nil, nil), (.station, "GS-2", nil, nil), (.drone, "D", nil, 9)])
+        p.link(0, 1)
+        p.advance(.milliseconds(300))
+        let relay = p.id(1)
+        let state = VehicleState(position: TelemetryTests.here, batteryPercent: 80, activity: .landed, armed: false)
+        let env = Envelope(origin: p.id(2), originIncarnation: 102, sequence: 1, destination: .node(p.id(0)), ttl: 7)
+        p.call(0) { $0.onMessage(.routed(env, .telemetry(uavNumber: 9, state: state)), from: relay, now: $1) }
+        #expect(p.cores[0].fleetVehicle(p.id(2), now: p.now)?.uavNumber == 9)
+        #expect(p.cores[0].resolve(uavNumber: 9) == .unknown)
+        let id = p.command(0, .takeoff(altitudeMillimetres: 3000), to: 9)
+        #expect(p.answers(0, id).isEmpty)
+        #expect(p.cores[0].outstandingCommands.count == 1)
+        // The drone's link comes up; its advertisement floods and the held command goes out on the new route.
+        p.link(1, 2)
+        p.advance(.seconds(1))
+        #expect(p.executions(2) == [id])
+        p.call(2) { $0.onVehicleVerdict(id, .accepted, now: $1) }
+        #expect(p.answers(0, id) == [.accepted])
+    }
+
+    @Test("a number heard only in stale telemetry, or from a drone advertising another number, stays unknown")
+    func heardButStale() {
+        var p = Pump([(.station, "GS-1", nil, nil), (.station, "GS-2", nil, nil), (.drone, "D", nil, 9)])
+        p.link(0, 1)
+        let relay = p.id(1)
+        let state = VehicleState(position: TelemetryTests.here, batteryPercent: 80, activity: .landed, armed: false)
+        let env = Envelope(origin: p.id(2), originIncarnation: 102, sequence: 1, destination: .node(p.id(0)), ttl: 7)
+        p.call(0) { $0.onMessage(.routed(env, .telemetry(uavNumber: 9, state: state)), from: relay, now: $1) }
+        p.advance(.milliseconds(1100))
+        let (stale, ds) = p.cores[0].sendCommand(.land, toUAV: 9, now: p.now)
+        #expect(ds == [.commandAnswer(stale, .rejected(.unknownUAVNumber(9)))])
+        // Now linked: the drone advertises 9, so telemetry claiming 7 from it does not make 7 commandable.
+        p.link(1, 2)
+        p.advance(.milliseconds(300))
+        let env2 = Envelope(origin: p.id(2), originIncarnation: 102, sequence: 99, destination: .node(p.id(0)), ttl: 7)
+        p.call(0) { $0.onMessage(.routed(env2, .telemetry(uavNumber: 7, state: state)), from: relay, now: $1) }
+        let (other, ds2) = p.cores[0].sendCommand(.land, toUAV: 7, now: p.now)
+        #expect(ds2 == [.commandAnswer(other, .rejected(.unknownUAVNumber(7)))])
+    }
 }

@@ -14,12 +14,18 @@ extension CoordinatorCore {
         let id = CommandID(origin: nodeID, originIncarnation: incarnation, counter: commandCounter)
         refreshRoutes()
         let target: NodeID
+        let targetIncarnation: Incarnation
         switch resolve(uavNumber: number) {
-        case .unknown: return (id, [.commandAnswer(id, .rejected(.unknownUAVNumber(number)))])
+        case .unknown:
+            guard let heard = heardClaimant(of: number, now: now) else {
+                return (id, [.commandAnswer(id, .rejected(.unknownUAVNumber(number)))])
+            }
+            (target, targetIncarnation) = heard
         case .contested: return (id, [.commandAnswer(id, .rejected(.contestedNumber(number)))])
-        case .node(let n): target = n
+        case .node(let n):
+            target = n
+            targetIncarnation = n == nodeID ? incarnation : database[n]!.incarnation
         }
-        let targetIncarnation = target == nodeID ? incarnation : database[target]!.incarnation
         let request = CommandRequest(
             counter: commandCounter, uavNumber: number, targetIncarnation: targetIncarnation,
             takeover: takeover, command: command, start: start.map { .at($0) })
@@ -37,9 +43,29 @@ extension CoordinatorCore {
         now: MeshInstant
     ) -> [Directive] {
         refreshRoutes()
-        guard case .node(let target) = resolve(uavNumber: number) else { return [] }
+        let target: NodeID
+        switch resolve(uavNumber: number) {
+        case .node(let n): target = n
+        case .unknown:
+            guard let heard = heardClaimant(of: number, now: now) else { return [] }
+            target = heard.node
+        case .contested: return []
+        }
         return sendRouted(
             .manualControl(uavNumber: number, takeover: takeover, control: control), to: .node(target), now: now)
+    }
+
+    /// The one drone whose fresh telemetry claims `number` while the link state does not yet name it, with the
+    /// incarnation that telemetry came from. Telemetry relayed by a neighbour can arrive before the drone's own
+    /// advertisement does (tens of milliseconds as a drone joins): the vehicle is already on the operator's screen, so
+    /// a command to it is held and sent once a route appears instead of being refused as unknown.
+    func heardClaimant(of number: UInt8, now: MeshInstant) -> (node: NodeID, incarnation: Incarnation)? {
+        let heard = fleet.filter { id, s in
+            s.uavNumber == number && id != nodeID && now - s.receivedAt <= configuration.telemetryStaleAfter
+                && (database[id].map { $0.role == .drone && ($0.uavNumber ?? number) == number } ?? true)
+        }
+        guard heard.count == 1, let (id, sample) = heard.first else { return nil }
+        return (id, sample.incarnation)
     }
 
     /// Drone: the vehicle's verdict on a command from `.executeCommand`.
