@@ -142,12 +142,37 @@ struct ResolutionTests {
             own: ownship(2, at: Vector3(0.4, 0, 15.1), velocity: Vector3(4, 0, 0.5), goal: Vector3(30, 0, 15)),
             airspace: [higher], now: 0.1)
         #expect(d1.maneuver == d0.maneuver && !d1.changed)
-        // The other drone has gone elsewhere: back to the mission's plan (the goal is within the horizon).
+        // The other drone has gone elsewhere: back to the mission's plan (the goal is within the horizon), once that
+        // has been safe for the settle time (half a second after it was last unsafe, at 0.1 s), not at once.
         let gone = track(1, from: Vector3(40, 80, 15), velocity: Vector3(0, 4, 0), time: 0.2)
         let d2 = core.decide(
             own: ownship(2, at: Vector3(0.8, 0, 15.2), velocity: Vector3(4, 0, 0.5), goal: Vector3(30, 0, 15)),
             airspace: [gone], now: 0.2)
-        #expect(d2.maneuver == .nominal && d2.adjustment == nil && d2.changed)
+        #expect(d2.maneuver == d0.maneuver && !d2.changed)
+        let d3 = core.decide(
+            own: ownship(2, at: Vector3(2.8, 0, 15.6), velocity: Vector3(4, 0, 0.5), goal: Vector3(30, 0, 15)),
+            airspace: [gone], now: 0.65)
+        #expect(d3.maneuver == .nominal && d3.adjustment == nil && d3.changed)
+    }
+
+    @Test("a mission plan that is safe one cycle and not the next does not make the drone flap between plans")
+    func noFlapping() {
+        // The higher-ranked drone's prediction alternates between two paths (its reports jitter): one conflicts with
+        // the mission's plan, the other does not. The drone keeps its safe layer instead of switching every cycle.
+        var core = AvoidanceCore()
+        let crossing = track(1, from: Vector3(40, 0, 15), velocity: Vector3(-4, 0, 0))
+        let aside = track(1, from: Vector3(40, 40, 15), velocity: Vector3(-4, 0, 0))
+        var changes = 0
+        var maneuvers: [String] = []
+        for i in 0..<10 {
+            let t = Double(i) * 0.1
+            let d = core.decide(
+                own: ownship(2, at: Vector3(4 * t, 0, 15), velocity: Vector3(4, 0, 0), goal: Vector3(30, 0, 15)),
+                airspace: [i % 2 == 0 ? crossing : aside], now: t)
+            if d.changed { changes += 1 }
+            maneuvers.append("\(d.maneuver)")
+        }
+        #expect(changes == 1, "\(maneuvers)")
     }
 
     @Test("a goal held by a higher-ranked drone is replaced by the nearest free lattice spot, not stacked above")

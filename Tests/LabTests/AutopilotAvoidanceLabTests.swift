@@ -81,9 +81,10 @@ extension AvoidanceLabTests {
     /// `level`: some pair must have been level at some moment (the leg met the drones at one altitude).
     func expectSeparated(
         _ leg: String, _ truth: TruthTracks, _ pairs: [(String, String)], from: Double, to: Double,
-        level: Bool = true, sourceLocation: SourceLocation = #_sourceLocation
+        level: Bool = true, logs: [String: NodeProcess] = [:], sourceLocation: SourceLocation = #_sourceLocation
     ) -> Double {
         let result = truth.separation(pairs, from: from, to: to)
+        for pair in result where !pair.violations.isEmpty { print(truth.explain(pair, logs: logs)) }
         let closest = result.map(\.closest).min() ?? .infinity
         print(
             String(
@@ -113,6 +114,7 @@ extension AvoidanceLabTests {
             }
             defer { for d in drones { d.keep() } }
             let names = layout.map(\.name)
+            let logs = Dictionary(uniqueKeysWithValues: drones.map { ($0.name, $0.node) })
             let homes = Dictionary(uniqueKeysWithValues: layout.map { ($0.name, $0.home) })
             let numbers = try await numbered(station, names)
             try await takeOff(station, numbers)
@@ -140,13 +142,14 @@ extension AvoidanceLabTests {
             let tookOver = try #require(takenAt, "the pilot never took ap-n over")
             let circle = expectSeparated(
                 "four autopilots across a 30 m circle (60 m, straight line 15 s at 4 m/s)", truth, allPairs(names),
-                from: across.from, to: across.to)
+                from: across.from, to: across.to, logs: logs)
             let cooperating = ["ap-e", "px4-s", "px4-w"]
             let among = expectSeparated(
-                "back across, the three that avoid", truth, allPairs(cooperating), from: back.from, to: back.to)
+                "back across, the three that avoid", truth, allPairs(cooperating), from: back.from, to: back.to,
+                logs: logs)
             let fromTaken = expectSeparated(
                 "the others and the drone the pilot holds, from the takeover", truth,
-                cooperating.map { (taken.name, $0) }, from: tookOver, to: back.to, level: false)
+                cooperating.map { (taken.name, $0) }, from: tookOver, to: back.to, level: false, logs: logs)
             let held = try #require(truth.last(taken.name), "no track of \(taken.name)")
             print(
                 String(

@@ -78,6 +78,8 @@ struct TruthTracks {
 
     /// One instant two drones were inside both minima.
     struct Violation: CustomStringConvertible {
+        /// When, wall-clock seconds.
+        var at: Double
         var horizontal: Double
         /// Vertical distance, metres.
         var vertical: Double
@@ -160,7 +162,7 @@ struct TruthTracks {
                 if d < horizontal {
                     let text = String(
                         format: "%@–%@ %.2f m apart at %.1f / %.1f m up, t %.1f", a, b, d, p.u, q.u, t - from)
-                    pair.violations.append(Violation(horizontal: d, vertical: abs(p.u - q.u), description: text))
+                    pair.violations.append(Violation(at: t, horizontal: d, vertical: abs(p.u - q.u), description: text))
                 }
             }
             return pair
@@ -175,3 +177,42 @@ func allPairs(_ names: [String]) -> [(String, String)] {
 
 /// Wall-clock seconds, the time base of the emulators' tracks.
 func wallClock() -> Double { Date().timeIntervalSince1970 }
+
+extension TruthTracks {
+    /// The two drones of `pair` around its first violation: their true positions every half second from `before`
+    /// seconds ahead of it to a second after, and the avoidance decisions their nodes logged then (`logs` by drone
+    /// name). What a failed run prints, so that a loss of separation seen once in CI can be explained from its output.
+    func explain(_ pair: Pair, logs: [String: NodeProcess], before: Double = 6) -> String {
+        guard let first = pair.violations.first else { return "" }
+        var lines = ["\(pair.a) and \(pair.b) around their first violation (t = 0; east, north, up in metres):"]
+        var t = first.at - before
+        while t <= first.at + 1 {
+            defer { t += 0.5 }
+            guard let p = position(pair.a, at: t), let q = position(pair.b, at: t) else { continue }
+            lines.append(
+                String(
+                    format: "  t %+5.1f  %@ (%6.1f, %6.1f, %5.1f)  %@ (%6.1f, %6.1f, %5.1f)  apart %5.2f m, %4.2f m up",
+                    t - first.at, pair.a, p.e, p.n, p.u, pair.b, q.e, q.n, q.u, hypot(p.e - q.e, p.n - q.n),
+                    abs(p.u - q.u)))
+        }
+        let iso = ISO8601DateFormatter()
+        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        for name in [pair.a, pair.b] {
+            guard let node = logs[name] else { continue }
+            let decisions = node.log.split(separator: "\n").filter { line in
+                guard line.contains("avoidance") || line.contains("autopilot"),
+                    let stamp = line.split(separator: " ").first, let date = iso.date(from: String(stamp))
+                else { return false }
+                return abs(date.timeIntervalSince1970 - first.at + before / 2) <= before / 2 + 1
+            }
+            lines.append("  \(name)'s decisions:")
+            lines += decisions.suffix(30).map { line in
+                let stamp = line.split(separator: " ").first.flatMap { iso.date(from: String($0)) }
+                let rel = stamp.map { String(format: "%+5.1f", $0.timeIntervalSince1970 - first.at) } ?? "?"
+                let text = line.range(of: "[Node] ").map { line[$0.upperBound...] } ?? line
+                return "    t \(rel)  \(text)"
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -265,7 +265,8 @@ import Testing
             for d in autopilots { truth.load(d) }
             let closest = expectSeparated(
                 "two autopilots and two simulated drones across a 30 m circle (60 m, straight line 15 s at 4 m/s)",
-                truth, allPairs(Array(goals.keys).sorted()), from: across.from, to: across.to)
+                truth, allPairs(Array(goals.keys).sorted()), from: across.from, to: across.to,
+                logs: Dictionary(uniqueKeysWithValues: autopilots.map { ($0.name, $0.node) }))
             print(String(format: "mixed fleet on the circle: closest level pair %.2f m", closest))
             // The autopilot drones avoided (their decisions are logged) and were steered through MAVLink.
             #expect(autopilots.contains { $0.node.log.contains("avoidance: ") })

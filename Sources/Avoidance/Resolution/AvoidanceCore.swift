@@ -24,6 +24,8 @@ public struct AvoidanceCore: Sendable {
     public private(set) var decision: AvoidanceDecision = .notAvoiding
 
     var current: Candidate?
+    /// The last decision at which the mission's own plan was not safe (see ``settleTime``).
+    var missionPlanUnsafeAt = -Double.infinity
     var lastSearch = -Double.infinity
     var parkingSpot: Vector3?
     /// Since when the drone has been held up (stop, sidestep or wait plans chosen without interruption).
@@ -109,6 +111,7 @@ public struct AvoidanceCore: Sendable {
             nominalSafe = false
             if picture.higher[t] { threats.append(t) }
         }
+        if !nominalSafe { missionPlanUnsafeAt = now }
         let yielding = Array(Set(threats.map { picture.uavNumbers[$0] })).sorted()
         if !threats.isEmpty { x.clearAfter = clearance(picture, threats: threats) }
         var hot = threats.first
@@ -121,10 +124,15 @@ public struct AvoidanceCore: Sendable {
         var chosen: Candidate?
         var safe = true
         if nominalSafe {
-            // Within the horizon of the destination the mission's plan is taken as soon as it is safe; farther away
-            // the current plan is kept while it costs little more, so plans do not flap.
+            // Within the horizon of the destination the mission's plan is taken once it is safe; farther away the
+            // current plan is kept while it costs little more, so plans do not flap. Either way a safe current plan
+            // is kept until the mission's plan has stayed safe for ``settleTime``: a mission plan that is safe one
+            // cycle and not the next (GPS error, gusts, a neighbour's prediction that moves) would otherwise send an
+            // autopilot up and down a layer every cycle, flying neither plan.
             let near = x.distance < x.speed * c.horizon
-            chosen = keep.map { !near && $0.cost <= nominal.cost + c.hysteresis ? $0 : nominal } ?? nominal
+            let settling = now - missionPlanUnsafeAt < Self.settleTime
+            chosen =
+                keep.map { settling || (!near && $0.cost <= nominal.cost + c.hysteresis) ? $0 : nominal } ?? nominal
         } else if let k = keep,
             now - lastSearch < c.reconsiderEvery || (k.maneuver.stepsAside(from: own.position) && stuck(now))
         {
@@ -213,6 +221,8 @@ extension AvoidanceCore {
 
     /// Seconds without getting nearer to the destination after which a drone is stuck.
     static let stuckAfter = 10.0
+    /// Seconds the mission's own plan must have been safe before it replaces a safe current plan.
+    static let settleTime = 0.5
 }
 
 extension AvoidanceDecision.Maneuver {
