@@ -209,17 +209,19 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
 
     /// Advances time: heartbeats, suspicion, loss, reconnection, forgetting. Peers for which `quiet` is true get no
     /// heartbeat this tick (they hear this node another way: its group datagrams); asked only of a peer due one.
+    /// `allowance` is subtracted from every peer's silence before it is judged: how late this node itself has lately
+    /// been in handling datagrams and ticks (its own backlog is not the peer's silence).
     @_specialize(exported:true,where Address == SocketAddress)
     @_specialize(exported:true,where Address == Int)
-    public mutating func onTick(now: MeshInstant, quiet: (NodeID) -> Bool = { _ in false })
-        -> [MembershipDirective<Address>]
-    {
+    public mutating func onTick(
+        now: MeshInstant, allowance: Duration = .zero, quiet: (NodeID) -> Bool = { _ in false }
+    ) -> [MembershipDirective<Address>] {
         var out: [MembershipDirective<Address>] = []
         for id in [NodeID](peers.keys).sorted() {  // concrete: sorting the generic table's keys is not specialized
             guard var peer = peers[id] else { continue }
             switch peer.state {
             case .established, .suspect:
-                let silent = peer.lastHeard.map { now - $0 } ?? .zero
+                let silent = peer.lastHeard.map { now - $0 - allowance } ?? .zero
                 if silent >= configuration.lostAfter {
                     out.append(.stateChanged(peer: id, from: peer.state, to: .lost))
                     peer.state = .lost

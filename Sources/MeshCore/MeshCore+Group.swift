@@ -189,9 +189,10 @@ extension MeshCore {
             switch frame {
             case .heartbeat(_, let sent):
                 group?.stamps[peer] = GroupState.Stamp(sentAtMicros: sent, at: t)
-                clocks[peer, default: PeerClock()].onHeartbeat(sentAtMicros: sent, now: t)
+                clocks[peer, default: PeerClock()].onHeartbeat(sentAtMicros: sent, now: arrival ?? t)
             case .echo(let echoed, let sent, let held) where echoed == localID:
-                let rtt = Duration.microseconds(Int64(t.nanoseconds / 1000) - Int64(sent) - Int64(held))
+                let rtt = Duration.microseconds(
+                    Int64((arrival ?? t).nanoseconds / 1000) - Int64(sent) - Int64(held))
                 if rtt >= .zero {
                     membership.onRoundTrip(id: peer, rtt: rtt)
                     roundTrips.record(rtt)

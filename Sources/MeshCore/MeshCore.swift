@@ -34,6 +34,10 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
     public private(set) var firstSeen: [NodeID: MeshInstant] = [:]
     public private(set) var firstEstablished: [NodeID: MeshInstant] = [:]
     var leaving = false
+    /// How late this node has lately been itself (``onOwnDelay(_:now:)``).
+    var ownDelay = OwnDelay()
+    /// When the datagram being handled arrived, if the shell knows (``onDatagram(_:from:now:arrivedAt:)``).
+    var arrival: MeshInstant?
     /// The segment's group channel, when on (`GroupSettings`).
     var group: GroupState?
     /// Largest plaintext packed into one datagram.
@@ -68,7 +72,12 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
     // generic code paid for metadata lookups and unspecialised dictionaries on every datagram and tick.
     @_specialize(exported:true,where Address == SocketAddress)
     @_specialize(exported:true,where Address == Int)
-    public mutating func onDatagram(_ bytes: [UInt8], from address: Address, now: MeshInstant) -> [Directive] {
+    public mutating func onDatagram(
+        _ bytes: [UInt8], from address: Address, now: MeshInstant, arrivedAt: MeshInstant? = nil
+    ) -> [Directive] {
+        // Clock samples are taken at the datagram's arrival: the time it waited for this node is not link delay.
+        arrival = arrivedAt
+        defer { arrival = nil }
         var out: [Directive] = []
         if bytes.first == MessageType.group.rawValue {
             onGroupDatagram(bytes, from: address, now: now, into: &out)
@@ -117,7 +126,7 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
             // that may take a second or two: a scheduled command needs it).
             let group = group
             let clocks = clocks
-            let ticked = membership.onTick(now: now) { id in
+            let ticked = membership.onTick(now: now, allowance: ownDelay.allowance(now: now)) { id in
                 group?.isFresh(id, now: now) == true && clocks[id]?.oneWayDelay(now: now) != nil
             }
             apply(ticked, now: now, into: &out)
@@ -338,9 +347,9 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
             switch frame {
             case .heartbeat(let id, let sent):
                 replies.append(.heartbeatReply(id: id, sentAtMicros: sent))
-                clocks[peer, default: PeerClock()].onHeartbeat(sentAtMicros: sent, now: t)
+                clocks[peer, default: PeerClock()].onHeartbeat(sentAtMicros: sent, now: arrival ?? t)
             case .heartbeatReply(_, let sent):
-                let rtt = Duration.microseconds(Int64(t.nanoseconds / 1000) - Int64(sent))
+                let rtt = Duration.microseconds(Int64((arrival ?? t).nanoseconds / 1000) - Int64(sent))
                 if rtt >= .zero {
                     membership.onHeartbeatReply(id: peer, rtt: rtt, now: t)
                     roundTrips.record(rtt)

@@ -66,8 +66,10 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
     // generic code paid for metadata lookups and unspecialised dictionaries on every datagram and tick.
     @_specialize(exported:true,where Address == SocketAddress)
     @_specialize(exported:true,where Address == Int)
-    public mutating func onDatagram(_ bytes: [UInt8], from address: Address, now: MeshInstant) -> [Effect] {
-        carry(mesh.onDatagram(bytes, from: address, now: now), now: now)
+    public mutating func onDatagram(
+        _ bytes: [UInt8], from address: Address, now: MeshInstant, arrivedAt: MeshInstant? = nil
+    ) -> [Effect] {
+        carry(mesh.onDatagram(bytes, from: address, now: now, arrivedAt: arrivedAt), now: now)
     }
 
     /// The mesh layer's timer (every 10 ms in the node).
@@ -76,6 +78,9 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
     public mutating func onMeshTick(now: MeshInstant, wallClockMicros: UInt64) -> [Effect] {
         carry(mesh.onTick(now: now, wallClockMicros: wallClockMicros), now: now)
     }
+
+    /// The shell handled a datagram or a tick `delay` late (``MeshCore/onOwnDelay(_:now:)``).
+    public mutating func onOwnDelay(_ delay: Duration, now: MeshInstant) { mesh.onOwnDelay(delay, now: now) }
 
     /// The coordinator's timer (every 50 ms in the node).
     @_specialize(exported:true,where Address == SocketAddress)

@@ -18,6 +18,8 @@ enum AirtimeBenchmarks {
         var flyingBits: Double, flyingPackets: Double
         /// Drones airborne (and live at the station) when the flying window began.
         var airborne: Int
+        /// Peer losses all nodes logged during each window (a formed fleet on a quiet link: none).
+        var groundLosses = 0, flyingLosses = 0
     }
 
     static func run(_ out: BenchOutput) async throws {
@@ -54,13 +56,14 @@ enum AirtimeBenchmarks {
             out.line(
                 "\(n) drones + 1 station, on the ground",
                 String(
-                    format: "%7.2f Mbit/s  %7.0f packets/s  %6.1f kbit/s per node", r.groundBits / 1e6,
-                    r.groundPackets, r.groundBits / 1e3 / Double(r.nodes)))
+                    format: "%7.2f Mbit/s  %7.0f packets/s  %6.1f kbit/s per node  (%d peer losses)",
+                    r.groundBits / 1e6, r.groundPackets, r.groundBits / 1e3 / Double(r.nodes), r.groundLosses))
             out.line(
                 "\(n) drones + 1 station, flying",
                 String(
-                    format: "%7.2f Mbit/s  %7.0f packets/s  %6.1f kbit/s per node  (%d of %d airborne)",
-                    r.flyingBits / 1e6, r.flyingPackets, r.flyingBits / 1e3 / Double(r.nodes), r.airborne, n))
+                    format: "%7.2f Mbit/s  %7.0f packets/s  %6.1f kbit/s per node  (%d of %d airborne, %d peer losses)",
+                    r.flyingBits / 1e6, r.flyingPackets, r.flyingBits / 1e3 / Double(r.nodes), r.airborne, n,
+                    r.flyingLosses))
             if let u = unicast[n] {
                 out.line(
                     "\(n) drones: group channel vs group off",
@@ -85,23 +88,29 @@ enum AirtimeBenchmarks {
     static func measure(drones n: Int, window: Double, group: Bool) async throws -> Row {
         try await Lab.with(hosts: n + 1) { lab in
             let network = group ? "" : "group = false"
+            // Logging at notice: peer losses are logged at that level.
             let station = try lab.startNode(
-                host: 1, name: "station", role: "station", network: network, logLevel: "warning")
+                host: 1, name: "station", role: "station", network: network, logLevel: "notice")
+            var nodes = [station]
             for i in 0..<n {
                 // A grid 15 m apart, so that the drones take off without meeting.
                 let east = Double(i % 5) * 15, north = Double(i / 5) * 15
                 let lat = 50.0755 + north / 111_200, lon = 14.4378 + east / 71_400
-                _ = try lab.startNode(
-                    host: i + 2, name: "drone-\(i + 1)", extra: "[drone]\nhome = [\(lat), \(lon)]",
-                    network: network, logLevel: "warning")
+                nodes.append(
+                    try lab.startNode(
+                        host: i + 2, name: "drone-\(i + 1)", extra: "[drone]\nhome = [\(lat), \(lon)]",
+                        network: network, logLevel: "notice"))
             }
+            func losses() -> Int { nodes.reduce(0) { $0 + $1.log.components(separatedBy: "→ lost").count - 1 } }
             try await waitUntil(
                 "\(n) drones numbered and live at the station", timeout: .seconds(30 + 3 * n), poll: .milliseconds(250)
             ) {
                 try FleetLabBenchmarks.vehicles(station).filter { !$0.stale && $0.uavNumber != nil }.count == n
             }
             try await Task.sleep(for: .seconds(2))  // the formation's handshakes and adverts are not the steady state
+            let lossesBefore = losses()
             let ground = try await counted(lab, hosts: n + 1, seconds: window)
+            let lossesOnTheGround = losses() - lossesBefore
             for v in try FleetLabBenchmarks.vehicles(station) {
                 guard let uav = v.uavNumber else { continue }
                 _ = try? ControlClient.request(
@@ -113,10 +122,12 @@ enum AirtimeBenchmarks {
                 try FleetLabBenchmarks.vehicles(station).filter { !$0.stale && $0.altitude > 9 }.count == n
             }
             let airborne = try FleetLabBenchmarks.vehicles(station).filter { !$0.stale && $0.altitude > 9 }.count
+            let lossesBeforeFlying = losses()
             let flying = try await counted(lab, hosts: n + 1, seconds: window)
             return Row(
                 nodes: n + 1, groundBits: ground.bytes * 8, groundPackets: ground.packets, flyingBits: flying.bytes * 8,
-                flyingPackets: flying.packets, airborne: airborne)
+                flyingPackets: flying.packets, airborne: airborne, groundLosses: lossesOnTheGround,
+                flyingLosses: losses() - lossesBeforeFlying)
         }
     }
 

@@ -15,6 +15,8 @@ public final class UDPTransport: Sendable {
     public struct Datagram: Sendable {
         public var bytes: [UInt8]
         public var from: SocketAddress
+        /// When the event loop read it from the socket (its wait for the node's actor starts then).
+        public var arrivedAt: ContinuousClock.Instant = .now
     }
 
     public let datagrams: AsyncStream<Datagram>

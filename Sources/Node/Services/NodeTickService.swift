@@ -15,7 +15,11 @@ struct NodeTickService: Service, CustomStringConvertible {
         let start = clock.now
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { tasks in
-                tasks.addTask { await clock.every(Self.meshInterval, from: start) { await shell.meshTick() } }
+                tasks.addTask {
+                    await clock.every(Self.meshInterval, from: start) { (due: ContinuousClock.Instant) in
+                        await shell.meshTick(due: due)
+                    }
+                }
                 tasks.addTask {
                     await clock.every(NodeShell.tickInterval, from: start) { await shell.tick() }
                 }

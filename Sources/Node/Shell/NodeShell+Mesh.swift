@@ -40,16 +40,34 @@ extension NodeShell {
 
     func receive(_ datagram: UDPTransport.Datagram) {
         let t = now
+        let waited = clock.now - datagram.arrivedAt
+        noteOwnDelay(waited, now: t)
         traffic.received(datagram.bytes.count, now: t)
         tally.received(datagram.bytes)
-        apply(node.onDatagram(datagram.bytes, from: datagram.from, now: t), now: t)
+        let arrived = waited > .zero && waited < t - MeshInstant(nanoseconds: 0) ? t - waited : t
+        apply(node.onDatagram(datagram.bytes, from: datagram.from, now: t, arrivedAt: arrived), now: t)
     }
 
     /// The mesh layer's timer (every 10 ms): handshakes, heartbeats, suspicion and loss, probes, retransmissions.
-    func meshTick() {
+    /// `due`: the instant it was scheduled for (nil: now).
+    func meshTick(due: ContinuousClock.Instant? = nil) {
         let t = now
+        if let due { noteOwnDelay(clock.now - due, now: t) }
         meshTicks &+= 1
         apply(node.onMeshTick(now: t, wallClockMicros: wallClockMicros), now: t)
+    }
+
+    /// Tells the core how late a datagram or tick was handled; a delay of 250 ms or more is logged (at most every 10 s):
+    /// the node is short of CPU, and judges its peers' silence that much more leniently.
+    func noteOwnDelay(_ delay: Duration, now t: MeshInstant) {
+        guard delay >= .milliseconds(1) else { return }
+        node.onOwnDelay(delay, now: t)
+        guard delay >= .milliseconds(250), lateWarnedAt.map({ t - $0 >= .seconds(10) }) ?? true else { return }
+        lateWarnedAt = t
+        let ms = Int(delay.wholeNanoseconds / 1_000_000)
+        logger.warning(
+            "this node handles datagrams and timers \(ms) ms late (short of CPU): it allows its peers that much more silence before it suspects them (at most 2000 ms)"
+        )
     }
 
     /// Tells every peer in session that this node is leaving (twice, against loss), so they see it go at once.

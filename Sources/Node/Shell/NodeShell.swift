@@ -52,6 +52,8 @@ public actor NodeShell {
     var publishedName: String?
     /// Mesh ticks run since start: the systemd watchdog is fed only while this moves (`SystemdService`).
     var meshTicks: UInt64 = 0
+    /// When the node last warned that it handles datagrams or ticks late (at most every 10 s).
+    var lateWarnedAt: MeshInstant?
     var discoveryKeys: [ServiceKey: (id: NodeID, address: SocketAddress)] = [:]
     /// A drone's vehicle (the simulator or an autopilot) with collision avoidance above it.
     var pilot: VehiclePilot?
