@@ -1,0 +1,132 @@
+import Membership
+import MeshTypes
+import SecureTransport
+
+/// A session's frames: what arrives (heartbeats, replies, reliable messages and acknowledgements) and what leaves,
+/// packed into as few sealed datagrams as fit.
+extension MeshCore {
+    mutating func deliver(
+        _ plaintext: UnsafeRawBufferPointer, from peer: NodeID, now t: MeshInstant, into out: inout [Directive]
+    ) {
+        let frames: [Frame]
+        do {
+            frames = try Frame.decodeAll(plaintext)
+        } catch {
+            out.append(.note(.warning, "malformed frames from \(peer): \(error)"))
+            return
+        }
+        var replies: [Frame] = []
+        for frame in frames {
+            switch frame {
+            case .heartbeat(let id, let sent):
+                replies.append(.heartbeatReply(id: id, sentAtMicros: sent))
+                clocks[peer, default: PeerClock()].onHeartbeat(sentAtMicros: sent, now: arrival ?? t)
+            case .heartbeatReply(_, let sent):
+                let rtt = Duration.microseconds(Int64((arrival ?? t).nanoseconds / 1000) - Int64(sent))
+                if rtt >= .zero {
+                    membership.onHeartbeatReply(id: peer, rtt: rtt, now: t)
+                    roundTrips.record(rtt)
+                    clocks[peer, default: PeerClock()].onRoundTrip(rtt, now: t)
+                }
+                // The peer hears us: whatever waited in the reliable window through a one-way outage goes now.
+                resumeChannel(with: peer, .heard, now: t, into: &out)
+            case .goodbye:
+                apply(membership.onGoodbye(id: peer, now: t), now: t, into: &out)
+            case .echo:
+                // Echoes belong to group datagrams.
+                break
+            case .reliable, .ack:
+                guard let actions = channels[peer]?.receive(frame: frame, now: t) else { continue }
+                perform(actions, peer: peer, now: t, into: &out)
+            case .unreliable(let type, let payload):
+                handleMessage(type: type, payload: payload, from: peer, reliable: false, into: &out)
+            }
+        }
+        if !replies.isEmpty { sendFrames(replies, to: peer, now: t, into: &out) }
+    }
+
+    /// Resends what waits in `peer`'s reliable window (`ReliableChannel.Resumption` says what goes).
+    mutating func resumeChannel(
+        with peer: NodeID, _ why: ReliableChannel.Resumption, now t: MeshInstant, into out: inout [Directive]
+    ) {
+        guard let inFlight = channels[peer]?.inFlight, inFlight > 0,
+            let actions = channels[peer]?.resume(now: t, why)
+        else { return }
+        perform(actions, peer: peer, now: t, into: &out)
+    }
+
+    mutating func perform(
+        _ actions: [ReliableChannel.Action], peer: NodeID, now t: MeshInstant, into out: inout [Directive]
+    ) {
+        var frames: [Frame] = []
+        for action in actions {
+            switch action {
+            case .transmit(let frame): frames.append(frame)
+            case .deliver(let type, let payload):
+                handleMessage(type: type, payload: payload, from: peer, reliable: true, into: &out)
+            }
+        }
+        if !frames.isEmpty { sendFrames(frames, to: peer, now: t, into: &out) }
+    }
+
+    mutating func handleMessage(
+        type: UInt16, payload: [UInt8], from peer: NodeID, reliable: Bool, into out: inout [Directive]
+    ) {
+        switch type {
+        case NodeMessageType.hello:
+            do {
+                let hello = try HelloMessage(decoding: payload)
+                membership.updateIdentity(id: peer, name: hello.name, uavNumber: hello.uavNumber)
+            } catch {
+                out.append(.note(.warning, "malformed hello from \(peer): \(error)"))
+            }
+        default:
+            out.append(.message(type: type, payload: payload, from: peer, reliable: reliable))
+        }
+    }
+
+    /// Packs frames into as few datagrams as fit (`datagramBudget` bytes of plaintext) and seals them for `peer`.
+    mutating func sendFrames(
+        _ frames: [Frame], to peer: NodeID, now t: MeshInstant, into out: inout [Directive]
+    ) {
+        var batch: [Frame] = []
+        var size = 0
+        func flush(_ out: inout [Directive]) {
+            guard !batch.isEmpty else { return }
+            // Framed into a buffer on the stack and sealed straight into the datagram's array (what `endpoint.send`
+            // of `Frame.encode(batch)` does, with one array instead of three).
+            withUnsafeTemporaryAllocation(byteCount: size, alignment: 16) { plaintext in
+                do throws(SecureTransportError) {
+                    let count: Int
+                    do {
+                        count = try Frame.encode(batch, into: plaintext)
+                    } catch {
+                        out.append(.note(.debug, "cannot send to \(peer): \(error)"))
+                        return
+                    }
+                    let framed = UnsafeRawBufferPointer(rebasing: plaintext[0..<count])
+                    var to: Address?
+                    let datagram = try [UInt8](
+                        unsafeUninitializedCapacity: SecureEndpoint<Address>.sealedSize(plaintextCount: count)
+                    ) { (buffer, n) throws(SecureTransportError) in
+                        let sealed = try endpoint.seal(
+                            framed, to: peer, into: UnsafeMutableRawBufferPointer(buffer), now: t)
+                        n = sealed.count
+                        to = sealed.address
+                    }
+                    out.append(.send(datagram, to: to!))
+                } catch {
+                    out.append(.note(.debug, "cannot send to \(peer): \(error)"))
+                }
+            }
+            batch.removeAll()
+            size = 0
+        }
+        for frame in frames {
+            if size + frame.encodedSize > Self.datagramBudget { flush(&out) }
+            batch.append(frame)
+            size += frame.encodedSize
+        }
+        flush(&out)
+    }
+}
