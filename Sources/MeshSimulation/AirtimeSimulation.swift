@@ -24,6 +24,9 @@ public struct AirtimeSimulation {
         public var bytes = 0
         public var unicastFrames = 0
         public var groupFrames = 0
+        /// Bytes (framing included) of the unicast and of the group datagrams counted.
+        public var unicastBytes = 0
+        public var groupBytes = 0
         /// Peer-state changes away from `established` during the count (flaps).
         public var flaps = 0
         /// Virtual time from the start (every node discovers every other at once) to every node in session with
@@ -113,10 +116,12 @@ public struct AirtimeSimulation {
         }
     }
 
-    /// Forms the mesh for `settle`, then counts for `measure`.
+    /// Forms the mesh for `settle`, then counts for `measure`: by default 10 s, one link-state refresh period
+    /// (PROTOCOL.md §7.1), so that every node's refresh of its advertisement — the one part that grows with the
+    /// fleet — is counted exactly once whatever the window's phase.
     public static func run(
         stations: Int = 2, drones: Int, group: Bool, startSpread: Duration = .zero, settle: Duration = .seconds(3),
-        measure: Duration = .seconds(3), seed: UInt64 = 1
+        measure: Duration = .seconds(10), seed: UInt64 = 1
     ) -> Result {
         var sim = AirtimeSimulation(
             stations: stations, drones: drones, group: group, startSpread: startSpread, seed: seed)
@@ -160,6 +165,7 @@ public struct AirtimeSimulation {
                 if i >= stations, to >= stations { unicastBetweenDrones += 1 }
                 if counting {
                     result.bytes += bytes.count + Self.framing
+                    result.unicastBytes += bytes.count + Self.framing
                     result.unicastFrames += 1
                 }
                 inFlight.append((to, i, bytes))
@@ -168,6 +174,7 @@ public struct AirtimeSimulation {
                 sentBytes += bytes.count + Self.framing
                 if counting {
                     result.bytes += bytes.count + Self.framing
+                    result.groupBytes += bytes.count + Self.framing
                     result.groupFrames += 1
                 }
                 guard groupPasses else { continue }

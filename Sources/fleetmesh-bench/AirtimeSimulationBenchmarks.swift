@@ -2,7 +2,7 @@ import Foundation
 import MeshSimulation
 
 /// Bytes on the air in the deterministic simulation (`AirtimeSimulation`: whole nodes, real crypto, a virtual clock
-/// and one shared link), counted like the lab's link counters: 2 stations and N flying drones, 3 s formed, 3 s
+/// and one shared link), counted like the lab's link counters: 2 stations and N flying drones, 3 s formed (10 s from 100 drones), 10 s
 /// counted; with the group channel for FLEETMESH_BENCH_AIRSIM_SIZES (default 10,25,50,100,200) and, as the baseline
 /// in the same run, with it off (per-peer unicast) for FLEETMESH_BENCH_AIRSIM_BASELINE (default 10,25). Formation is
 /// reported for each (time, datagrams and bytes until every node is in session with every other), also with the
@@ -56,7 +56,12 @@ enum AirtimeSimulationBenchmarks {
     static func describe(_ r: AirtimeSimulation.Result) -> String {
         String(
             format: "%7.2f Mbit/s  %7.0f frames/s  %6.1f kbit/s per node", r.bitsPerSecond / 1e6, r.framesPerSecond,
-            r.bitsPerSecondPerNode / 1e3) + "  \(r.whole ? "whole" : "NOT whole"), \(r.flaps) flaps"
+            r.bitsPerSecondPerNode / 1e3)
+            + String(
+                format: " (group %d frames/s of %.0f B, unicast %d frames/s of %.0f B)",
+                Int(Double(r.groupFrames) / r.seconds), Double(r.groupBytes) / Double(max(r.groupFrames, 1)),
+                Int(Double(r.unicastFrames) / r.seconds), Double(r.unicastBytes) / Double(max(r.unicastFrames, 1)))
+            + "  \(r.whole ? "whole" : "NOT whole"), \(r.flaps) flaps"
             + (r.formedAfter.map {
                 String(
                     format: "; formed in %.1f s, %d datagrams, %.2f MB",

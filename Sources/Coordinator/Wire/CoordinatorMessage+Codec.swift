@@ -51,10 +51,11 @@ extension MeshPayload {
         case .prediction(let n, let p):
             w.u8(n)
             let uncertain = !p.uncertainty.isNone
-            // The path by second differences when that is shorter (almost always: a few bytes a point, not 12).
+            // The path by second differences, each point within a few centimetres, when that is shorter (almost
+            // always: a few bytes for a steady flight, not 12 a point).
             let points = Array(p.points.prefix(255))
             var coded = WireWriter(capacity: 4 * points.count + 16)
-            DeltaCodedPath.write(points, to: &coded)
+            DeltaCodedPath.write(points, tolerance: .prediction, to: &coded)
             let compact = coded.bytes.count < 1 + 12 * points.count
             w.u8((p.avoiding ? 1 : 0) | (uncertain ? 2 : 0) | (compact ? 4 : 0))
             if uncertain {

@@ -1,25 +1,70 @@
 import MeshTypes
 
 /// A path of positions coded by their second differences (PROTOCOL.md §7.3, prediction flags bit 2): the first point
-/// whole (12 bytes), then for each further point and each field (latitude, longitude in degrees × 10⁷, altitude in
-/// millimetres) the change of its step from the previous step, as a zigzag varint. Lossless; a path flown at a steady
-/// velocity costs about a byte per field and point instead of four, a turn or a stop a few more.
+/// whole (12 bytes), then runs: a varint counting the points whose step does not change, then (if points remain) one
+/// point whose three steps change — for each field (latitude, longitude in degrees × 10⁷, altitude in millimetres) the
+/// change of its step as a zigzag varint. A path flown at a steady velocity, or a hover, is a few runs.
+///
+/// The sender may keep each coded point within a `Tolerance` of its own (the coder here picks, at each change, the
+/// steps that keep the longest run within it): 40 points of a steady flight take about 20 bytes instead of about 120
+/// when every rounding of a step to whole units is coded. With `Tolerance.exact` the coding is lossless.
 enum DeltaCodedPath {
-    /// Appends count u8 and the coded points.
-    static func write(_ points: [GeoPoint], to w: inout WireWriter) {
+    /// How far a coded point may lie from the sender's, per field, in that field's units.
+    struct Tolerance: Equatable {
+        var latitudeE7: Int64
+        var longitudeE7: Int64
+        var altitudeMillimetres: Int64
+
+        /// Lossless.
+        static let exact = Tolerance(latitudeE7: 0, longitudeE7: 0, altitudeMillimetres: 0)
+        /// What predictions use (PROTOCOL.md §7.3): 4 × 10⁻⁷° (at most 4.5 cm) in latitude and longitude, 4 cm in
+        /// altitude; at most 7.7 cm in all, well below a prediction's own error.
+        static let prediction = Tolerance(latitudeE7: 4, longitudeE7: 4, altitudeMillimetres: 40)
+
+        subscript(_ k: Int) -> Int64 { k == 0 ? latitudeE7 : k == 1 ? longitudeE7 : altitudeMillimetres }
+    }
+
+    /// Appends count u8 and the coded points, each within `tolerance` of `points`.
+    static func write(_ points: [GeoPoint], tolerance: Tolerance = .exact, to w: inout WireWriter) {
         w.u8(UInt8(points.count))
         guard let first = points.first else { return }
         first.write(to: &w)
-        var previous = fields(first)
+        let n = points.count
+        // The sender's fields, point by point; the decoded value and step the receiver will hold.
+        let truth = points.map(fields)
+        var value = truth[0]
         var step: [Int64] = [0, 0, 0]
-        for p in points.dropFirst() {
-            let f = fields(p)
+        var i = 1
+        /// Whether point j (j ≥ i) stays within tolerance on field k, and within the field's range, with the step
+        /// `s` kept from point i − 1.
+        func fits(_ k: Int, _ s: Int64, _ j: Int) -> Bool {
+            let decoded = value[k] + Int64(j - i + 1) * s
+            return abs(truth[j][k] - decoded) <= tolerance[k] && ranges[k].contains(decoded)
+        }
+        while i < n {
+            // The run of unchanged steps.
+            var z = 0
+            while i + z < n, (0..<3).allSatisfy({ fits($0, step[$0], i + z) }) { z += 1 }
+            writeVarint(UInt64(z), to: &w)
+            for k in 0..<3 { value[k] += Int64(z) * step[k] }
+            i += z
+            guard i < n else { break }
+            // A change at point i: for each field, the step (within tolerance at point i) whose run goes furthest;
+            // of equal runs, the smallest change.
             for k in 0..<3 {
-                let d = f[k] - previous[k]
-                writeVarint(zigzag(d - step[k]), to: &w)
-                step[k] = d
+                let exactStep = truth[i][k] - value[k]
+                var best = (step: exactStep, run: 0, change: abs(exactStep - step[k]))
+                for s in (exactStep - tolerance[k])...(exactStep + tolerance[k]) where fits(k, s, i) {
+                    var run = 1
+                    while i + run < n, fits(k, s, i + run) { run += 1 }
+                    let change = abs(s - step[k])
+                    if run > best.run || (run == best.run && change < best.change) { best = (s, run, change) }
+                }
+                writeVarint(zigzag(best.step - step[k]), to: &w)
+                step[k] = best.step
+                value[k] += best.step
             }
-            previous = f
+            i += 1
         }
     }
 
@@ -35,14 +80,32 @@ enum DeltaCodedPath {
         var latitude = Axis(value: Int64(first.latitudeE7), limit: 900_000_000)
         var longitude = Axis(value: Int64(first.longitudeE7), limit: 1_800_000_000)
         var altitude = Axis(value: Int64(first.altitudeMillimetres), limit: Int64(Int32.max))
-        for i in 1..<count {
-            try latitude.next(&r, name: "latitudeE7", point: i, field())
-            try longitude.next(&r, name: "longitudeE7", point: i, field())
-            try altitude.next(&r, name: "altitudeMillimetres", point: i, field())
+        func append() {
             points.append(
                 GeoPoint(
                     latitudeE7: Int32(latitude.value), longitudeE7: Int32(longitude.value),
                     altitudeMillimetres: Int32(altitude.value)))
+        }
+        while points.count < count {
+            let at = r.offset
+            let i = points.count
+            let run = try readVarint(&r, "\(field())[\(i)].run")
+            guard run <= UInt64(count - i) else {
+                throw WireError(
+                    "\(field())[\(i)].run at offset \(at): \(run) unchanged steps, but only \(count - i) points remain")
+            }
+            for _ in 0..<Int(run) {
+                let j = points.count
+                try latitude.next(change: 0, name: "latitudeE7", point: j, at: at, field())
+                try longitude.next(change: 0, name: "longitudeE7", point: j, at: at, field())
+                try altitude.next(change: 0, name: "altitudeMillimetres", point: j, at: at, field())
+                append()
+            }
+            guard points.count < count else { break }
+            try latitude.next(&r, name: "latitudeE7", point: points.count, field())
+            try longitude.next(&r, name: "longitudeE7", point: points.count, field())
+            try altitude.next(&r, name: "altitudeMillimetres", point: points.count, field())
+            append()
         }
         return points
     }
@@ -66,6 +129,13 @@ enum DeltaCodedPath {
         ) throws(WireError) {
             let at = r.offset
             let change = unzigzag(try readVarint(&r, "\(field())[\(i)].\(name)"))
+            try next(change: change, name: name, point: i, at: at, field())
+        }
+
+        /// Applies a step change read at `at`.
+        mutating func next(
+            change: Int64, name: String, point i: Int, at: Int, _ field: @autoclosure () -> String
+        ) throws(WireError) {
             guard let d = step.addingReportingOverflowIfSafe(change), let v = value.addingReportingOverflowIfSafe(d),
                 range.contains(v)
             else {
@@ -75,6 +145,11 @@ enum DeltaCodedPath {
             value = v
         }
     }
+
+    /// The range of each field: latitude, longitude (degrees × 10⁷), altitude (mm).
+    private static let ranges: [ClosedRange<Int64>] = [
+        -900_000_000...900_000_000, -1_800_000_000...1_800_000_000, Int64(Int32.min)...Int64(Int32.max),
+    ]
 
     private static func fields(_ p: GeoPoint) -> [Int64] {
         [Int64(p.latitudeE7), Int64(p.longitudeE7), Int64(p.altitudeMillimetres)]
