@@ -5,7 +5,7 @@ SWIFT ?= swift
 # The simulations iterate dictionaries and sets, whose order Swift randomizes per process unless told otherwise: with
 # SWIFT_DETERMINISTIC_HASHING=1 a seed replays exactly (the unit suites and the soak; not the lab's real nodes).
 DETERMINISTIC := SWIFT_DETERMINISTIC_HASHING=1
-LAB_SUITES := MeshLabTests|DeploymentLabTests|OutageLabTests|CoordinatorLabTests|MapOriginLabTests|TargetSourceLabTests|FleetLabTests|AvoidanceLabTests|MAVLinkLabTests|DemoLabTests|DashboardLabTests|FlightLogLabTests|ShippingLabTests|InspectionLabTests
+LAB_SUITES := MeshLabTests|DeploymentLabTests|OutageLabTests|CoordinatorLabTests|MapOriginLabTests|TargetSourceLabTests|FleetLabTests|AvoidanceLabTests|MAVLinkLabTests|DemoLabTests|DashboardLabTests|FlightLogLabTests|ShippingLabTests|InspectionLabTests|AirtimeLabTests
 
 .PHONY: all setup build test unit-test lab-test demo bench bench-mallocs bench-count bench-datagram-count soak deb deb-check format format-check openapi clean
 

@@ -226,7 +226,9 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "LocBroadcasterTests", dependencies: ["LocBroadcaster", "Coordinator", "MeshTypes"]),
-        .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "Determinism", "MeshTypes"]),
+        .testTarget(
+            name: "CoordinatorTests", dependencies: ["Coordinator", "Determinism", "MeshTypes"],
+            exclude: ["decode-prediction-path.py"]),
         .testTarget(
             name: "MeshSimulationTests",
             dependencies: [

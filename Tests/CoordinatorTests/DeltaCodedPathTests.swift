@@ -117,6 +117,50 @@ import Testing
         }
     }
 
+    @Test(
+        "an independent decoder, written from PROTOCOL.md in Python, reads what the coder writes within the tolerance")
+    func pythonDecoderAgrees() throws {
+        var rng = SeededRandom(seed: 16)
+        var paths = [(5.0, nil), (12.0, nil), (5.0, 20.0), (12.0, 30.0)].map { Self.path(speed: $0, radius: $1) }
+        paths.append(Array(repeating: GeoPoint(latitude: -33.9, longitude: 151.2, altitude: 120), count: 40))
+        for _ in 0..<40 {
+            var p = GeoPoint(
+                latitudeE7: Int32.random(in: -899_000_000...899_000_000, using: &rng),
+                longitudeE7: Int32.random(in: -1_799_000_000...1_799_000_000, using: &rng),
+                altitudeMillimetres: Int32.random(in: -100_000...500_000, using: &rng))
+            var path: [GeoPoint] = []
+            for _ in 0..<Int.random(in: 1...60, using: &rng) {
+                p.latitudeE7 += Int32.random(in: -900...900, using: &rng)
+                p.longitudeE7 += Int32.random(in: -900...900, using: &rng)
+                p.altitudeMillimetres += Int32.random(in: -400...400, using: &rng)
+                path.append(p)
+            }
+            paths.append(path)
+        }
+        let cases: [[String: Any]] = paths.map { points in
+            let body = Self.encoded(points).payload.dropFirst(34)
+            return [
+                "payload": body.map { String(format: "%02x", $0) }.joined(),
+                "points": points.map { [Int($0.latitudeE7), Int($0.longitudeE7), Int($0.altitudeMillimetres)] },
+            ]
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("paths-\(UUID().uuidString).json")
+        try JSONSerialization.data(withJSONObject: cases).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("decode-prediction-path.py")
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        python.arguments = [script.path, file.path]
+        let pipe = Pipe()
+        python.standardOutput = pipe
+        python.standardError = pipe
+        try python.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        python.waitUntilExit()
+        #expect(python.terminationStatus == 0 && output.hasPrefix("OK"), "\(output)")
+    }
+
     @Test("a malformed coded path is refused naming the point and the field")
     func malformedCodedPathsAreRefused() throws {
         let m = Self.encoded(Self.path(speed: 5, radius: 20))
