@@ -9,6 +9,26 @@ extension Lab {
         public var packets: Double
     }
 
+    /// A fleet for measuring the air: `stations` stations on hosts 1…, then `drones` simulated drones on the hosts
+    /// after them, homes on a grid 15 m apart (`columns` to a row) so that they take off without meeting; logging at
+    /// `notice`, where peer losses are logged (`NodeProcess.peerLossesLogged`).
+    public func startFleet(stations: Int, drones: Int, columns: Int, network: String = "") throws -> (
+        stations: [NodeProcess], drones: [NodeProcess]
+    ) {
+        let s = try (0..<stations).map { i in
+            try startNode(
+                host: i + 1, name: stations == 1 ? "station" : "station-\(i + 1)", role: "station", network: network,
+                logLevel: "notice")
+        }
+        let d = try (0..<drones).map { i in
+            let lat = 50.0755 + Double(i / columns) * 15 / 111_200, lon = 14.4378 + Double(i % columns) * 15 / 71_400
+            return try startNode(
+                host: stations + i + 1, name: "drone-\(i + 1)", extra: "[drone]\nhome = [\(lat), \(lon)]",
+                network: network, logLevel: "notice")
+        }
+        return (s, d)
+    }
+
     /// The sum of hosts 1…`hosts`' transmit counters now (each read in its own namespace's `/proc/net/dev`; sysfs
     /// would show the machine's own links).
     public func transmitted(hosts: Int) throws -> Transmitted {
@@ -37,4 +57,9 @@ extension Lab {
         let wall = Double((clock.now - t0).components.seconds) + Double((clock.now - t0).components.attoseconds) / 1e18
         return Transmitted(bytes: (after.bytes - before.bytes) / wall, packets: (after.packets - before.packets) / wall)
     }
+}
+
+extension NodeProcess {
+    /// Peers this node has declared lost so far, by its log (logged at `notice`).
+    public var peerLossesLogged: Int { log.components(separatedBy: "→ lost").count - 1 }
 }

@@ -88,20 +88,10 @@ enum AirtimeBenchmarks {
     static func measure(drones n: Int, window: Double, group: Bool) async throws -> Row {
         try await Lab.with(hosts: n + 1) { lab in
             let network = group ? "" : "group = false"
-            // Logging at notice: peer losses are logged at that level.
-            let station = try lab.startNode(
-                host: 1, name: "station", role: "station", network: network, logLevel: "notice")
-            var nodes = [station]
-            for i in 0..<n {
-                // A grid 15 m apart, so that the drones take off without meeting.
-                let east = Double(i % 5) * 15, north = Double(i / 5) * 15
-                let lat = 50.0755 + north / 111_200, lon = 14.4378 + east / 71_400
-                nodes.append(
-                    try lab.startNode(
-                        host: i + 2, name: "drone-\(i + 1)", extra: "[drone]\nhome = [\(lat), \(lon)]",
-                        network: network, logLevel: "notice"))
-            }
-            func losses() -> Int { nodes.reduce(0) { $0 + $1.log.components(separatedBy: "→ lost").count - 1 } }
+            let fleet = try lab.startFleet(stations: 1, drones: n, columns: 5, network: network)
+            let station = fleet.stations[0]
+            let nodes = fleet.stations + fleet.drones
+            func losses() -> Int { nodes.reduce(0) { $0 + $1.peerLossesLogged } }
             try await waitUntil(
                 "\(n) drones numbered and live at the station", timeout: .seconds(30 + 3 * n), poll: .milliseconds(250)
             ) {

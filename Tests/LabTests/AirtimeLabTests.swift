@@ -21,22 +21,11 @@ import Testing
         let drones = 8
         let hosts = drones + 2
         try await Lab.with(hosts: hosts) { lab in
-            // Peer losses are logged at notice.
-            let stations = try (1...2).map {
-                try lab.startNode(host: $0, name: "station-\($0)", role: "station", logLevel: "notice")
-            }
-            var nodes = stations
-            for i in 0..<drones {
-                // A grid 15 m apart, so that the drones take off without meeting.
-                let lat = 50.0755 + Double(i / 4) * 15 / 111_200, lon = 14.4378 + Double(i % 4) * 15 / 71_400
-                nodes.append(
-                    try lab.startNode(
-                        host: i + 3, name: "drone-\(i + 1)", extra: "[drone]\nhome = [\(lat), \(lon)]",
-                        logLevel: "notice"))
-            }
+            let fleet = try lab.startFleet(stations: 2, drones: drones, columns: 4)
+            let stations = fleet.stations
+            let nodes = fleet.stations + fleet.drones
             func losses() -> [String: Int] {
-                Dictionary(
-                    uniqueKeysWithValues: nodes.map { ($0.name, $0.log.components(separatedBy: "→ lost").count - 1) })
+                Dictionary(uniqueKeysWithValues: nodes.map { ($0.name, $0.peerLossesLogged) })
             }
             try await waitUntil("\(drones) drones numbered and live at both stations", timeout: .seconds(60)) {
                 try stations.allSatisfy { s in

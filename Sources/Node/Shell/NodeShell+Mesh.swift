@@ -66,7 +66,7 @@ extension NodeShell {
         lateWarnedAt = t
         let ms = Int(delay.wholeNanoseconds / 1_000_000)
         logger.warning(
-            "this node handles datagrams and timers \(ms) ms late (short of CPU): it allows its peers that much more silence before it suspects them (at most 2000 ms)"
+            "this node handles datagrams and timers \(ms) ms late (short of CPU): it allows its peers that much more silence before it suspects them (at most \(OwnDelay.limit.wholeNanoseconds / 1_000_000) ms)"
         )
     }
 
