@@ -54,14 +54,28 @@ public struct PeerClock: Sendable, Equatable {
     /// clock); nil until a heartbeat was seen within the last two windows and a round trip within the last two
     /// round-trip windows.
     public func offset(now: MeshInstant) -> Duration? {
-        let windows = [current, previous].compactMap { $0 }.filter { now - $0.start < Self.window * 2 }
-        guard let gap = windows.compactMap(\.minGap).min(), let rtt = minRoundTrip(now: now) else { return nil }
+        guard let gap = Self.smallest(current, previous, within: Self.window * 2, now: now, \.minGap),
+            let rtt = minRoundTrip(now: now)
+        else { return nil }
         return .microseconds(rtt / 2 - gap)
     }
 
     private func minRoundTrip(now: MeshInstant) -> Int64? {
-        [currentTrips, previousTrips].compactMap { $0 }.filter { now - $0.start < Self.roundTripWindow * 2 }
-            .compactMap(\.minRoundTrip).min()
+        Self.smallest(currentTrips, previousTrips, within: Self.roundTripWindow * 2, now: now, \.minRoundTrip)
+    }
+
+    /// The smaller of two windows' values, of those windows begun within `span` of `now`. Asked for every peer on
+    /// every mesh tick: no arrays.
+    private static func smallest(
+        _ a: Window?, _ b: Window?, within span: Duration, now: MeshInstant, _ value: KeyPath<Window, Int64?>
+    ) -> Int64? {
+        func fresh(_ w: Window?) -> Int64? { w.flatMap { now - $0.start < span ? $0[keyPath: value] : nil } }
+        switch (fresh(a), fresh(b)) {
+        case (let x?, let y?): return min(x, y)
+        case (let x?, nil): return x
+        case (nil, let y?): return y
+        case (nil, nil): return nil
+        }
     }
 
     /// Half the smallest recent round trip: the delay the offset assumes for each direction.

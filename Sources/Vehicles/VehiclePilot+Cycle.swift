@@ -34,7 +34,7 @@ extension VehiclePilot {
         }
         var replanned = false
         if avoidance != nil, let frame {
-            let tracks = Self.tracks(airspace, excluding: ownNode, in: frame, now: now)
+            let tracks = trackCache.tracks(airspace, excluding: ownNode, in: frame, now: now)
             let (changed, more) = avoid(
                 tracks: tracks, uavNumber: uavNumber.map(Int.init) ?? 251, tiebreak: tiebreak, now: now)
             events += more
@@ -49,20 +49,13 @@ extension VehiclePilot {
         return PilotCycle(events: events, telemetry: telemetry, prediction: published, replanned: replanned)
     }
 
-    /// The fresh predictions of the drones but `own` (every drone's with nil) as avoidance tracks in the vehicle's local `frame`, on its clock (seconds
-    /// of `now`'s clock). A drone without a UAV number ranks last (251).
+    /// The fresh predictions of the drones but `own` (every drone's with nil) as avoidance tracks in the vehicle's
+    /// local `frame`, on its clock (seconds of `now`'s clock). A drone without a UAV number ranks last (251). Each path
+    /// is projected afresh; a caller that asks again and again keeps a ``LocalTrackCache``.
     public static func tracks(
         _ airspace: [AirspaceEntry], excluding own: NodeID?, in frame: MapOrigin, now: MeshInstant
-    )
-        -> [AirspaceTrack]
-    {
-        airspace.compactMap { e in
-            guard e.node != own, let first = e.prediction.points.first, first.altitude.isFinite else { return nil }
-            return try? AirspaceTrack(
-                uavNumber: e.uavNumber.map(Int.init) ?? 251, tiebreak: e.node.low, avoiding: e.prediction.avoiding,
-                step: Double(e.prediction.stepMilliseconds) / 1000, points: e.prediction.points.map(\.geodetic),
-                age: e.age.secondsDouble, now: Double(now.nanoseconds) / 1e9, origin: frame,
-                uncertainty: e.prediction.uncertainty)
-        }
+    ) -> [AirspaceTrack] {
+        var once = LocalTrackCache()
+        return once.tracks(airspace, excluding: own, in: frame, now: now)
     }
 }

@@ -22,6 +22,8 @@ public struct VehiclePilot: Sendable {
     /// How often the prediction is published (`[coordinator] prediction_hz`), and when next.
     let predictionInterval: Duration
     var nextPredictionAt = MeshInstant(nanoseconds: 0)
+    /// The other drones' paths on the vehicle's map, projected once per published path.
+    var trackCache = LocalTrackCache()
 
     /// A pilot for `vehicle`, avoiding with `avoidance` if the vehicle can be adjusted.
     public init(vehicle: any Vehicle, avoidance: AvoidanceCore?, predictionInterval: Duration = .milliseconds(200)) {

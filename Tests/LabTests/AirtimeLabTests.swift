@@ -14,6 +14,20 @@ import Testing
     /// size, and grows with the fleet.
     static let budgetPerNode = 20_000.0 * 1.5
 
+    /// What each node sends, holds of its peers and refused: where the bytes went.
+    static func picture(_ nodes: [NodeProcess]) -> String {
+        nodes.map { n -> String in
+            guard let st = try? n.status() else { return "\(n.name): no status" }
+            let states = Dictionary(grouping: st.peers, by: \.state).mapValues(\.count)
+            let out = st.node.traffic.map {
+                String(
+                    format: "%.1f kbit/s in %.1f datagrams/s", $0.bytesOutPerSecond * 8 / 1e3, $0.datagramsOutPerSecond)
+            }
+            return
+                "\(n.name): sends \(out ?? "?"), peers \(states.sorted { $0.key < $1.key }), refused \(st.node.rejections)"
+        }.joined(separator: "; ")
+    }
+
     /// Two stations and eight simulated drones, started at once, formed, numbered and airborne: once the formation's
     /// tail has passed, over 10 s of steady flight the fleet stays within the linear budget, every node keeps every
     /// peer (no loss logged), and the stations still see every drone live.
@@ -52,7 +66,7 @@ import Testing
             while sample.bytes * 8 / Double(hosts) > Self.budgetPerNode {
                 guard clock.now < deadline else {
                     Issue.record(
-                        "the fleet did not calm within 60 s of flight: \(Int(sample.bytes * 8 / Double(hosts))) bit/s per node over the last 2 s"
+                        "the fleet did not calm within 60 s of flight: \(Int(sample.bytes * 8 / Double(hosts))) bit/s per node over the last 2 s; \(Self.picture(nodes))"
                     )
                     return
                 }
@@ -77,14 +91,9 @@ import Testing
                         "airtime: %d drones + 2 stations flying: %.1f kbit/s in all, %.1f kbit/s per node, %.0f frames/s",
                     drones, rate.bytes * 8 / 1e3, perNode / 1e3, rate.packets))
             if perNode > Self.budgetPerNode {
-                // What each node holds of its peers, and what it refused: where the bytes went.
-                let views = try nodes.map { n -> String in
-                    let st = try n.status()
-                    let states = Dictionary(grouping: st.peers, by: \.state).mapValues(\.count)
-                    return "\(n.name): peers \(states.sorted { $0.key < $1.key }), refused \(st.node.rejections)"
-                }
                 Issue.record(
-                    "\(Int(perNode)) bit/s per node over 10 s of flight, budget \(Int(Self.budgetPerNode)); \(views)")
+                    "\(Int(perNode)) bit/s per node over 10 s of flight, budget \(Int(Self.budgetPerNode)); \(Self.picture(nodes))"
+                )
             }
             let lost = after.filter { $0.value > before[$0.key] ?? 0 }.map {
                 "\($0.key): \($0.value - before[$0.key]!)"

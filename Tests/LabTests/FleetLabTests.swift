@@ -282,11 +282,16 @@ import Testing
             #expect(grounded.log.contains("UAV number 42 → \(numbers["drone-4"]!) (lost a clash"))
             // The stations see the new numbers in the drones' telemetry first; a command is addressed through the
             // link-state database, where drone-4's new advertisement can arrive a few hundred ms later (its copy
-            // through a relay is held 150 ms per hop, PROTOCOL.md §7.1): until then 42 is still contested there.
-            try await waitUntil("both stations' link-state databases hold the new numbers", timeout: .seconds(5)) {
-                try [a, b].allSatisfy { s in
-                    let peers = try s.status().peers
-                    return peers.contains { $0.name == "drone-2" && $0.uavNumber == 42 }
+            // through a relay is held 150 ms per hop, PROTOCOL.md §7.1): until then 42 is still contested there. The
+            // drone that receives the command checks its own database too (it refuses a number it sees contested), so
+            // the flyer must hold drone-4's new advertisement as well: seen in make test, station-b's database was
+            // right and drone-2 refused "UAV number 42 is contested" 2 ms later.
+            try await waitUntil(
+                "both stations' and the flyer's link-state databases hold the new numbers", timeout: .seconds(5)
+            ) {
+                try [a, b, flyer].allSatisfy { n in
+                    let peers = try n.status().peers
+                    return (n === flyer || peers.contains { $0.name == "drone-2" && $0.uavNumber == 42 })
                         && peers.contains { $0.name == "drone-4" && $0.uavNumber == numbers["drone-4"] }
                 }
             }

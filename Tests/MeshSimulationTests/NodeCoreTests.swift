@@ -24,6 +24,25 @@ import Testing
         return NodeCore(mesh: mesh, coordinator: coordinator)
     }
 
+    @Test("a datagram that waited over a second for the node is dropped unread and counted; a fresher one is read")
+    func aStaleDatagramIsDroppedUnread() throws {
+        var nodes = [Self.node(0, role: .station, name: "station"), Self.node(1, role: .drone, name: "d")]
+        let now = MeshInstant(nanoseconds: 5_000_000_000)
+        let started = nodes[0].onDiscovered(
+            id: nodes[1].mesh.localID, incarnation: nil, name: "d", role: .drone, uavNumber: nil, address: 1, now: now)
+        let initiation = try #require(
+            started.lazy.compactMap { e -> [UInt8]? in if case .datagram(let b, 1) = e { b } else { nil } }.first)
+        func answers(waited: Duration) -> Int {
+            nodes[1].onDatagram(initiation, from: 0, now: now, arrivedAt: now - waited).filter {
+                if case .datagram = $0 { true } else { false }
+            }.count
+        }
+        #expect(answers(waited: MeshCore<Int>.staleDatagramAge + .milliseconds(1)) == 0)
+        #expect(nodes[1].mesh.rejections[MeshCore<Int>.staleCategory] == 1)
+        #expect(answers(waited: MeshCore<Int>.staleDatagramAge - .milliseconds(100)) == 1)
+        #expect(nodes[1].mesh.rejections[MeshCore<Int>.staleCategory] == 1)
+    }
+
     @Test(
         "a new session's hello leaves before the coordinator's first messages: the drone knows who announced the map origin"
     )

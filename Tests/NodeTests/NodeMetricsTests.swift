@@ -107,7 +107,7 @@ struct Exposition {
 
         let drops: [String: Double] = [
             "bad_tag": 3, "replay": 4, "malformed": 5, "unknown_peer": 6, "other": 7, "wrong_mesh_key": 0,
-            "session_expired": 0, "unsupported_version": 0, "node_id_mismatch": 0,
+            "session_expired": 0, "unsupported_version": 0, "node_id_mismatch": 0, "stale": 0,
         ]
         for (reason, n) in drops {
             #expect(e.value("fleetmesh_datagrams_dropped_total", ["reason": reason]) == n, "\(reason)")

@@ -440,3 +440,107 @@ struct ParallelHandshakeTests {
         #expect(out.contains { if case .established = $0 { true } else { false } })
     }
 }
+
+@Suite("Handshakes on a slow path")
+struct SlowPathHandshakeTests {
+    struct Run {
+        /// When A had a session with B, from the first attempt (nil: not within 10 s).
+        var established: Duration?
+        /// Initiations A sent until then.
+        var initiations: Int
+        /// The spacing A keeps for B afterwards.
+        var spacing: Duration?
+    }
+
+    /// A connects to B the way the membership layer does (every 500 ms while B is not in session) and ticks every
+    /// 10 ms; every datagram takes `oneWay` to arrive, each way.
+    static func run(oneWay: Duration) throws -> Run {
+        var (a, b) = try ParallelHandshakeTests.pair(seed: 5)
+        let idB = b.localID
+        var inFlight: [(at: MeshInstant, to: Int, bytes: [UInt8])] = []
+        let start = MeshInstant.after(.seconds(10))
+        var now = start
+        var initiations = 0
+        func wall() -> UInt64 { 1_800_000_000_000_000 + now.nanoseconds / 1000 }
+        func post(_ directives: [Endpoint.Directive], from node: Int) -> Bool {
+            var established = false
+            for d in directives {
+                switch d {
+                case .send(let bytes, _):
+                    if node == 1, bytes.first == MessageType.initiation.rawValue { initiations += 1 }
+                    inFlight.append((now + oneWay, node == 1 ? 2 : 1, bytes))
+                case .established(let info) where node == 1 && info.id == idB: established = true
+                default: break
+                }
+            }
+            return established
+        }
+        while now - start < .seconds(10) {
+            var done = false
+            for d in inFlight where d.at <= now {
+                done =
+                    post(
+                        d.to == 1 ? a.receive(d.bytes, from: 2, now: now) : b.receive(d.bytes, from: 1, now: now),
+                        from: d.to) || done
+            }
+            inFlight.removeAll { $0.at <= now }
+            if (now - start) / .milliseconds(500) == ((now - start) / .milliseconds(500)).rounded(.down) {
+                done =
+                    post(a.connect(to: 2, expecting: idB, renew: true, now: now, wallClockMicros: wall()), from: 1)
+                    || done
+            }
+            done = post(a.tick(now: now, wallClockMicros: wall()), from: 1) || done
+            _ = post(b.tick(now: now, wallClockMicros: wall()), from: 2)
+            if done {
+                return Run(
+                    established: now - start, initiations: initiations, spacing: a.slowHandshakePaths(now: now)[idB])
+            }
+            now = now + .milliseconds(10)
+        }
+        return Run(established: nil, initiations: initiations, spacing: a.slowHandshakePaths(now: now)[idB])
+    }
+
+    @Test("answers slower than the caller's retries: the next initiation is left to be answered, and completes")
+    func answersSlowerThanTheRetriesStillComplete() throws {
+        // 300 ms each way: every answer arrives after the next attempt (500 ms) or resend (250 ms) replaced its
+        // initiation. Without spacing, no handshake ever completed.
+        let slow = try Self.run(oneWay: .milliseconds(300))
+        let took = try #require(slow.established, "no session within 10 s after \(slow.initiations) initiations")
+        #expect(took <= .milliseconds(1500), "\(took)")
+        #expect(slow.initiations <= 4)
+        #expect(slow.spacing == .milliseconds(1200), "twice the round trip measured on the late answer")
+    }
+
+    @Test("a path that answers in time is not slowed: one initiation, no spacing kept")
+    func aQuickPathIsNotSlowed() throws {
+        let quick = try Self.run(oneWay: .milliseconds(5))
+        #expect(quick.established == .milliseconds(20), "the answer, in the 10 ms steps of the run")
+        #expect(quick.initiations == 1)
+        #expect(quick.spacing == nil)
+    }
+
+    @Test("a forged late answer (no mesh key) measures nothing")
+    func aForgedLateAnswerMeasuresNothing() throws {
+        var (a, b) = try ParallelHandshakeTests.pair(seed: 6)
+        let idB = b.localID
+        let now = MeshInstant.after(.seconds(10))
+        let wall: UInt64 = 1_800_000_000_000_000
+        let first = a.connect(to: 2, expecting: idB, now: now, wallClockMicros: wall)
+        guard case .send(let initiation, _) = try #require(first.first) else {
+            Issue.record("no initiation")
+            return
+        }
+        // A resend replaces it 500 ms later; B's answer to the first arrives 900 ms after it left, its MAC broken.
+        _ = a.connect(to: 2, expecting: idB, now: now + .milliseconds(500), wallClockMicros: wall + 500_000)
+        guard case .send(var answer, _) = try #require(b.receive(initiation, from: 1, now: now).first) else {
+            Issue.record("no answer")
+            return
+        }
+        answer[answer.count - 1] ^= 1
+        _ = a.receive(answer, from: 2, now: now + .milliseconds(900))
+        #expect(a.slowHandshakePaths(now: now + .milliseconds(900)).isEmpty)
+        answer[answer.count - 1] ^= 1
+        _ = a.receive(answer, from: 2, now: now + .milliseconds(900))
+        #expect(a.slowHandshakePaths(now: now + .milliseconds(900)) == [idB: .milliseconds(1800)])
+    }
+}

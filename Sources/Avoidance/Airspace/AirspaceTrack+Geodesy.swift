@@ -13,6 +13,20 @@ extension AirspaceTrack {
         uavNumber: Int, tiebreak: UInt64 = 0, avoiding: Bool, step: Double, points: [GeodeticCoordinate],
         age: Double, now: Double, origin: MapOrigin, uncertainty: PredictionUncertainty = .none
     ) throws(GeodesyError) {
+        let path = try Self.localPath(step: step, points: points, origin: origin)
+        self.init(
+            uavNumber: uavNumber, tiebreak: tiebreak, avoiding: avoiding,
+            prediction: PredictedTrajectory(time: now - age, origin: path.start, points: path.points),
+            uncertainty: uncertainty)
+    }
+
+    /// A published path placed in the local frame of `origin`: its points `step` seconds apart from `step` on, and
+    /// the position at the time of the prediction extrapolated back from the first two. The costly part of a track
+    /// (one map projection per point): a receiver that sees the same path again keeps this and only ages it.
+    /// - Throws: ``GeodesyError`` for a point that cannot be placed on the origin's map.
+    public static func localPath(step: Double, points: [GeodeticCoordinate], origin: MapOrigin)
+        throws(GeodesyError) -> (start: Vector3, points: [PredictedTrajectory.Point])
+    {
         var local: [PredictedTrajectory.Point] = []
         local.reserveCapacity(points.count)
         for (i, g) in points.enumerated() {
@@ -24,8 +38,6 @@ extension AirspaceTrack {
         } else {
             start = local.first?.position ?? .zero
         }
-        self.init(
-            uavNumber: uavNumber, tiebreak: tiebreak, avoiding: avoiding,
-            prediction: PredictedTrajectory(time: now - age, origin: start, points: local), uncertainty: uncertainty)
+        return (start, local)
     }
 }

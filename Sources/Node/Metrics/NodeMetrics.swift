@@ -60,6 +60,7 @@ public final class NodeMetrics: Sendable {
         ("session_expired", ["sessionExpired"]),
         ("unsupported_version", ["unsupportedVersion"]),
         ("node_id_mismatch", ["nodeIDMismatch", "ownNodeID"]),
+        ("stale", ["stale"]),
     ]
 
     /// Outcomes of commands, as `fleetmesh send` reports them.

@@ -65,8 +65,13 @@ extension NodeShell {
         guard delay >= .milliseconds(250), lateWarnedAt.map({ t - $0 >= .seconds(10) }) ?? true else { return }
         lateWarnedAt = t
         let ms = Int(delay.wholeNanoseconds / 1_000_000)
+        let stale = node.mesh.rejections[MeshCore<SocketAddress>.staleCategory] ?? 0
+        let dropped =
+            stale == 0
+            ? ""
+            : "; \(stale) datagrams in all waited over \(MeshCore<SocketAddress>.staleDatagramAge) and were dropped unread"
         logger.warning(
-            "this node handles datagrams and timers \(ms) ms late (short of CPU): it allows its peers that much more silence before it suspects them (at most \(OwnDelay.limit.wholeNanoseconds / 1_000_000) ms)"
+            "this node handles datagrams and timers \(ms) ms late (short of CPU): it allows its peers that much more silence before it suspects them (at most \(OwnDelay.limit.wholeNanoseconds / 1_000_000) ms)\(dropped)"
         )
     }
 

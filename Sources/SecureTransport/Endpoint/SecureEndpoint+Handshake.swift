@@ -7,8 +7,10 @@ extension SecureEndpoint {
         to address: Address, expecting: NodeID?, startedAt: MeshInstant, now: MeshInstant,
         retransmitDelay: Duration, wallClockMicros: UInt64
     ) -> [UInt8] {
+        noteReplaced(where: { $0.address == address }, now: now)
         removePending { $0.address == address }
         let index = freshIndex()
+        replaced[index] = nil
         let ephemeral = freshEphemeral()
         // Strictly increasing even if the wall clock steps back or two initiations share a microsecond.
         lastSentTimestamp = max(wallClockMicros, lastSentTimestamp &+ 1)
@@ -17,11 +19,12 @@ extension SecureEndpoint {
             ephemeralPublicKey: ephemeral.publicKey, timestamp: lastSentTimestamp)
         var message = initiation.encodedBody()
         message += crypto.mac(message)
+        let spaced = max(retransmitDelay, initiationSpacing(to: address, expecting: expecting, now: now))
         pending.append(
             PendingInitiation(
                 address: address, expected: expecting, localIndex: index, privateKey: ephemeral.privateKey,
                 message: message,
-                startedAt: startedAt, nextRetransmitAt: now + retransmitDelay, retransmitDelay: retransmitDelay))
+                startedAt: startedAt, nextRetransmitAt: now + spaced, retransmitDelay: spaced))
         indexOwners[index] = .pending
         return message
     }
@@ -33,9 +36,11 @@ extension SecureEndpoint {
     /// own probes, which lose the tie-break to it, are ignored meanwhile.
     mutating func hurryHandshake(with peer: NodeID, at address: Address, now: MeshInstant) -> [Directive] {
         guard let p = pending.first(where: { $0.expected == peer }),
-            now - (p.nextRetransmitAt - p.retransmitDelay) >= configuration.handshakeRetransmitInitial,
+            now - (p.nextRetransmitAt - p.retransmitDelay)
+                >= initiationSpacing(to: p.address, expecting: peer, now: now),
             now - p.startedAt < configuration.handshakeAttemptTimeout
         else { return [] }
+        noteReplaced(where: { $0.expected == peer }, now: now)
         removePending { $0.expected == peer }
         let message = startInitiation(
             to: address, expecting: peer, startedAt: p.startedAt, now: now,
@@ -138,6 +143,7 @@ extension SecureEndpoint {
         guard indexOwners[receiverIndex] == .pending,
             let position = pending.firstIndex(where: { $0.localIndex == receiverIndex })
         else {
+            noteLateAnswer(d, receiverIndex: receiverIndex, now: now)
             return [.rejected(address, .unknownReceiverIndex(receiverIndex))]
         }
         let p = pending[position]

@@ -39,6 +39,11 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
     /// 10 ms then costs nothing per peer in between; installing a session, and a counter reaching
     /// `rekeyAfterMessages`, set it back to nil.
     var sessionSweepAt: MeshInstant?
+    /// Initiations replaced by fresher ones, by their index (`SecureEndpoint+LateAnswers`).
+    var replaced: [UInt32: ReplacedInitiation] = [:]
+    /// Paths whose answers came late, by address and by peer: initiations there are spaced further apart.
+    var slowAddresses: [Address: SlowPath] = [:]
+    var slowPeers: [NodeID: SlowPath] = [:]
 
     /// An endpoint for the mesh of `key`. `random` draws session indices and ephemeral keys; inject a seeded generator
     /// for reproducible simulations (never in production).
@@ -77,7 +82,7 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
         noteWallClock(wallClockMicros, now: now)
         if let p = pending.first(where: { $0.address == address }) {
             let lastSent = p.nextRetransmitAt - p.retransmitDelay
-            guard now - lastSent >= configuration.handshakeRetransmitInitial,
+            guard now - lastSent >= initiationSpacing(to: address, expecting: p.expected ?? expecting, now: now),
                 now - p.startedAt < configuration.handshakeAttemptTimeout
             else { return [] }
             let message = startInitiation(
@@ -92,7 +97,15 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
         }
         // One handshake at a time per expected peer: trying another of its addresses replaces the attempt at the
         // previous one (a late answer to that is refused as `unknownReceiverIndex`).
-        if let expecting { removePending { $0.expected == expecting } }
+        if let expecting, let p = pending.first(where: { $0.expected == expecting }) {
+            // On a slow path the attempt at the other address is left to be answered first.
+            let lastSent = p.nextRetransmitAt - p.retransmitDelay
+            if let spacing = slowSpacing(to: p.address, expecting: expecting, now: now), now - lastSent < spacing {
+                return []
+            }
+            noteReplaced(where: { $0.expected == expecting }, now: now)
+            removePending { $0.expected == expecting }
+        }
         let message = startInitiation(
             to: address, expecting: expecting, startedAt: now, now: now,
             retransmitDelay: configuration.handshakeRetransmitInitial, wallClockMicros: wallClockMicros)
@@ -175,7 +188,7 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
             }
         }
         // Answered handshakes never confirmed.
-        for (id, list) in unconfirmed {
+        for (id, list) in unconfirmed where list.contains(where: { isExpired($0.session, now) }) {
             let (expired, kept) = (
                 list.filter { isExpired($0.session, now) }, list.filter { !isExpired($0.session, now) }
             )
