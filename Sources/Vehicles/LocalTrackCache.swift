@@ -38,8 +38,11 @@ public struct LocalTrackCache: Sendable {
         let tracks = airspace.compactMap { e -> AirspaceTrack? in
             let p = e.prediction
             guard e.node != own, let first = p.points.first, first.altitude.isFinite else { return nil }
-            var entry = entries[e.node]
-            if entry.map({ $0.step != p.stepMilliseconds || $0.frame != frame || $0.points != p.points }) ?? true {
+            let entry: Entry
+            if let held = entries[e.node], held.step == p.stepMilliseconds, held.frame == frame, held.points == p.points
+            {
+                entry = held
+            } else {
                 guard
                     let path = try? AirspaceTrack.localPath(
                         step: Double(p.stepMilliseconds) / 1000, points: p.points.map(\.geodetic), origin: frame)
@@ -48,7 +51,6 @@ public struct LocalTrackCache: Sendable {
                 entry = Entry(
                     points: p.points, step: p.stepMilliseconds, frame: frame, start: path.start, local: path.points)
             }
-            guard let entry else { return nil }
             kept[e.node] = entry
             return AirspaceTrack(
                 uavNumber: e.uavNumber.map(Int.init) ?? 251, tiebreak: e.node.low, avoiding: p.avoiding,

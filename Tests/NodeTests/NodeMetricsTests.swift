@@ -65,7 +65,7 @@ struct Exposition {
         s.traffic.sent([2] + Array(repeating: 0, count: 98))
         s.rejections = [
             "decryptionFailed": 2, "groupBadTag": 1, "replayedCounter": 4, "groupMalformed": 5,
-            "unknownReceiverIndex": 6, "somethingNew": 7,
+            "unknownReceiverIndex": 6, "somethingNew": 7, "stale": 8,
         ]
         s.socketRebinds = 1
         for ms in [0.05, 0.1, 0.3, 2.0, 2000] { s.roundTrips.record(.microseconds(Int64(ms * 1000))) }
@@ -107,7 +107,7 @@ struct Exposition {
 
         let drops: [String: Double] = [
             "bad_tag": 3, "replay": 4, "malformed": 5, "unknown_peer": 6, "other": 7, "wrong_mesh_key": 0,
-            "session_expired": 0, "unsupported_version": 0, "node_id_mismatch": 0, "stale": 0,
+            "session_expired": 0, "unsupported_version": 0, "node_id_mismatch": 0, "stale": 8,
         ]
         for (reason, n) in drops {
             #expect(e.value("fleetmesh_datagrams_dropped_total", ["reason": reason]) == n, "\(reason)")

@@ -7,8 +7,7 @@ extension SecureEndpoint {
         to address: Address, expecting: NodeID?, startedAt: MeshInstant, now: MeshInstant,
         retransmitDelay: Duration, wallClockMicros: UInt64
     ) -> [UInt8] {
-        noteReplaced(where: { $0.address == address }, now: now)
-        removePending { $0.address == address }
+        replacePending(where: { $0.address == address }, now: now)
         let index = freshIndex()
         replaced[index] = nil
         let ephemeral = freshEphemeral()
@@ -36,12 +35,10 @@ extension SecureEndpoint {
     /// own probes, which lose the tie-break to it, are ignored meanwhile.
     mutating func hurryHandshake(with peer: NodeID, at address: Address, now: MeshInstant) -> [Directive] {
         guard let p = pending.first(where: { $0.expected == peer }),
-            now - (p.nextRetransmitAt - p.retransmitDelay)
-                >= initiationSpacing(to: p.address, expecting: peer, now: now),
+            now - p.lastSentAt >= initiationSpacing(to: p.address, expecting: peer, now: now),
             now - p.startedAt < configuration.handshakeAttemptTimeout
         else { return [] }
-        noteReplaced(where: { $0.expected == peer }, now: now)
-        removePending { $0.expected == peer }
+        replacePending(where: { $0.expected == peer }, now: now)
         let message = startInitiation(
             to: address, expecting: peer, startedAt: p.startedAt, now: now,
             retransmitDelay: configuration.handshakeRetransmitInitial, wallClockMicros: wallClock(now))

@@ -22,18 +22,18 @@ extension SecureEndpoint {
         var until: MeshInstant
     }
 
-    /// How many replaced initiations are kept, and for how long.
+    /// How many replaced initiations are kept (each for at most twice the longest resend delay).
     static var replacedLimit: Int { 32 }
     /// How long a measured slow path is remembered after its latest late answer.
     static var slowPathMemory: Duration { .seconds(30) }
 
-    /// Keeps the pending initiations matching `predicate` as replaced (they are dropped from `pending` by the caller).
-    mutating func noteReplaced(where predicate: (PendingInitiation) -> Bool, now: MeshInstant) {
+    /// Drops the pending initiations matching `predicate` for fresher ones, keeping them as replaced.
+    mutating func replacePending(where predicate: (PendingInitiation) -> Bool, now: MeshInstant) {
         for p in pending where predicate(p) {
             replaced[p.localIndex] = ReplacedInitiation(
-                address: p.address, expected: p.expected, message: p.message,
-                sentAt: p.nextRetransmitAt - p.retransmitDelay)
+                address: p.address, expected: p.expected, message: p.message, sentAt: p.lastSentAt)
         }
+        removePending(where: predicate)
         let oldest = now - configuration.handshakeRetransmitMax * 2
         if replaced.count > Self.replacedLimit || replaced.values.contains(where: { $0.sentAt < oldest }) {
             replaced = replaced.filter { $0.value.sentAt >= oldest }
@@ -57,13 +57,15 @@ extension SecureEndpoint {
         guard roundTrip * 2 > configuration.handshakeRetransmitInitial else { return }
         let path = SlowPath(
             spacing: min(roundTrip * 2, configuration.handshakeRetransmitMax), until: now + Self.slowPathMemory)
+        slowAddresses = slowAddresses.filter { now < $0.value.until }
+        slowPeers = slowPeers.filter { now < $0.value.until }
         slowAddresses[r.address] = path
         if let peer = r.expected { slowPeers[peer] = path }
         // The attempt under way there waits as long before its resend (its deadline moves, so a caller that sleeps
         // until `nextDeadline` finds it due).
         for i in pending.indices
         where pending[i].address == r.address || (r.expected != nil && pending[i].expected == r.expected) {
-            let lastSent = pending[i].nextRetransmitAt - pending[i].retransmitDelay
+            let lastSent = pending[i].lastSentAt
             pending[i].retransmitDelay = max(pending[i].retransmitDelay, path.spacing)
             pending[i].nextRetransmitAt = lastSent + pending[i].retransmitDelay
         }
@@ -83,7 +85,7 @@ extension SecureEndpoint {
         return spacing
     }
 
-    /// The slow paths measured and still remembered (for status and tests): peer, spacing.
+    /// The slow paths measured and still remembered, by peer: the spacing kept for each.
     public func slowHandshakePaths(now: MeshInstant) -> [NodeID: Duration] {
         slowPeers.filter { now < $0.value.until }.mapValues(\.spacing)
     }

@@ -154,5 +154,8 @@ extension SecureEndpoint {
         var startedAt: MeshInstant
         var nextRetransmitAt: MeshInstant
         var retransmitDelay: Duration
+
+        /// When its latest copy left.
+        var lastSentAt: MeshInstant { nextRetransmitAt - retransmitDelay }
     }
 }

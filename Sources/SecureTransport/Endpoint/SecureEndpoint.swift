@@ -81,8 +81,7 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
         if let expecting, expecting == localID { return [] }
         noteWallClock(wallClockMicros, now: now)
         if let p = pending.first(where: { $0.address == address }) {
-            let lastSent = p.nextRetransmitAt - p.retransmitDelay
-            guard now - lastSent >= initiationSpacing(to: address, expecting: p.expected ?? expecting, now: now),
+            guard now - p.lastSentAt >= initiationSpacing(to: address, expecting: p.expected ?? expecting, now: now),
                 now - p.startedAt < configuration.handshakeAttemptTimeout
             else { return [] }
             let message = startInitiation(
@@ -99,12 +98,10 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
         // previous one (a late answer to that is refused as `unknownReceiverIndex`).
         if let expecting, let p = pending.first(where: { $0.expected == expecting }) {
             // On a slow path the attempt at the other address is left to be answered first.
-            let lastSent = p.nextRetransmitAt - p.retransmitDelay
-            if let spacing = slowSpacing(to: p.address, expecting: expecting, now: now), now - lastSent < spacing {
+            if let spacing = slowSpacing(to: p.address, expecting: expecting, now: now), now - p.lastSentAt < spacing {
                 return []
             }
-            noteReplaced(where: { $0.expected == expecting }, now: now)
-            removePending { $0.expected == expecting }
+            replacePending(where: { $0.expected == expecting }, now: now)
         }
         let message = startInitiation(
             to: address, expecting: expecting, startedAt: now, now: now,
