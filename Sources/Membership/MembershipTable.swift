@@ -72,12 +72,12 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
                 peers[id] = peer
                 return out
             }
-            out += connect(&peer, to: address, now: now)
+            out += Self.connect(&peer, to: address, now: now)
         case .handshaking:
             break
         case .established, .suspect:
             // The record shows a new incarnation before the restarted peer reached us: reconnect now.
-            if restarted { out += connect(&peer, to: address, now: now) }
+            if restarted { out += Self.connect(&peer, to: address, now: now) }
         }
         peers[id] = peer
         return out
@@ -169,13 +169,19 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
         return out
     }
 
-    /// A heartbeat sent `rtt` ago was answered.
+    /// A heartbeat sent `rtt` ago was answered; `asked` when it asked for the reply (only those count towards the
+    /// peer's `linkQuality`).
     @_specialize(exported:true,where Address == SocketAddress)
     @_specialize(exported:true,where Address == Int)
-    public mutating func onHeartbeatReply(id: NodeID, rtt: Duration, now: MeshInstant) {
+    public mutating func onHeartbeatReply(id: NodeID, rtt: Duration, asked: Bool = true, now: MeshInstant) {
         guard peers[id] != nil else { return }
-        peers[id]!.heartbeatsAnswered += 1
+        if asked { peers[id]!.heartbeatsAnswered += 1 }
         onRoundTrip(id: id, rtt: rtt)
+    }
+
+    /// A heartbeat that asks for a reply went to the peer (the layer above decides which do).
+    public mutating func onReplyRequested(id: NodeID) {
+        peers[id]?.heartbeatsSent += 1
     }
 
     /// A round trip to the peer measured another way (an echo of this node's group stamp).
@@ -216,59 +222,37 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
     public mutating func onTick(
         now: MeshInstant, allowance: Duration = .zero, quiet: (NodeID) -> Bool = { _ in false }
     ) -> [MembershipDirective<Address>] {
-        var out: [MembershipDirective<Address>] = []
-        for id in [NodeID](peers.keys).sorted() {  // concrete: sorting the generic table's keys is not specialized
-            guard var peer = peers[id] else { continue }
-            switch peer.state {
-            case .established, .suspect:
-                let silent = peer.lastHeard.map { now - $0 - allowance } ?? .zero
-                if silent >= configuration.lostAfter {
-                    out.append(.stateChanged(peer: id, from: peer.state, to: .lost))
-                    peer.state = .lost
-                    peer.stateSince = now
-                    peer.lastConnectAttempt = now
-                } else {
-                    if silent >= configuration.suspectAfter, peer.state == .established {
-                        out.append(.stateChanged(peer: id, from: .established, to: .suspect))
-                        peer.state = .suspect
-                        peer.stateSince = now
-                    }
-                    if peer.lastHeartbeat.map({ now - $0 >= configuration.heartbeatInterval }) ?? true, !quiet(id) {
-                        peer.lastHeartbeat = now
-                        peer.heartbeatsSent += 1
-                        out.append(.sendHeartbeat(to: id))
-                    }
-                }
-            case .discovered, .handshaking, .lost:
-                if peer.state == .lost, now - peer.stateSince >= configuration.forgetAfter {
-                    // Unlisted, but its session state stays (sessions expire by themselves, the reliable channel
-                    // lives on): the other side may still hold its own, and both must agree when the link is back.
-                    peers[id] = nil
-                    out += remember(peer, now: now)
-                    continue
-                }
-                let interval =
-                    peer.state == .lost
-                    ? Self.probeStep(configuration.reconnectInterval, peer) : configuration.reconnectInterval
-                if peer.lastConnectAttempt.map({ now - $0 >= interval }) ?? true,
-                    let address = peer.nextCandidate()
-                {
-                    if peer.state == .lost {
-                        peer.lastConnectAttempt = now
-                        peer.attempted(address)
-                        out.append(.probe(peer: id, address: address))
-                    } else {
-                        out += connect(&peer, to: address, now: now)
-                    }
-                }
-            case .left:
-                if now - peer.stateSince >= configuration.forgetAfter {
-                    peers[id] = nil
-                    continue
-                }
+        // Every peer is visited in place (no copy of its record in and out of the dictionary, no sorting of every
+        // key on every 10 ms tick): only the peers that have something to say are sorted, so the directives come in
+        // NodeID order whatever the dictionary's, as a simulation needs for a seed to replay.
+        var said: [(id: NodeID, directives: [MembershipDirective<Address>])] = []
+        var departed: [(id: NodeID, remember: Bool)] = []
+        let configuration = configuration
+        var index = peers.values.startIndex
+        while index != peers.values.endIndex {
+            let id = peers.keys[index]
+            var directives: [MembershipDirective<Address>] = []
+            let stays = Self.tick(
+                &peers.values[index], id: id, now: now, allowance: allowance, configuration: configuration,
+                quiet: quiet, into: &directives)
+            switch stays {
+            case .stays: break
+            case .forgotten: departed.append((id, true))
+            case .dropped: departed.append((id, false))
             }
-            peers[id] = peer
+            if !directives.isEmpty { said.append((id, directives)) }
+            peers.values.formIndex(after: &index)
         }
+        for (id, keep) in departed.sorted(by: { $0.id < $1.id }) {
+            guard let peer = peers.removeValue(forKey: id), keep else { continue }
+            // Unlisted, but its session state stays (sessions expire by themselves, the reliable channel lives on):
+            // the other side may still hold its own, and both must agree when the link is back.
+            let directives = remember(peer, now: now)
+            if !directives.isEmpty { said.append((id, directives)) }
+        }
+        var out: [MembershipDirective<Address>] = []
+        if said.count > 1 { said.sort { $0.id < $1.id } }
+        for (_, directives) in said { out += directives }
         for id in [NodeID](forgotten.keys).sorted() {
             guard var gone = forgotten[id],
                 gone.lastConnectAttempt.map({ now - $0 >= Self.probeStep(configuration.reconnectInterval, gone) })
@@ -285,6 +269,55 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
             out.append(.connect(expecting: nil, address: address))
         }
         return out
+    }
+
+    /// What becomes of a peer after a tick.
+    enum TickOutcome { case stays, forgotten, dropped }
+
+    /// One peer's timers on a tick, on its record in place: heartbeats, suspicion, loss, reconnection, forgetting.
+    @inline(__always)
+    static func tick(
+        _ peer: inout PeerRecord<Address>, id: NodeID, now: MeshInstant, allowance: Duration,
+        configuration: MembershipConfiguration, quiet: (NodeID) -> Bool,
+        into out: inout [MembershipDirective<Address>]
+    ) -> TickOutcome {
+        switch peer.state {
+        case .established, .suspect:
+            let silent = peer.lastHeard.map { now - $0 - allowance } ?? .zero
+            if silent >= configuration.lostAfter {
+                out.append(.stateChanged(peer: id, from: peer.state, to: .lost))
+                peer.state = .lost
+                peer.stateSince = now
+                peer.lastConnectAttempt = now
+            } else {
+                if silent >= configuration.suspectAfter, peer.state == .established {
+                    out.append(.stateChanged(peer: id, from: .established, to: .suspect))
+                    peer.state = .suspect
+                    peer.stateSince = now
+                }
+                if peer.lastHeartbeat.map({ now - $0 >= configuration.heartbeatInterval }) ?? true, !quiet(id) {
+                    peer.lastHeartbeat = now
+                    out.append(.sendHeartbeat(to: id))
+                }
+            }
+        case .discovered, .handshaking, .lost:
+            if peer.state == .lost, now - peer.stateSince >= configuration.forgetAfter { return .forgotten }
+            let interval =
+                peer.state == .lost
+                ? probeStep(configuration.reconnectInterval, peer) : configuration.reconnectInterval
+            if peer.lastConnectAttempt.map({ now - $0 >= interval }) ?? true, let address = peer.nextCandidate() {
+                if peer.state == .lost {
+                    peer.lastConnectAttempt = now
+                    peer.attempted(address)
+                    out.append(.probe(peer: id, address: address))
+                } else {
+                    out += Self.connect(&peer, to: address, now: now)
+                }
+            }
+        case .left:
+            if now - peer.stateSince >= configuration.forgetAfter { return .dropped }
+        }
+        return .stays
     }
 
     /// The time between two probes of a lost or forgotten peer: its addresses are probed in turn, each once per
@@ -315,7 +348,7 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
         return out
     }
 
-    private func connect(_ peer: inout PeerRecord<Address>, to address: Address, now: MeshInstant)
+    private static func connect(_ peer: inout PeerRecord<Address>, to address: Address, now: MeshInstant)
         -> [MembershipDirective<Address>]
     {
         peer.lastConnectAttempt = now

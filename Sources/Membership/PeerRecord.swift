@@ -17,7 +17,7 @@ public struct PeerRecord<Address: Hashable & Sendable>: Sendable {
     public var establishedAt: MeshInstant?
     /// Smoothed heartbeat round-trip time.
     public var rtt: Duration?
-    /// Heartbeats sent and answered since the session was established, for link quality.
+    /// Heartbeats sent that asked for a reply, and replies to them, since the session was established: link quality.
     public var heartbeatsSent: UInt64 = 0
     public var heartbeatsAnswered: UInt64 = 0
     var lastConnectAttempt: MeshInstant?

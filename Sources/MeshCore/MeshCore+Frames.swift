@@ -19,12 +19,15 @@ extension MeshCore {
         for frame in frames {
             switch frame {
             case .heartbeat(let id, let sent):
-                replies.append(.heartbeatReply(id: id, sentAtMicros: sent))
+                if rhythm.answers(id, from: peer, interval: membership.configuration.heartbeatInterval, now: t) {
+                    replies.append(.heartbeatReply(id: id, sentAtMicros: sent))
+                }
                 clocks[peer, default: PeerClock()].onHeartbeat(sentAtMicros: sent, now: arrival ?? t)
-            case .heartbeatReply(_, let sent):
+            case .heartbeatReply(let id, let sent):
                 let rtt = Duration.microseconds(Int64((arrival ?? t).nanoseconds / 1000) - Int64(sent))
                 if rtt >= .zero {
-                    membership.onHeartbeatReply(id: peer, rtt: rtt, now: t)
+                    membership.onHeartbeatReply(
+                        id: peer, rtt: rtt, asked: id & UnicastRhythm.quietBit == 0, now: t)
                     roundTrips.record(rtt)
                     clocks[peer, default: PeerClock()].onRoundTrip(rtt, now: t)
                 }
@@ -115,6 +118,7 @@ extension MeshCore {
                         to = sealed.address
                     }
                     out.append(.send(datagram, to: to!))
+                    rhythm.peers[peer, default: .init()].sent = t
                 } catch {
                     out.append(.note(.debug, "cannot send to \(peer): \(error)"))
                 }

@@ -40,6 +40,8 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
     var arrival: MeshInstant?
     /// The segment's group channel, when on (`GroupSettings`).
     var group: GroupState?
+    /// When heartbeats and replies went to each peer, and when it was last heard by unicast (`UnicastRhythm`).
+    var rhythm = UnicastRhythm()
     /// Largest plaintext packed into one datagram.
     public static var datagramBudget: Int { 1200 }
 
@@ -119,8 +121,10 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
                 // What `apply` does with a `.deliver` directive.
                 apply(membership.onHeard(id: from, now: t), now: t, into: &out)
                 deliver(UnsafeRawBufferPointer(rebasing: plaintext[0..<count]), from: from, now: t, into: &out)
+                rhythm.peers[from, default: .init()].heard = t
             case .keepalive(let from):
                 apply(membership.onHeard(id: from, now: t), now: t, into: &out)
+                rhythm.peers[from, default: .init()].heard = t
             case .directives(let directives):
                 apply(directives, now: t, into: &out)
             }
@@ -137,10 +141,15 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
             // Peers heard on the group lately hear this node there too: no unicast heartbeats for them, once their
             // clock is estimated (a new session's first round trip comes from heartbeats at once, not from an echo
             // that may take a second or two: a scheduled command needs it).
+            // So do peers that other datagrams from this node reached within the heartbeat interval (at least one
+            // heartbeat every `UnicastRhythm.heartbeatFloor` still goes, for their estimate of this node's clock).
             let group = group
             let clocks = clocks
+            let rhythm = rhythm
+            let interval = membership.configuration.heartbeatInterval
             let ticked = membership.onTick(now: now, allowance: ownDelay.allowance(now: now)) { id in
-                group?.isFresh(id, now: now) == true && clocks[id]?.oneWayDelay(now: now) != nil
+                guard clocks[id]?.oneWayDelay(now: now) != nil else { return false }
+                return group?.isFresh(id, now: now) == true || rhythm.carried(id, interval: interval, now: now)
             }
             apply(ticked, now: now, into: &out)
             groupTick(now: now, into: &out)
@@ -258,6 +267,7 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
                     out.append(.note(.info, "peer \(info.id) restarted (incarnation \(info.incarnation)); new session"))
                     channels[info.id] = nil
                     clocks[info.id] = nil
+                    rhythm.peers[info.id] = nil
                     group?.forget(info.id)
                 }
                 let fresh = channels[info.id] == nil
@@ -277,8 +287,10 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
             case .deliver(let plaintext, let from):
                 apply(membership.onHeard(id: from, now: t), now: t, into: &out)
                 plaintext.withUnsafeBytes { deliver($0, from: from, now: t, into: &out) }
+                rhythm.peers[from, default: .init()].heard = t
             case .keepalive(let from):
                 apply(membership.onHeard(id: from, now: t), now: t, into: &out)
+                rhythm.peers[from, default: .init()].heard = t
             case .rekeyed(let id):
                 // A completed handshake is an authenticated exchange: it brings a silent peer back like any datagram.
                 out.append(.note(.debug, "session with \(id) rekeyed"))
@@ -325,13 +337,15 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
                     endpoint.connect(to: address, expecting: peer, renew: true, now: t, wallClockMicros: wallClock(t)),
                     now: t, into: &out)
             case .sendHeartbeat(let peer):
-                heartbeatCounter &+= 1
-                sendFrames(
-                    [.heartbeat(id: heartbeatCounter, sentAtMicros: t.nanoseconds / 1000)], to: peer, now: t, into: &out
-                )
+                heartbeatCounter = (heartbeatCounter &+ 1) & ~UnicastRhythm.quietBit
+                let asks = rhythm.heartbeatAsks(peer, now: t)
+                if asks { membership.onReplyRequested(id: peer) }
+                let id = asks ? heartbeatCounter : heartbeatCounter | UnicastRhythm.quietBit
+                sendFrames([.heartbeat(id: id, sentAtMicros: t.nanoseconds / 1000)], to: peer, now: t, into: &out)
             case .stateChanged(let peer, let from, let to):
                 out.append(.peerState(peer: peer, name: membership.peers[peer]?.name, from: from, to: to))
                 if to == .established, from != .established {
+                    rhythm.restart(peer)
                     // Back after an outage (suspect, lost, or forgotten: `from` nil): everything waiting in the reliable
                     // window goes now, also what was sent just before, over a session the peer may no longer hold.
                     resumeChannel(with: peer, .returned, now: t, into: &out)
@@ -340,6 +354,7 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
                 endpoint.forget(peer)
                 channels[peer] = nil
                 clocks[peer] = nil
+                rhythm.peers[peer] = nil
                 group?.forget(peer)
             }
         }
