@@ -59,6 +59,14 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
         self.mesh.uavNumber = coordinator.uavNumber.map(Int.init)
     }
 
+    /// What to call a node: its link-state advertisement's name, else the name its session or DNS-SD record gave
+    /// (a neighbour whose advertisement has not arrived, or was withdrawn while its telemetry still comes), else nil.
+    public func name(of node: NodeID) -> String? {
+        if let n = coordinator.advertisement(of: node)?.name, !n.isEmpty { return n }
+        if let n = mesh.membership.peers[node]?.name ?? mesh.membership.forgotten[node]?.name, !n.isEmpty { return n }
+        return nil
+    }
+
     // MARK: - Events
 
     /// A datagram from `address`.

@@ -43,6 +43,33 @@ import Testing
         #expect(nodes[1].mesh.rejections[MeshCore<Int>.staleCategory] == 1)
     }
 
+    @Test("a node is named by its advertisement, else by its session's or DNS-SD record's name, never by nothing")
+    func aNodeWithoutAdvertisementIsNamedByItsRecord() {
+        var nodes = [Self.node(0, role: .station, name: "station"), Self.node(1, role: .drone, name: "d")]
+        let drone = nodes[1].mesh.localID
+        let now = MeshInstant(nanoseconds: 1_000_000)
+        #expect(nodes[0].name(of: drone) == nil)
+        var inFlight: [(to: Int, from: Int, bytes: [UInt8])] = []
+        func carry(_ effects: [NodeCore<Int>.Effect], at i: Int) {
+            for case .datagram(let bytes, let to) in effects { inFlight.append((to, i, bytes)) }
+        }
+        carry(
+            nodes[0].onDiscovered(
+                id: drone, incarnation: nil, name: "d-record", role: .drone, uavNumber: nil, address: 1, now: now),
+            at: 0)
+        // Known only from its DNS-SD record so far (as a vehicle seen in relayed telemetry before its advertisement).
+        #expect(nodes[0].coordinator.advertisement(of: drone) == nil)
+        #expect(nodes[0].name(of: drone) == "d-record")
+        var delivered = 0
+        while !inFlight.isEmpty, delivered < 200 {
+            let d = inFlight.removeFirst()
+            delivered += 1
+            carry(nodes[d.to].onDatagram(d.bytes, from: d.from, now: now), at: d.to)
+        }
+        #expect(nodes[0].coordinator.advertisement(of: drone) != nil)
+        #expect(nodes[0].name(of: drone) == "d")
+    }
+
     @Test(
         "a new session's hello leaves before the coordinator's first messages: the drone knows who announced the map origin"
     )

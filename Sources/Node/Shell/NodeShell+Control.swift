@@ -255,7 +255,6 @@ extension NodeShell {
 
     func displayName(_ node: NodeID) -> String {
         if node == core.nodeID { return name }
-        if let n = core.advertisement(of: node)?.name, !n.isEmpty { return n }
-        return node.short
+        return self.node.name(of: node) ?? node.short
     }
 }
