@@ -54,7 +54,7 @@ public struct PeerRecord<Address: Hashable & Sendable>: Sendable {
     /// Whether a handshake ever proved this peer's identity (as opposed to an unauthenticated DNS-SD advert only).
     public var isAuthenticated: Bool { establishedAt != nil }
 
-    /// Share of recent heartbeats answered (0…1), nil before any.
+    /// Share of the heartbeats that asked for a reply and got one (0…1), nil before any asked.
     public var linkQuality: Double? {
         heartbeatsSent == 0 ? nil : min(1, Double(heartbeatsAnswered) / Double(heartbeatsSent))
     }

@@ -118,17 +118,24 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
             }
             switch opened {
             case .delivered(let count, let from):
-                // What `apply` does with a `.deliver` directive.
-                apply(membership.onHeard(id: from, now: t), now: t, into: &out)
-                deliver(UnsafeRawBufferPointer(rebasing: plaintext[0..<count]), from: from, now: t, into: &out)
-                rhythm.peers[from, default: .init()].heard = t
+                received(UnsafeRawBufferPointer(rebasing: plaintext[0..<count]), from: from, now: t, into: &out)
             case .keepalive(let from):
-                apply(membership.onHeard(id: from, now: t), now: t, into: &out)
-                rhythm.peers[from, default: .init()].heard = t
+                received(nil, from: from, now: t, into: &out)
             case .directives(let directives):
                 apply(directives, now: t, into: &out)
             }
         }
+    }
+
+    /// An authenticated transport message from `peer` (`frames` nil: an empty keepalive): the peer is heard, its
+    /// frames are handled, and only then is its arrival kept for `UnicastRhythm` (a heartbeat's answer depends on
+    /// when the datagram before it came).
+    mutating func received(
+        _ frames: UnsafeRawBufferPointer?, from peer: NodeID, now t: MeshInstant, into out: inout [Directive]
+    ) {
+        apply(membership.onHeard(id: peer, now: t), now: t, into: &out)
+        if let frames { deliver(frames, from: peer, now: t, into: &out) }
+        rhythm.peers[peer, default: .init()].heard = t
     }
 
     /// Advances every timer: handshakes and rekeys, heartbeats, suspicion and loss, probes, reliable retransmissions.
@@ -285,12 +292,9 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
                     resumeChannel(with: info.id, .heard, now: t, into: &out)
                 }
             case .deliver(let plaintext, let from):
-                apply(membership.onHeard(id: from, now: t), now: t, into: &out)
-                plaintext.withUnsafeBytes { deliver($0, from: from, now: t, into: &out) }
-                rhythm.peers[from, default: .init()].heard = t
+                plaintext.withUnsafeBytes { received($0, from: from, now: t, into: &out) }
             case .keepalive(let from):
-                apply(membership.onHeard(id: from, now: t), now: t, into: &out)
-                rhythm.peers[from, default: .init()].heard = t
+                received(nil, from: from, now: t, into: &out)
             case .rekeyed(let id):
                 // A completed handshake is an authenticated exchange: it brings a silent peer back like any datagram.
                 out.append(.note(.debug, "session with \(id) rekeyed"))

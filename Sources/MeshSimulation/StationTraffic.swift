@@ -9,8 +9,9 @@ import SecureTransport
 /// A station and N drones (`NodeCore` each) in the lab's star (`fleetmesh-bench station`): every drone has the
 /// station as its only, static, peer and no group channel; the station runs its group channel, which no drone hears.
 /// The drones stand on the ground, so the station's steady traffic is what 10 Hz telemetry and the heartbeats it
-/// does not carry (PROTOCOL.md §6.2: a datagram each way every 50 ms) cost. Every node ticks like the node's actor does (mesh layer every 10 ms, coordinator every 50 ms,
-/// each node at its own phase) on a virtual clock, and each datagram takes `latency` to arrive.
+/// does not carry (PROTOCOL.md §6.2: a datagram each way every 50 ms) cost. Every node ticks like the node's actor
+/// does (mesh layer every 10 ms, coordinator every 50 ms, each node at its own phase) on a virtual clock, and each
+/// datagram takes `latency` to arrive.
 ///
 /// What it is for: the station's cost per input, measured apart from sockets and scheduling. `record(for:)` runs the
 /// whole network and returns every input the station got, in order, with its time; fed in the same order to a copy of
