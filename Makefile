@@ -59,12 +59,13 @@ bench-count:
 # The station's instructions per input under 100 drones on the ground (`fleetmesh-sim station-traffic`: the steady
 # state's inputs replayed into a copy of the station, each kind through a function of its own), from callgrind's
 # inclusive counts of those functions. Same DWARF 5 note as above. docs/BENCHMARKS.md, Secure transport §2.2.
+# GROUP=1: the same star on one shared link, every drone on the group channel (BENCHMARKS.md §7.8).
 SIM_BIN := .build/release/fleetmesh-sim
 bench-datagram-count:
 	$(SWIFT) build -c release --product fleetmesh-sim
 	objcopy --strip-debug $(SIM_BIN) $(SIM_BIN).nodebug
 	valgrind --tool=callgrind --callgrind-out-file=$(SIM_BIN).callgrind $(SIM_BIN).nodebug \
-		station-traffic --drones $${DRONES:-100} --seconds 2 --replays 1 > $(SIM_BIN).out 2>/dev/null
+		station-traffic --drones $${DRONES:-100} --seconds 2 --replays 1 $${GROUP:+--group} > $(SIM_BIN).out 2>/dev/null
 	@cat $(SIM_BIN).out
 	@callgrind_annotate --inclusive=yes --threshold=100 $(SIM_BIN).callgrind 2>/dev/null | tr -d ',' | awk -v counts="$$(cat $(SIM_BIN).out)" ' \
 		BEGIN { split(counts, w, /[ ,]+/); for (i in w) { if (w[i] == "datagrams" && w[i+1] ~ /^[0-9]+$$/ && !d) d = w[i+1]; \

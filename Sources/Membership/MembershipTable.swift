@@ -147,15 +147,27 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
         Address
     >] {
         var out: [MembershipDirective<Address>] = []
-        if peers[id] == nil, let gone = forgotten.removeValue(forKey: id) {
+        // In place, one lookup: called for every datagram a peer sends.
+        var index = peers.index(forKey: id)
+        if index == nil, !forgotten.isEmpty, let gone = forgotten.removeValue(forKey: id) {
             // A forgotten peer whose session state outlived its listing (a rekey, data on the old session).
             var revived = gone
             revived.state = .established
             revived.stateSince = now
             peers[id] = revived
             out.append(.stateChanged(peer: id, from: nil, to: .established))
+            index = peers.index(forKey: id)
         }
-        guard var peer = peers[id] else { return out }
+        guard let index else { return out }
+        Self.heard(&peers.values[index], id: id, address: address, now: now, into: &out)
+        return out
+    }
+
+    @inline(__always)
+    static func heard(
+        _ peer: inout PeerRecord<Address>, id: NodeID, address: Address?, now: MeshInstant,
+        into out: inout [MembershipDirective<Address>]
+    ) {
         peer.lastHeard = now
         if let address { peer.address = address }
         if peer.state != .established {
@@ -165,8 +177,6 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
             peer.state = .established
             peer.stateSince = now
         }
-        peers[id] = peer
-        return out
     }
 
     /// A heartbeat sent `rtt` ago was answered; `asked` when it asked for the reply (only those count towards the

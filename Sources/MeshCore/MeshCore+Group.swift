@@ -61,19 +61,32 @@ struct GroupState: Sendable {
         echoed[peer] = nil
     }
 
-    /// Up to `echoesPerDatagram` echoes of stamps heard within the last second, the longest unechoed first.
+    /// Up to `echoesPerDatagram` echoes of stamps heard within the last second, the longest unechoed first (ties: the
+    /// smaller ID).
     mutating func echoes(now: MeshInstant) -> [Frame] {
-        let due = stamps.filter { id, stamp in
-            now - stamp.at < .seconds(1) && echoed[id].map { now - $0 >= settings.echoInterval } ?? true
+        let limit = settings.echoesPerDatagram
+        guard limit > 0 else { return [] }
+        // One pass, keeping the `limit` best in order: a station hears a hundred stamps and echoes one per datagram,
+        // so neither a filtered copy of the table nor a sort of it.
+        let second: Int64 = 1_000_000_000
+        let interval = Int64(settings.echoInterval.wholeNanoseconds)
+        var chosen: [(echoed: UInt64, id: NodeID)] = []
+        for (id, stamp) in stamps where Int64(bitPattern: now.nanoseconds &- stamp.at.nanoseconds) < second {
+            let last = echoed[id]
+            if let last, Int64(bitPattern: now.nanoseconds &- last.nanoseconds) < interval { continue }
+            let key = (echoed: last?.nanoseconds ?? 0, id: id)
+            if chosen.count == limit, let worst = chosen.last, !((key.echoed, key.id) < (worst.echoed, worst.id)) {
+                continue
+            }
+            let at = chosen.firstIndex { (key.echoed, key.id) < ($0.echoed, $0.id) } ?? chosen.count
+            chosen.insert(key, at: at)
+            if chosen.count > limit { chosen.removeLast() }
         }
-        guard !due.isEmpty else { return [] }
-        let chosen = due.keys.sorted { (echoed[$0]?.nanoseconds ?? 0, $0) < (echoed[$1]?.nanoseconds ?? 0, $1) }
-            .prefix(settings.echoesPerDatagram)
         return chosen.map { id in
-            echoed[id] = now
-            let stamp = stamps[id]!
+            echoed[id.id] = now
+            let stamp = stamps[id.id]!
             let held = UInt32(clamping: (now - stamp.at).wholeNanoseconds / 1000)
-            return .echo(peer: id, sentAtMicros: stamp.sentAtMicros, heldMicros: held)
+            return .echo(peer: id.id, sentAtMicros: stamp.sentAtMicros, heldMicros: held)
         }
     }
 }

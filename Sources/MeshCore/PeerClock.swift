@@ -54,23 +54,36 @@ public struct PeerClock: Sendable, Equatable {
     /// clock); nil until a heartbeat was seen within the last two windows and a round trip within the last two
     /// round-trip windows.
     public func offset(now: MeshInstant) -> Duration? {
-        guard let gap = Self.smallest(current, previous, within: Self.window * 2, now: now, \.minGap),
+        guard
+            let gap = Self.smallest(
+                current?.start, current?.minGap, previous?.start, previous?.minGap, within: Self.gapSpan, now: now),
             let rtt = minRoundTrip(now: now)
         else { return nil }
         return .microseconds(rtt / 2 - gap)
     }
 
     private func minRoundTrip(now: MeshInstant) -> Int64? {
-        Self.smallest(currentTrips, previousTrips, within: Self.roundTripWindow * 2, now: now, \.minRoundTrip)
+        Self.smallest(
+            currentTrips?.start, currentTrips?.minRoundTrip, previousTrips?.start, previousTrips?.minRoundTrip,
+            within: Self.roundTripSpan, now: now)
     }
 
-    /// The smaller of two windows' values, of those windows begun within `span` of `now`. Asked for every peer on
-    /// every mesh tick: no arrays.
+    /// The spans the two windows together cover, in nanoseconds (`Duration` arithmetic is 128-bit: this is asked for
+    /// every peer on every mesh tick).
+    static let gapSpan = Int64(window.wholeNanoseconds * 2)
+    static let roundTripSpan = Int64(roundTripWindow.wholeNanoseconds * 2)
+
+    /// The smaller of two windows' values, of those windows begun within `span` nanoseconds of `now`. Asked for every
+    /// peer on every mesh tick: no arrays, no 128-bit arithmetic.
+    @inline(__always)
     private static func smallest(
-        _ a: Window?, _ b: Window?, within span: Duration, now: MeshInstant, _ value: KeyPath<Window, Int64?>
+        _ startA: MeshInstant?, _ a: Int64?, _ startB: MeshInstant?, _ b: Int64?, within span: Int64, now: MeshInstant
     ) -> Int64? {
-        func fresh(_ w: Window?) -> Int64? { w.flatMap { now - $0.start < span ? $0[keyPath: value] : nil } }
-        switch (fresh(a), fresh(b)) {
+        @inline(__always) func fresh(_ start: MeshInstant?, _ value: Int64?) -> Int64? {
+            guard let start, let value else { return nil }
+            return Int64(bitPattern: now.nanoseconds &- start.nanoseconds) < span ? value : nil
+        }
+        switch (fresh(startA, a), fresh(startB, b)) {
         case (let x?, let y?): return min(x, y)
         case (let x?, nil): return x
         case (nil, let y?): return y

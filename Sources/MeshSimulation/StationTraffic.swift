@@ -13,6 +13,11 @@ import SecureTransport
 /// does (mesh layer every 10 ms, coordinator every 50 ms, each node at its own phase) on a virtual clock, and each
 /// datagram takes `latency` to arrive.
 ///
+/// With `Spec.group`, the same star on one shared link, as a field fleet is: every drone runs the group channel too,
+/// the station's group datagrams reach every drone and each drone's reach the station (not the other drones, which
+/// hold no session with each other here and would refuse them). Telemetry then goes once per link, and heartbeats
+/// stay quiet for peers heard on the group (§6.3).
+///
 /// What it is for: the station's cost per input, measured apart from sockets and scheduling. `record(for:)` runs the
 /// whole network and returns every input the station got, in order, with its time; fed in the same order to a copy of
 /// the station as it was before (`station`, taken before the call), they make it do exactly the same work again
@@ -26,10 +31,13 @@ public struct StationTraffic {
         public var seed: UInt64 = 1
         /// One-way delivery time of every datagram.
         public var latency: Duration = .microseconds(500)
+        /// Every drone on the group channel with the station (one shared link), not only the station.
+        public var group = false
 
-        public init(drones: Int, seed: UInt64 = 1) {
+        public init(drones: Int, seed: UInt64 = 1, group: Bool = false) {
             self.drones = drones
             self.seed = seed
+            self.group = group
         }
     }
 
@@ -60,7 +68,7 @@ public struct StationTraffic {
     private var drones: [NodeCore<Int>] = []
     private var queue = EventQueue<Event>()
     public private(set) var now = MeshInstant(nanoseconds: 0)
-    /// Datagrams the station sent to its group (no drone hears them), for the figures.
+    /// Datagrams the station sent to its group (heard by the drones only with `Spec.group`), for the figures.
     public private(set) var groupDatagrams = 0
     /// Datagrams the station sent to drones so far.
     public private(set) var stationDatagramsSent = 0
@@ -82,7 +90,8 @@ public struct StationTraffic {
             let role: NodeRole = i == 0 ? .station : .drone
             let mesh = MeshCore<Int>(
                 key: key, localID: id, incarnation: incarnation, role: role, name: i == 0 ? "station" : "emu-\(i)",
-                uavNumber: nil, group: i == 0 ? GroupSettings() : nil, random: SeededRandom(seed: rng.next()))
+                uavNumber: nil, group: i == 0 || spec.group ? GroupSettings() : nil,
+                random: SeededRandom(seed: rng.next()))
             let coordinator = CoordinatorCore(
                 configuration: CoordinatorConfiguration(nodeID: id, role: role, name: "n\(i)"),
                 incarnation: incarnation, persistedUAVNumber: nil, now: MeshInstant(nanoseconds: 0))
@@ -184,8 +193,15 @@ public struct StationTraffic {
                 guard to >= 0, to <= drones.count else { continue }
                 if node == 0 { stationDatagramsSent += 1 }
                 queue.push(Event(node: to, input: .datagram(bytes, from: node)), at: (now + spec.latency).nanoseconds)
-            case .groupDatagram:
-                groupDatagrams += 1
+            case .groupDatagram(let bytes):
+                if node == 0 { groupDatagrams += 1 }
+                guard spec.group else { continue }
+                let at = (now + spec.latency).nanoseconds
+                if node == 0 {
+                    for to in 1...drones.count { queue.push(Event(node: to, input: .datagram(bytes, from: 0)), at: at) }
+                } else {
+                    queue.push(Event(node: 0, input: .datagram(bytes, from: node)), at: at)
+                }
             case .malformedMessage(let type, _, let from, let error):
                 malformed.append("node \(node) could not decode type \(type) from \(from): \(error)")
             default:

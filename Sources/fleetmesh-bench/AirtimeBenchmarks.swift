@@ -8,7 +8,8 @@ import LabKit
 /// sizes from FLEETMESH_BENCH_AIRTIME_SIZES (default 4,8,12,16), window FLEETMESH_BENCH_AIRTIME_SECONDS (default 10).
 /// The exponent is the log–log slope from the smallest to the largest fleet (1: linear in N, 2: every node talks to
 /// every node). The baseline, in the same run: the same build with the group channel off (`[network] group = false`:
-/// per-peer unicast), for the fleet sizes in FLEETMESH_BENCH_AIRTIME_BASELINE (default 4,8; empty: none).
+/// per-peer unicast), for the fleet sizes in FLEETMESH_BENCH_AIRTIME_BASELINE (default 4,8; empty: none). Each window
+/// also gives the share of a core the station's process used, and a drone's on average.
 enum AirtimeBenchmarks {
     static let clock = ContinuousClock()
 
@@ -20,6 +21,16 @@ enum AirtimeBenchmarks {
         var airborne: Int
         /// Peer losses all nodes logged during each window (a formed fleet on a quiet link: none).
         var groundLosses = 0, flyingLosses = 0
+        /// Share of one core the station's process used during each window, and a drone's process on average.
+        var groundCPU = CPUShares(), flyingCPU = CPUShares()
+    }
+
+    /// Shares of one core (1: a whole core) over a window.
+    struct CPUShares {
+        var station = Double.nan, drone = Double.nan
+        var text: String {
+            String(format: "station %.1f %%, a drone %.1f %% of a core", station * 100, drone * 100)
+        }
     }
 
     static func run(_ out: BenchOutput) async throws {
@@ -56,14 +67,16 @@ enum AirtimeBenchmarks {
             out.line(
                 "\(n) drones + 1 station, on the ground",
                 String(
-                    format: "%7.2f Mbit/s  %7.0f packets/s  %6.1f kbit/s per node  (%d peer losses)",
-                    r.groundBits / 1e6, r.groundPackets, r.groundBits / 1e3 / Double(r.nodes), r.groundLosses))
+                    format: "%7.2f Mbit/s  %7.0f packets/s  %6.1f kbit/s per node  (%d peer losses; %@)",
+                    r.groundBits / 1e6, r.groundPackets, r.groundBits / 1e3 / Double(r.nodes), r.groundLosses,
+                    r.groundCPU.text))
             out.line(
                 "\(n) drones + 1 station, flying",
                 String(
-                    format: "%7.2f Mbit/s  %7.0f packets/s  %6.1f kbit/s per node  (%d of %d airborne, %d peer losses)",
+                    format:
+                        "%7.2f Mbit/s  %7.0f packets/s  %6.1f kbit/s per node  (%d of %d airborne, %d peer losses; %@)",
                     r.flyingBits / 1e6, r.flyingPackets, r.flyingBits / 1e3 / Double(r.nodes), r.airborne, n,
-                    r.flyingLosses))
+                    r.flyingLosses, r.flyingCPU.text))
             if let u = unicast[n] {
                 out.line(
                     "\(n) drones: group channel vs group off",
@@ -98,8 +111,11 @@ enum AirtimeBenchmarks {
                 try FleetLabBenchmarks.vehicles(station).filter { !$0.stale && $0.uavNumber != nil }.count == n
             }
             try await Task.sleep(for: .seconds(2))  // the formation's handshakes and adverts are not the steady state
+            let pids = try nodes.map { try ChildProcess.descendant(of: $0.process.pid, named: "fleetmesh") }
             let lossesBefore = losses()
+            var cpu = try CPUWindow(pids: pids)
             let ground = try await counted(lab, hosts: n + 1, seconds: window)
+            let groundCPU = try cpu.shares()
             let lossesOnTheGround = losses() - lossesBefore
             for v in try FleetLabBenchmarks.vehicles(station) {
                 guard let uav = v.uavNumber else { continue }
@@ -113,11 +129,33 @@ enum AirtimeBenchmarks {
             }
             let airborne = try FleetLabBenchmarks.vehicles(station).filter { !$0.stale && $0.altitude > 9 }.count
             let lossesBeforeFlying = losses()
+            cpu = try CPUWindow(pids: pids)
             let flying = try await counted(lab, hosts: n + 1, seconds: window)
+            let flyingCPU = try cpu.shares()
             return Row(
                 nodes: n + 1, groundBits: ground.bytes * 8, groundPackets: ground.packets, flyingBits: flying.bytes * 8,
                 flyingPackets: flying.packets, airborne: airborne, groundLosses: lossesOnTheGround,
-                flyingLosses: losses() - lossesBeforeFlying)
+                flyingLosses: losses() - lossesBeforeFlying, groundCPU: groundCPU, flyingCPU: flyingCPU)
+        }
+    }
+
+    /// The CPU time of the fleet's processes (the station's first) from now until `shares()`.
+    struct CPUWindow {
+        let pids: [Int32]
+        let start: ContinuousClock.Instant
+        let used: [Double]
+
+        init(pids: [Int32]) throws {
+            self.pids = pids
+            start = clock.now
+            used = try pids.map { try FleetLabBenchmarks.cpuSeconds(pid: $0) }
+        }
+
+        func shares() throws -> CPUShares {
+            let wall = (clock.now - start).seconds
+            let shares = try zip(pids, used).map { (try FleetLabBenchmarks.cpuSeconds(pid: $0) - $1) / wall }
+            let drones = shares.dropFirst()
+            return CPUShares(station: shares[0], drone: drones.reduce(0, +) / Double(max(1, drones.count)))
         }
     }
 

@@ -12,8 +12,13 @@ enum StationTrafficCount {
         var drones = 100
         var seconds = 2
         var replays = 5
+        var group = false
         var rest = args[...]
         while let flag = rest.popFirst() {
+            if flag == "--group" {
+                group = true
+                continue
+            }
             guard let value = rest.popFirst().flatMap({ Int($0) }), value > 0 else { usage() }
             switch flag {
             case "--drones": drones = value
@@ -22,7 +27,7 @@ enum StationTrafficCount {
             default: usage()
             }
         }
-        var traffic = StationTraffic(spec: .init(drones: drones))
+        var traffic = StationTraffic(spec: .init(drones: drones, group: group))
         guard traffic.settle() else {
             print("station-traffic: only \(traffic.liveDrones) of \(drones) drones live after 60 s")
             exit(1)
@@ -48,7 +53,8 @@ enum StationTrafficCount {
         }
         print(
             """
-            station-traffic: \(drones) drones, \(seconds) s recorded, \(replays) replays
+            station-traffic: \(drones) drones\(group ? " on the group channel" : " in a unicast star"), \
+            \(seconds) s recorded, \(replays) replays
               datagrams \(datagrams), mesh ticks \(meshTicks), coordinator ticks \(coordinatorTicks), \
             datagrams sent \(sent)
             """)
@@ -57,14 +63,20 @@ enum StationTrafficCount {
 
     static func usage() -> Never {
         FileHandle.standardError.write(
-            Data("usage: fleetmesh-sim station-traffic [--drones N] [--seconds S] [--replays R]\n".utf8))
+            Data("usage: fleetmesh-sim station-traffic [--drones N] [--seconds S] [--replays R] [--group]\n".utf8))
         exit(64)
     }
 }
 
-/// Datagrams the station sends in answer to one input (what keeps the work from being optimised away).
+/// Datagrams the station sends in answer to one input, unicast and group (what keeps the work from being optimised
+/// away).
 func sentDatagrams(_ effects: [NodeCore<Int>.Effect]) -> Int {
-    effects.reduce(0) { n, e in if case .datagram = e { n + 1 } else { n } }
+    effects.reduce(0) { n, e in
+        switch e {
+        case .datagram, .groupDatagram: n + 1
+        default: n
+        }
+    }
 }
 
 @inline(never)

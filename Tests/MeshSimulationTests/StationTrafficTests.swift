@@ -46,4 +46,27 @@ struct StationTrafficTests {
         #expect(replayed.count == sent)
         #expect(station.coordinator.fleetPicture(now: traffic.now).filter { !$0.isStale }.count == n)
     }
+
+    @Test("on one shared link, telemetry goes once by group and the station sends almost nothing per drone")
+    func sharedLink() throws {
+        let n = 5
+        var traffic = StationTraffic(spec: .init(drones: n, group: true))
+        let settled = traffic.settle(timeout: .seconds(30))
+        #expect(settled)
+        #expect(traffic.liveDrones == n)
+        let sentBefore = (traffic.stationDatagramsSent, traffic.groupDatagrams)
+        let trace = traffic.record(for: .seconds(2))
+        let unicastSent = traffic.stationDatagramsSent - sentBefore.0
+        let groupSent = traffic.groupDatagrams - sentBefore.1
+        #expect(traffic.malformed.isEmpty)
+        let received = trace.reduce(0) { n, r in if case .datagram = r.input { n + 1 } else { n } }
+        // Per drone and second: its 10 Hz group datagram (telemetry, presence riding along), and now and then a
+        // unicast datagram (PROTOCOL.md §6.3); in the unicast star it was 20–25.
+        #expect((10 * n * 2...13 * n * 2).contains(received), "\(received) datagrams in 2 s")
+        // The station: its group datagrams, 10 a second whatever the fleet, and little unicast (it was 18–23 per
+        // drone and second).
+        #expect((18...22).contains(groupSent), "\(groupSent) group datagrams in 2 s")
+        #expect(unicastSent <= 2 * n * 2, "\(unicastSent) unicast datagrams in 2 s")
+        #expect(traffic.station.coordinator.fleetPicture(now: traffic.now).filter { !$0.isStale }.count == n)
+    }
 }
