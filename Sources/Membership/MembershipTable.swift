@@ -281,6 +281,43 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
         return out
     }
 
+    /// The earliest instant at which `onTick` may have something to do, for the same `allowance`: a shell that
+    /// sleeps until then instead of ticking every 10 ms misses nothing. Never later than the real next deadline, and
+    /// it may be earlier (a tick then finds nothing due). `quietUntil(id)`: until when a peer that `quiet` would spare
+    /// a heartbeat is sure to stay so (nil: not quiet now); it must agree with the `quiet` given to `onTick`. Nil:
+    /// nothing is scheduled.
+    public func nextDeadline(
+        now: MeshInstant, allowance: Duration = .zero, quietUntil: (NodeID) -> MeshInstant? = { _ in nil }
+    ) -> MeshInstant? {
+        var best: MeshInstant?
+        @inline(__always) func consider(_ t: MeshInstant) { if best.map({ t < $0 }) ?? true { best = t } }
+        let c = configuration
+        for (id, peer) in peers {
+            switch peer.state {
+            case .established, .suspect:
+                // Silence is judged net of the allowance: it moves these deadlines later.
+                if let heard = peer.lastHeard {
+                    consider(heard + allowance + (peer.state == .established ? c.suspectAfter : c.lostAfter))
+                }
+                let due = peer.lastHeartbeat.map { $0 + c.heartbeatInterval } ?? now
+                // A peer quiet until after its heartbeat falls due needs none before then.
+                if let quiet = quietUntil(id), quiet > due { consider(quiet) } else { consider(due) }
+            case .discovered, .handshaking, .lost:
+                if peer.state == .lost { consider(peer.stateSince + c.forgetAfter) }
+                guard !peer.candidateOrder.isEmpty else { continue }
+                let interval = peer.state == .lost ? Self.probeStep(c.reconnectInterval, peer) : c.reconnectInterval
+                consider(peer.lastConnectAttempt.map { $0 + interval } ?? now)
+            case .left:
+                consider(peer.stateSince + c.forgetAfter)
+            }
+        }
+        for gone in forgotten.values where !gone.candidateOrder.isEmpty {
+            consider(gone.lastConnectAttempt.map { $0 + Self.probeStep(c.reconnectInterval, gone) } ?? now)
+        }
+        for last in staticAddresses.values { consider(last.map { $0 + c.reconnectInterval } ?? now) }
+        return best
+    }
+
     /// What becomes of a peer after a tick.
     enum TickOutcome { case stays, forgotten, dropped }
 

@@ -61,6 +61,8 @@ extension MeshCore {
     mutating func perform(
         _ actions: [ReliableChannel.Action], peer: NodeID, now t: MeshInstant, into out: inout [Directive]
     ) {
+        // An acknowledgement held back (5 ms) or a retransmission timer: due before a sleeping shell would tick.
+        if let due = channels[peer]?.nextDeadline { wakeBy(due) }
         var frames: [Frame] = []
         for action in actions {
             switch action {

@@ -47,6 +47,14 @@ struct UnicastRhythm: Sendable {
         return now - sent < interval && now - heartbeat < Self.heartbeatFloor
     }
 
+    /// Until when `carried` stays true for `peer` if nothing else happens (nil: it is false now).
+    func carriedUntil(_ peer: NodeID, interval: Duration, now: MeshInstant) -> MeshInstant? {
+        guard carried(peer, interval: interval, now: now), let p = peers[peer], let sent = p.sent,
+            let heartbeat = p.heartbeat
+        else { return nil }
+        return min(sent + interval, heartbeat + Self.heartbeatFloor)
+    }
+
     /// A heartbeat to `peer` leaves now: whether it asks for a reply (and it is counted if so).
     mutating func heartbeatAsks(_ peer: NodeID, now: MeshInstant) -> Bool {
         var p = peers[peer] ?? Peer()

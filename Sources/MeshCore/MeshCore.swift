@@ -34,6 +34,8 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
     public private(set) var firstSeen: [NodeID: MeshInstant] = [:]
     public private(set) var firstEstablished: [NodeID: MeshInstant] = [:]
     var leaving = false
+    /// The earliest deadline an event scheduled since the shell last asked (`takeWakeHint`).
+    var wakeHint: MeshInstant?
     /// How late this node has lately been itself (``onOwnDelay(_:now:)``).
     var ownDelay = OwnDelay()
     /// When the datagram being handled arrived, if the shell knows (``onDatagram(_:from:now:arrivedAt:)``).
@@ -67,6 +69,7 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
     /// A unicast address to keep connecting to (routed networks where mDNS does not pass).
     public mutating func addStaticPeer(_ address: Address) {
         membership.addStaticPeer(address)
+        wakeHint = MeshInstant(nanoseconds: 0)  // dialled on the next tick
     }
 
     /// A datagram that waited longer than this for the node (`arrivedAt` to `now`) is dropped unread, counted under
@@ -176,6 +179,52 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
         return out
     }
 
+    /// The earliest instant at which `onTick` may have something to do: handshakes and rekeys, heartbeats, suspicion
+    /// and loss, probes and reconnections, group presence, reliable retransmissions and acknowledgements. Never later
+    /// than the real next deadline (it may be earlier: a tick then finds nothing due); nil: nothing is scheduled. A
+    /// shell may sleep until then instead of ticking every 10 ms, as long as it asks again after every other event
+    /// (a datagram can schedule an acknowledgement 5 ms ahead).
+    @_specialize(exported:true,where Address == SocketAddress)
+    @_specialize(exported:true,where Address == Int)
+    public func nextDeadline(now: MeshInstant) -> MeshInstant? {
+        var best = endpoint.nextDeadline
+        func consider(_ t: MeshInstant?) { if let t, best.map({ t < $0 }) ?? true { best = t } }
+        if !leaving {
+            let interval = membership.configuration.heartbeatInterval
+            consider(
+                membership.nextDeadline(now: now, allowance: ownDelay.allowance(now: now)) { id in
+                    // The same test as `onTick`'s, and how long it holds.
+                    guard clocks[id]?.oneWayDelay(now: now) != nil else { return nil }
+                    var until = rhythm.carriedUntil(id, interval: interval, now: now)
+                    if let group, let heard = group.heard[id], now - heard < group.settings.freshness {
+                        until = max(until ?? heard, heard + group.settings.freshness)
+                    }
+                    return until
+                })
+            if let group, membership.peers.values.contains(where: { Self.inSession($0.state) }) {
+                consider(group.lastSent.map { $0 + group.settings.presenceInterval } ?? now)
+            }
+        }
+        for (id, channel) in channels where Self.inSession(membership.peers[id]?.state) {
+            consider(channel.nextDeadline)
+        }
+        return best
+    }
+
+    /// The earliest deadline that events since the last call scheduled (nil: none), and forgets it: a shell that
+    /// sleeps until `nextDeadline` asks after every event, in O(1), whether it must wake earlier. Only deadlines an
+    /// event can bring closer are noted (a reliable channel's acknowledgement or retransmission, a peer's change of
+    /// state, a peer discovered or dialled); the others only move later, and `nextDeadline` finds them on the next
+    /// tick.
+    public mutating func takeWakeHint() -> MeshInstant? {
+        defer { wakeHint = nil }
+        return wakeHint
+    }
+
+    mutating func wakeBy(_ t: MeshInstant) {
+        if wakeHint.map({ t < $0 }) ?? true { wakeHint = t }
+    }
+
     /// The peer's clock minus this node's, as its heartbeats show it (`PeerClock`); nil while there are no recent samples
     /// both ways (no session, or just established).
     @_specialize(exported:true,where Address == SocketAddress)
@@ -194,6 +243,7 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
     ) -> [Directive] {
         guard id != localID else { return [] }
         if firstSeen[id] == nil { firstSeen[id] = now }
+        wakeBy(now)  // a new address is dialled on the next tick
         var out: [Directive] = []
         apply(
             membership.onDiscovered(
@@ -347,6 +397,7 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
                 let id = asks ? heartbeatCounter : heartbeatCounter | UnicastRhythm.quietBit
                 sendFrames([.heartbeat(id: id, sentAtMicros: t.nanoseconds / 1000)], to: peer, now: t, into: &out)
             case .stateChanged(let peer, let from, let to):
+                wakeBy(t)  // a new state has timers of its own (a first heartbeat, a reconnection)
                 out.append(.peerState(peer: peer, name: membership.peers[peer]?.name, from: from, to: to))
                 if to == .established, from != .established {
                     rhythm.restart(peer)

@@ -87,6 +87,12 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
         carry(mesh.onTick(now: now, wallClockMicros: wallClockMicros), now: now)
     }
 
+    /// The earliest instant at which `onMeshTick` may have something to do (``MeshCore/nextDeadline(now:)``).
+    public func nextMeshDeadline(now: MeshInstant) -> MeshInstant? { mesh.nextDeadline(now: now) }
+
+    /// The earliest deadline events scheduled since the last call (``MeshCore/takeWakeHint()``).
+    public mutating func takeMeshWakeHint() -> MeshInstant? { mesh.takeWakeHint() }
+
     /// The shell handled a datagram or a tick `delay` late (``MeshCore/onOwnDelay(_:now:)``).
     public mutating func onOwnDelay(_ delay: Duration, now: MeshInstant) { mesh.onOwnDelay(delay, now: now) }
 

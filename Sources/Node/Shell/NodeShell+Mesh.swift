@@ -48,13 +48,44 @@ extension NodeShell {
         apply(node.onDatagram(datagram.bytes, from: datagram.from, now: t, arrivedAt: arrived), now: t)
     }
 
-    /// The mesh layer's timer (every 10 ms): handshakes, heartbeats, suspicion and loss, probes, retransmissions.
-    /// `due`: the instant it was scheduled for (nil: now).
-    func meshTick(due: ContinuousClock.Instant? = nil) {
+    /// The mesh layer's timer: handshakes, heartbeats, suspicion and loss, probes, retransmissions. `due`: the
+    /// instant it was scheduled for. Returns when the next is due: the core's next deadline, but at least
+    /// `NodeTickService.meshShortest` after `due` and at most `meshLongest` (an event may bring it forward:
+    /// `MeshAlarm`).
+    func meshTick(due: ContinuousClock.Instant) -> ContinuousClock.Instant {
         let t = now
-        if let due { noteOwnDelay(clock.now - due, now: t) }
+        noteOwnDelay(clock.now - due, now: t)
         meshTicks &+= 1
+        inMeshTick = true
         apply(node.onMeshTick(now: t, wallClockMicros: wallClockMicros), now: t)
+        inMeshTick = false
+        _ = node.takeMeshWakeHint()  // the deadline below covers what the tick scheduled
+        let start = clock.now
+        // At least `meshShortest` after this tick ends, even when it ran late or something is overdue: a node behind
+        // does not tick back to back (as in `Clock.every`), and events do not bring the next one closer than that
+        // either (`bringMeshTickForward`): at most 100 ticks a second, as before.
+        let shortest = start.advanced(by: NodeTickService.meshShortest)
+        meshTickNotBefore = shortest
+        let longest = start.advanced(by: NodeTickService.meshLongest)
+        guard let next = node.nextMeshDeadline(now: t) else { return longest }
+        return min(max(instant(of: next), shortest), longest)
+    }
+
+    /// The same moment on the shell's clock.
+    func instant(of t: MeshInstant) -> ContinuousClock.Instant {
+        started.advanced(by: .nanoseconds(Int64(clamping: t.nanoseconds)))
+    }
+
+    /// The mesh layer's alarm (`NodeTickService`): events that schedule something sooner bring it forward.
+    func attach(meshAlarm: MeshAlarm) {
+        self.meshAlarm = meshAlarm
+    }
+
+    /// After an event: wakes the mesh tick sooner if the event scheduled something before it.
+    func bringMeshTickForward() {
+        guard !inMeshTick, let hint = node.takeMeshWakeHint(), let meshAlarm else { return }
+        let at = max(instant(of: hint), meshTickNotBefore)
+        meshAlarm.bringForward(to: NIODeadline.now() + TimeAmount(clock.now.duration(to: at)))
     }
 
     /// Tells the core how late a datagram or tick was handled; a delay of 250 ms or more is logged (at most every 10 s):
@@ -149,6 +180,7 @@ extension NodeShell {
     /// Carries out the node core's effects in order: datagrams on the socket, peer changes and refusals in the log,
     /// the coordinator's directives.
     func apply(_ effects: [NodeCore<SocketAddress>.Effect], now t: MeshInstant) {
+        bringMeshTickForward()
         // What goes on the socket leaves in one batch, one task for the socket's event loop (a wake-up of its thread)
         // at the end, not one per datagram and another for the flush.
         var outgoing: [UDPTransport.Outgoing] = []

@@ -52,6 +52,12 @@ public actor NodeShell {
     var publishedName: String?
     /// Mesh ticks run since start: the systemd watchdog is fed only while this moves (`SystemdService`).
     var meshTicks: UInt64 = 0
+    /// Wakes the mesh tick at the core's deadlines (`NodeTickService`); nil until the tick service runs.
+    var meshAlarm: MeshAlarm?
+    /// While the mesh tick runs: what it schedules, it reckons with itself.
+    var inMeshTick = false
+    /// The next mesh tick comes no sooner than this (`meshTick`).
+    var meshTickNotBefore = ContinuousClock.now
     /// When the node last warned that it handles datagrams or ticks late (at most every 10 s).
     var lateWarnedAt: MeshInstant?
     var discoveryKeys: [ServiceKey: (id: NodeID, address: SocketAddress)] = [:]
@@ -66,7 +72,7 @@ public actor NodeShell {
     let stateDirectory: String
     var logger: Logger
     let clock: ContinuousClock
-    private let started: ContinuousClock.Instant
+    let started: ContinuousClock.Instant
     /// Whether the DNS-SD record has been published. Until then a TXT change is held back: changing a record Avahi is
     /// still probing makes it collide with its own earlier probe and take another name.
     var recordPublished = false
