@@ -50,11 +50,6 @@ struct GroupState: Sendable {
     var counter: UInt32 = 0
     var lastRejectionLog: MeshInstant?
 
-    /// Whether `peer` was heard on the group within `freshness`.
-    func isFresh(_ peer: NodeID, now: MeshInstant) -> Bool {
-        heard[peer].map { now - $0 < settings.freshness } ?? false
-    }
-
     mutating func forget(_ peer: NodeID) {
         heard[peer] = nil
         stamps[peer] = nil

@@ -41,18 +41,12 @@ struct UnicastRhythm: Sendable {
 
     var peers: [NodeID: Peer] = [:]
 
-    /// Whether the heartbeat due to `peer` can be skipped: something else reached it within `interval`.
-    func carried(_ peer: NodeID, interval: Duration, now: MeshInstant) -> Bool {
-        guard let p = peers[peer], let sent = p.sent, let heartbeat = p.heartbeat else { return false }
-        return now - sent < interval && now - heartbeat < Self.heartbeatFloor
-    }
-
-    /// Until when `carried` stays true for `peer` if nothing else happens (nil: it is false now).
+    /// Until when the heartbeat due to `peer` can be skipped (nil: not now): while something else reached it within
+    /// `interval`, and a heartbeat went within `heartbeatFloor`.
     func carriedUntil(_ peer: NodeID, interval: Duration, now: MeshInstant) -> MeshInstant? {
-        guard carried(peer, interval: interval, now: now), let p = peers[peer], let sent = p.sent,
-            let heartbeat = p.heartbeat
-        else { return nil }
-        return min(sent + interval, heartbeat + Self.heartbeatFloor)
+        guard let p = peers[peer], let sent = p.sent, let heartbeat = p.heartbeat else { return nil }
+        let until = min(sent + interval, heartbeat + Self.heartbeatFloor)
+        return now < until ? until : nil
     }
 
     /// A heartbeat to `peer` leaves now: whether it asks for a reply (and it is counted if so).

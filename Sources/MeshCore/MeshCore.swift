@@ -158,8 +158,7 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
             let rhythm = rhythm
             let interval = membership.configuration.heartbeatInterval
             let ticked = membership.onTick(now: now, allowance: ownDelay.allowance(now: now)) { id in
-                guard clocks[id]?.oneWayDelay(now: now) != nil else { return false }
-                return group?.isFresh(id, now: now) == true || rhythm.carried(id, interval: interval, now: now)
+                Self.quietUntil(id, now: now, clocks: clocks, group: group, rhythm: rhythm, interval: interval) != nil
             }
             apply(ticked, now: now, into: &out)
             groupTick(now: now, into: &out)
@@ -193,13 +192,7 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
             let interval = membership.configuration.heartbeatInterval
             consider(
                 membership.nextDeadline(now: now, allowance: ownDelay.allowance(now: now)) { id in
-                    // The same test as `onTick`'s, and how long it holds.
-                    guard clocks[id]?.oneWayDelay(now: now) != nil else { return nil }
-                    var until = rhythm.carriedUntil(id, interval: interval, now: now)
-                    if let group, let heard = group.heard[id], now - heard < group.settings.freshness {
-                        until = max(until ?? heard, heard + group.settings.freshness)
-                    }
-                    return until
+                    Self.quietUntil(id, now: now, clocks: clocks, group: group, rhythm: rhythm, interval: interval)
                 })
             if let group, membership.peers.values.contains(where: { Self.inSession($0.state) }) {
                 consider(group.lastSent.map { $0 + group.settings.presenceInterval } ?? now)
@@ -209,6 +202,22 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
             consider(channel.nextDeadline)
         }
         return best
+    }
+
+    /// Until when `peer` needs no unicast heartbeat (nil: it needs them when due), once its clock is estimated: while
+    /// it was heard on the group within `freshness` (it hears this node there too), or while other datagrams reach
+    /// it (`UnicastRhythm.carriedUntil`). `onTick` skips heartbeats while this is set; `nextDeadline` waits for its
+    /// end. Static, on copies: `onTick` asks it while the membership table is being changed.
+    static func quietUntil(
+        _ id: NodeID, now: MeshInstant, clocks: [NodeID: PeerClock], group: GroupState?, rhythm: UnicastRhythm,
+        interval: Duration
+    ) -> MeshInstant? {
+        guard clocks[id]?.oneWayDelay(now: now) != nil else { return nil }
+        var until = rhythm.carriedUntil(id, interval: interval, now: now)
+        if let group, let heard = group.heard[id], now - heard < group.settings.freshness {
+            until = max(until ?? heard, heard + group.settings.freshness)
+        }
+        return until
     }
 
     /// The earliest deadline that events since the last call scheduled (nil: none), and forgets it: a shell that
