@@ -114,7 +114,8 @@ public final class Lab: @unchecked Sendable {
     @discardableResult
     public func startNode(
         host: Int, name: String, role: String = "drone", key: String? = nil, extra: String = "",
-        network: String = "", logLevel: String = "debug", flightLog: Bool? = nil, environment: [String: String] = [:]
+        network: String = "", port: Int = 47800, logLevel: String = "debug", flightLog: Bool? = nil,
+        environment: [String: String] = [:]
     ) throws -> NodeProcess {
         // Stations record their flight log (the dashboard and the demo show it); drones only when a test asks: on two
         // cores shared by a whole lab, every drone writing every other's telemetry is load the timing-bound tests
@@ -131,7 +132,7 @@ public final class Lab: @unchecked Sendable {
             state_dir = "\(directory.path)/state-\(tag)"
             control_socket = "\(directory.path)/\(tag).sock"
             [network]
-            port = 47800
+            port = \(port)
             \(network)
             [log]
             level = "\(logLevel)"

@@ -9,7 +9,10 @@ import LabKit
 /// The exponent is the log–log slope from the smallest to the largest fleet (1: linear in N, 2: every node talks to
 /// every node). The baseline, in the same run: the same build with the group channel off (`[network] group = false`:
 /// per-peer unicast), for the fleet sizes in FLEETMESH_BENCH_AIRTIME_BASELINE (default 4,8; empty: none). Each window
-/// also gives the share of a core the station's process used, and a drone's on average.
+/// also gives the share of a core the station's process used, and a drone's on average. The formation (from the start
+/// to every drone numbered and live at the station, plus 2 s) is reported too: how long it took, the CPU all the
+/// nodes and all the hosts' avahi-daemons used, and the datagrams the kernel dropped because a node's mesh socket
+/// receive buffer was full (the `drops` column of each host's /proc/net/udp and udp6: a node never sees them).
 enum AirtimeBenchmarks {
     static let clock = ContinuousClock()
 
@@ -23,6 +26,11 @@ enum AirtimeBenchmarks {
         var groundLosses = 0, flyingLosses = 0
         /// Share of one core the station's process used during each window, and a drone's process on average.
         var groundCPU = CPUShares(), flyingCPU = CPUShares()
+        /// The formation: seconds from the start to the ground window, CPU seconds of the nodes and of the
+        /// avahi-daemons in that time, and datagrams the kernel dropped on the nodes' mesh sockets.
+        var formationSeconds = 0.0, formationNodeCPU = 0.0, formationAvahiCPU = 0.0, formationDrops = 0
+        /// Datagrams the kernel dropped on the mesh sockets during each window.
+        var groundDrops = 0, flyingDrops = 0
     }
 
     /// Shares of one core (1: a whole core) over a window.
@@ -65,18 +73,25 @@ enum AirtimeBenchmarks {
             }
             let r = rows[rows.count - 1]
             out.line(
+                "\(n) drones + 1 station, formation",
+                String(
+                    format:
+                        "%5.1f s to all numbered and live + 2 s; nodes %5.1f, avahi-daemons %5.1f core-seconds; %d datagrams dropped by the kernel (receive buffers full)",
+                    r.formationSeconds, r.formationNodeCPU, r.formationAvahiCPU, r.formationDrops))
+            out.line(
                 "\(n) drones + 1 station, on the ground",
                 String(
-                    format: "%7.2f Mbit/s  %7.0f packets/s  %6.1f kbit/s per node  (%d peer losses; %@)",
+                    format:
+                        "%7.2f Mbit/s  %7.0f packets/s  %6.1f kbit/s per node  (%d peer losses, %d kernel drops; %@)",
                     r.groundBits / 1e6, r.groundPackets, r.groundBits / 1e3 / Double(r.nodes), r.groundLosses,
-                    r.groundCPU.text))
+                    r.groundDrops, r.groundCPU.text))
             out.line(
                 "\(n) drones + 1 station, flying",
                 String(
                     format:
-                        "%7.2f Mbit/s  %7.0f packets/s  %6.1f kbit/s per node  (%d of %d airborne, %d peer losses; %@)",
+                        "%7.2f Mbit/s  %7.0f packets/s  %6.1f kbit/s per node  (%d of %d airborne, %d peer losses, %d kernel drops; %@)",
                     r.flyingBits / 1e6, r.flyingPackets, r.flyingBits / 1e3 / Double(r.nodes), r.airborne, n,
-                    r.flyingLosses, r.flyingCPU.text))
+                    r.flyingLosses, r.flyingDrops, r.flyingCPU.text))
             if let u = unicast[n] {
                 out.line(
                     "\(n) drones: group channel vs group off",
@@ -101,6 +116,8 @@ enum AirtimeBenchmarks {
     static func measure(drones n: Int, window: Double, group: Bool) async throws -> Row {
         try await Lab.with(hosts: n + 1) { lab in
             let network = group ? "" : "group = false"
+            let started = clock.now
+            let avahiBefore = avahiCPUSeconds()
             let fleet = try lab.startFleet(stations: 1, drones: n, columns: 5, network: network)
             let station = fleet.stations[0]
             let nodes = fleet.stations + fleet.drones
@@ -112,11 +129,16 @@ enum AirtimeBenchmarks {
             }
             try await Task.sleep(for: .seconds(2))  // the formation's handshakes and adverts are not the steady state
             let pids = try nodes.map { try ChildProcess.descendant(of: $0.process.pid, named: "fleetmesh") }
+            let formationSeconds = (clock.now - started).seconds
+            let formationNodeCPU = try pids.reduce(0) { $0 + (try FleetLabBenchmarks.cpuSeconds(pid: $1)) }
+            let formationAvahiCPU = avahiCPUSeconds() - avahiBefore
+            let formationDrops = kernelDrops(pids)
             let lossesBefore = losses()
             var cpu = try CPUWindow(pids: pids)
             let ground = try await counted(lab, hosts: n + 1, seconds: window)
             let groundCPU = try cpu.shares()
             let lossesOnTheGround = losses() - lossesBefore
+            let groundDrops = kernelDrops(pids) - formationDrops
             for v in try FleetLabBenchmarks.vehicles(station) {
                 guard let uav = v.uavNumber else { continue }
                 _ = try? ControlClient.request(
@@ -129,13 +151,46 @@ enum AirtimeBenchmarks {
             }
             let airborne = try FleetLabBenchmarks.vehicles(station).filter { !$0.stale && $0.altitude > 9 }.count
             let lossesBeforeFlying = losses()
+            let dropsBeforeFlying = kernelDrops(pids)
             cpu = try CPUWindow(pids: pids)
             let flying = try await counted(lab, hosts: n + 1, seconds: window)
             let flyingCPU = try cpu.shares()
             return Row(
                 nodes: n + 1, groundBits: ground.bytes * 8, groundPackets: ground.packets, flyingBits: flying.bytes * 8,
                 flyingPackets: flying.packets, airborne: airborne, groundLosses: lossesOnTheGround,
-                flyingLosses: losses() - lossesBeforeFlying, groundCPU: groundCPU, flyingCPU: flyingCPU)
+                flyingLosses: losses() - lossesBeforeFlying, groundCPU: groundCPU, flyingCPU: flyingCPU,
+                formationSeconds: formationSeconds, formationNodeCPU: formationNodeCPU,
+                formationAvahiCPU: formationAvahiCPU, formationDrops: formationDrops, groundDrops: groundDrops,
+                flyingDrops: kernelDrops(pids) - dropsBeforeFlying)
+        }
+    }
+
+    /// CPU seconds used so far by every avahi-daemon on the machine: the lab's (none runs on the host's own network).
+    static func avahiCPUSeconds() -> Double {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.reduce(0) { sum, entry in
+            guard let pid = Int32(entry),
+                (try? String(contentsOfFile: "/proc/\(entry)/comm", encoding: .utf8))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines) == "avahi-daemon"
+            else { return sum }
+            return sum + ((try? FleetLabBenchmarks.cpuSeconds(pid: pid)) ?? 0)
+        }
+    }
+
+    /// Datagrams the kernel dropped so far on the mesh sockets (port 47800) of the nodes `pids`, each seen in its own
+    /// network namespace (/proc/PID/net/udp and udp6: the last column counts datagrams dropped for a full receive
+    /// buffer, for each socket).
+    static func kernelDrops(_ pids: [Int32]) -> Int {
+        pids.reduce(0) { sum, pid in
+            ["udp", "udp6"].reduce(sum) { sum, table in
+                let text = (try? String(contentsOfFile: "/proc/\(pid)/net/\(table)", encoding: .utf8)) ?? ""
+                return text.split(separator: "\n").dropFirst().reduce(sum) { sum, line in
+                    let fields = line.split(separator: " ")
+                    guard fields.count > 2, fields[1].hasSuffix(":BAB8"), let drops = Int(fields[fields.count - 1])
+                    else { return sum }
+                    return sum + drops
+                }
+            }
         }
     }
 

@@ -217,6 +217,33 @@ import Testing
         }
     }
 
+    /// A peer's DNS-SD records are followed only while it is out of session; once it goes silent they are resolved
+    /// afresh and followed until it is back. Here only that can bring it back: b does not browse (it never dials a),
+    /// there is no group channel (a's group datagrams would lead b to it), and b comes back on another port while a
+    /// cannot hear it, so a's avahi-daemon sees no goodbye and the browser reports nothing new.
+    @Test func peerBackOnAnotherPortIsFoundByItsRecord() async throws {
+        try await Lab.with(hosts: 2) { lab in
+            let network = "group = false"
+            let a = try lab.startNode(host: 1, name: "a", network: network)
+            let b = try lab.startNode(host: 2, name: "b", network: network + "\ndiscover = false")
+            try await waitUntil("a dials b and they are in session", timeout: .seconds(10)) {
+                a.peerState("b") == "established" && b.peerState("a") == "established"
+            }
+            try lab.lab("cut", "2")
+            b.kill()  // a crash, unheard: a's avahi-daemon keeps b's records until they expire
+            try await waitUntil("a sees b lost", timeout: .seconds(3)) { a.peerState("b") == "lost" }
+            let b2 = try lab.startNode(host: 2, name: "b", network: network + "\ndiscover = false", port: 47801)
+            try await waitUntil("b published on its new port", timeout: .seconds(10)) {
+                b2.log.contains("published _fleetmesh._udp")
+            }
+            try lab.lab("restore", "2")
+            try await waitUntil("a finds b at its new port", timeout: .seconds(20)) {
+                let p = try a.status().peers.first { $0.name == "b" }
+                return p?.state == "established" && p?.address?.hasSuffix(":47801") == true
+            }
+        }
+    }
+
     @Test func sendErrorsDoNotStopTheNode() async throws {
         try await Lab.with(hosts: 2) { lab in
             let a = try lab.startNode(host: 1, name: "a")

@@ -30,15 +30,7 @@ extension AvahiDiscovery {
         switch event {
         case AVAHI_BROWSER_NEW:
             guard resolvers[key] == nil, let c = client else { return }
-            // The resolver stays open: Avahi calls back again whenever the TXT record or address changes.
-            if let r = avahi_service_resolver_new(
-                c, interface, proto, name, type, domain, proto, AvahiLookupFlags(0),
-                resolverCallback, Unmanaged.passUnretained(self).toOpaque())
-            {
-                resolvers[key] = r
-            } else {
-                lookupFailed(avahi_client_errno(c), "resolving \(key)", type)
-            }
+            openResolver(key, c)
         case AVAHI_BROWSER_REMOVE:
             if let r = resolvers.removeValue(forKey: key) { avahi_service_resolver_free(r) }
             emit(.removed(key), browsing: type)
@@ -46,6 +38,21 @@ extension AvahiDiscovery {
             lookupFailed(avahi_client_errno(avahi_service_browser_get_client(b)), "browsing \(type) failed", type)
         default:
             break
+        }
+    }
+
+    /// Opens a resolver for `key`, answering with the browse result's own protocol for the address. It stays open
+    /// (Avahi calls back whenever the TXT record or address changes) until the browser reports the service removed
+    /// or `stopResolving(_:)` closes it.
+    func openResolver(_ key: ServiceKey, _ c: OpaquePointer) {
+        let proto = key.family.avahiProtocol
+        if let r = avahi_service_resolver_new(
+            c, key.interfaceIndex, proto, key.name, key.type, key.domain, proto, AvahiLookupFlags(0),
+            resolverCallback, Unmanaged.passUnretained(self).toOpaque())
+        {
+            resolvers[key] = r
+        } else {
+            lookupFailed(avahi_client_errno(c), "resolving \(key)", key.type)
         }
     }
 
@@ -85,6 +92,13 @@ extension AddressFamily {
         case AvahiProtocol(AVAHI_PROTO_INET): self = .ipv4
         case AvahiProtocol(AVAHI_PROTO_INET6): self = .ipv6
         default: return nil
+        }
+    }
+
+    var avahiProtocol: AvahiProtocol {
+        switch self {
+        case .ipv4: AvahiProtocol(AVAHI_PROTO_INET)
+        case .ipv6: AvahiProtocol(AVAHI_PROTO_INET6)
         }
     }
 }

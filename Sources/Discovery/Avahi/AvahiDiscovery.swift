@@ -50,14 +50,39 @@ public final class AvahiDiscovery: Service, @unchecked Sendable {
 
     /// Events for one part of the process: records of the `browsing` types (resolved, changed, removed, lookup
     /// failures), what happens to its own advertisement of type `publishing` (published, renamed, failed), and the
-    /// daemon's availability. The stream finishes when `run()` returns.
+    /// daemon's availability. Each browse result's resolver stays open, so a changed TXT record or address is
+    /// reported again, until the service is removed or `stopResolving(_:)` closes it. The stream finishes when
+    /// `run()` returns.
     public func subscribe(browsing types: [String], publishing type: String? = nil) -> AsyncStream<DiscoveryEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: DiscoveryEvent.self, bufferingPolicy: .unbounded)
         poll.withLock {
-            subscribers.append(Subscriber(browse: Set(types), publishing: type, continuation: continuation))
+            subscribers.append(
+                Subscriber(browse: Set(types), publishing: type, continuation: continuation))
             if let c = client, running { startBrowsing(c) }
         }
         return stream
+    }
+
+    /// Follows a browse result's records again with a fresh resolver (its address or TXT record may have changed):
+    /// Avahi answers from its cache at once and queries the link again. If the service has gone, the resolution
+    /// fails quietly (the browser reports the removal). Without a running daemon nothing happens: when it is back,
+    /// browsing starts over and resolves every record.
+    public func resolve(_ key: ServiceKey) {
+        poll.withLock {
+            guard let c = client, running else { return }
+            if let r = resolvers.removeValue(forKey: key) { avahi_service_resolver_free(r) }
+            openResolver(key, c)
+        }
+    }
+
+    /// Stops following a browse result's records; nothing if no resolver is open. Avahi keeps querying for each
+    /// open resolver's records at growing intervals, and every daemon on the link answers: for a whole fleet's
+    /// records, work in proportion to N² for every daemon (docs/BENCHMARKS.md §10.8). The mesh follows a peer's
+    /// records only while it is out of session.
+    public func stopResolving(_ key: ServiceKey) {
+        poll.withLock {
+            if let r = resolvers.removeValue(forKey: key) { avahi_service_resolver_free(r) }
+        }
     }
 
     /// Publishes `advertisement` (replacing one of the same type) as soon as the daemon runs; at once if it does.

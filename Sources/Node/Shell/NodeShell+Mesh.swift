@@ -167,6 +167,38 @@ extension NodeShell {
             node.onDiscovered(
                 id: ad.nodeID, incarnation: ad.incarnation, name: ad.name, role: ad.role,
                 uavNumber: ad.uavNumber, address: address, now: t), now: t)
+        // Followed only while the peer is lost (`followLostPeers`): once is enough to dial it.
+        if node.mesh.membership.peers[ad.nodeID]?.state != .lost { discovery?.stopResolving(record.key) }
+    }
+
+    /// A peer lost this long has its DNS-SD records resolved afresh and followed (`followLostPeers`): it may have
+    /// come back at another address. Not at once: in a fleet short of CPU peers flap, and a fresh resolver for every
+    /// loss had every avahi-daemon answer queries for all of them, feeding the shortage (BENCHMARKS §10.8).
+    static let followLostAfter: Duration = .seconds(5)
+    /// A peer's records are resolved afresh at most this often.
+    static let followLostInterval: Duration = .seconds(30)
+
+    /// A peer's DNS-SD records are resolved once when they appear, which is enough to dial it, and followed (an open
+    /// resolver: Avahi reports a changed address or TXT record) only while the peer has been lost for a while. In
+    /// session, the session carries what changes (liveness, roaming, UAV numbers), and each open resolver costs every
+    /// avahi-daemon on the link queries and answers at growing intervals: for a whole fleet's records, work in
+    /// proportion to N² for every daemon. Called from the shell's tick; looks once a second.
+    func followLostPeers(now t: MeshInstant) {
+        guard let discovery, !discoveryKeys.isEmpty, t - lostPeersCheckedAt >= .seconds(1) else { return }
+        lostPeersCheckedAt = t
+        for (id, peer) in node.mesh.membership.peers where peer.state == .lost {
+            guard t - peer.stateSince >= Self.followLostAfter,
+                recordsResolvedAgainAt[id].map({ t - $0 >= Self.followLostInterval }) ?? true
+            else { continue }
+            recordsResolvedAgainAt[id] = t
+            for (key, known) in discoveryKeys where known.id == id { discovery.resolve(key) }
+        }
+    }
+
+    /// The peer is in session again: its records are no longer followed.
+    func stopFollowingRecords(of peer: NodeID) {
+        guard let discovery else { return }
+        for (key, known) in discoveryKeys where known.id == peer { discovery.stopResolving(key) }
     }
 
     /// Brings the published TXT record up to date with the node's advertisement (its UAV number).
@@ -199,6 +231,7 @@ extension NodeShell {
                 let label = name ?? peer.short
                 let line = "peer \(label) (\(peer)) \(from?.rawValue ?? "new") → \(to.rawValue)"
                 event(to == .lost || to == .left ? .notice : .info, "peer", line, about: peer)
+                if to == .established { stopFollowingRecords(of: peer) }
             case .rejected(let address, let reason, let log):
                 guard log else { continue }
                 if case .unknownReceiverIndex = reason {

@@ -61,6 +61,10 @@ public actor NodeShell {
     /// When the node last warned that it handles datagrams or ticks late (at most every 10 s).
     var lateWarnedAt: MeshInstant?
     var discoveryKeys: [ServiceKey: (id: NodeID, address: SocketAddress)] = [:]
+    /// When each peer's records were last resolved afresh because it was lost (`followLostPeers`), and when lost
+    /// peers were last looked for.
+    var recordsResolvedAgainAt: [NodeID: MeshInstant] = [:]
+    var lostPeersCheckedAt = MeshInstant(nanoseconds: 0)
     /// A drone's vehicle (the simulator or an autopilot) with collision avoidance above it.
     var pilot: VehiclePilot?
     /// Drones with `vehicle = "mavlink:…"`: the link to the autopilot (`AutopilotLinkService` runs it).
@@ -227,6 +231,7 @@ public actor NodeShell {
         watchFleet()
         recordPredictions(now: t)
         closeManualSessions()
+        followLostPeers(now: t)
     }
 
     func vehicleEvents(_ events: [VehicleEvent], now t: MeshInstant) {

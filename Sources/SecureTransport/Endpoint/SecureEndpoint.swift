@@ -276,8 +276,10 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
             consider(p.nextRetransmitAt)
             consider(p.startedAt + configuration.handshakeAttemptTimeout)
         }
+        // Asked after every mesh tick (MeshCore.nextDeadline): no array per peer.
         for peer in peers.values {
-            for s in peer.allSessions { consider(s.createdAt + configuration.rejectAfter) }
+            if let s = peer.current { consider(s.createdAt + configuration.rejectAfter) }
+            if let s = peer.previous { consider(s.createdAt + configuration.rejectAfter) }
             if let s = peer.current, !hasPending(for: peer) {
                 consider(s.createdAt + (s.isInitiator ? configuration.rekeyAfter : configuration.responderRekeyAfter))
             }
