@@ -87,10 +87,18 @@ public struct NodeStatus: Codable, Sendable, Hashable {
         public var bytesOut: Int
         public var datagramsIn: Int
         public var datagramsOut: Int
+        /// Datagrams that reached the socket but were never read, since start: the kernel dropped them, the socket's
+        /// receive buffer full (the node was behind), or the node's queue to its actor was full.
+        public var droppedByKernel: Int?
+        public var droppedByQueue: Int?
+        /// The socket's receive buffer in bytes, as the kernel grants it (twice what is asked, up to twice
+        /// `net.core.rmem_max`).
+        public var receiveBuffer: Int?
 
         public init(
             bytesInPerSecond: Double, bytesOutPerSecond: Double, datagramsInPerSecond: Double,
-            datagramsOutPerSecond: Double, bytesIn: Int, bytesOut: Int, datagramsIn: Int, datagramsOut: Int
+            datagramsOutPerSecond: Double, bytesIn: Int, bytesOut: Int, datagramsIn: Int, datagramsOut: Int,
+            droppedByKernel: Int? = nil, droppedByQueue: Int? = nil, receiveBuffer: Int? = nil
         ) {
             self.bytesInPerSecond = bytesInPerSecond
             self.bytesOutPerSecond = bytesOutPerSecond
@@ -100,6 +108,9 @@ public struct NodeStatus: Codable, Sendable, Hashable {
             self.bytesOut = bytesOut
             self.datagramsIn = datagramsIn
             self.datagramsOut = datagramsOut
+            self.droppedByKernel = droppedByKernel
+            self.droppedByQueue = droppedByQueue
+            self.receiveBuffer = receiveBuffer
         }
     }
 

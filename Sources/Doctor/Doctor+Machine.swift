@@ -1,3 +1,4 @@
+import ControlProtocol
 import Foundation
 import Node
 
@@ -159,6 +160,50 @@ extension Doctor {
 
     /// The wall clock: handshakes carry a timestamp that must grow from one to the next, and the flight log and
     /// events are stamped with it.
+    /// The mesh socket's receive buffer: the system's limit on it (`net.core.rmem_max`), and the datagrams the running
+    /// node lost unread because it was full.
+    func checkReceiveBuffer(status: NodeStatus?) -> DoctorFinding {
+        let limit = (try? String(contentsOfFile: "/proc/sys/net/core/rmem_max", encoding: .utf8))
+            .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        return Self.receiveBufferFinding(rmemMax: limit, traffic: status?.node.traffic)
+    }
+
+    /// The receive buffer's verdict for a `net.core.rmem_max` (nil: unreadable) and the running node's traffic (nil: no
+    /// node, or one that does not report it).
+    static func receiveBufferFinding(rmemMax: Int?, traffic: NodeStatus.Traffic?) -> DoctorFinding {
+        let wanted = UDPTransport.requestedReceiveBuffer
+        let persist =
+            "`sysctl -w net.core.rmem_max=\(UDPTransport.recommendedReceiveBufferLimit)`, kept across boots by /usr/lib/sysctl.d/60-fleetmesh.conf (the package installs it; without the package, put the line `net.core.rmem_max = \(UDPTransport.recommendedReceiveBufferLimit)` in /etc/sysctl.d/60-fleetmesh.conf); then restart the node"
+        guard let rmemMax else {
+            return DoctorFinding(
+                check: "receive buffer", verdict: .warning, detail: "cannot read /proc/sys/net/core/rmem_max",
+                fix: "check that /proc is mounted")
+        }
+        let lost = (traffic?.droppedByKernel ?? 0) + (traffic?.droppedByQueue ?? 0)
+        let granted = traffic?.receiveBuffer.map { ", the node's socket has \($0 / 1024) KiB" } ?? ""
+        if rmemMax < wanted {
+            return DoctorFinding(
+                check: "receive buffer", verdict: .warning,
+                detail:
+                    "net.core.rmem_max is \(rmemMax) bytes: the mesh socket asks for \(wanted) and gets \(2 * rmemMax / 1024) KiB, room for fewer datagrams while the node is busy\(granted)\(lost > 0 ? "; the node lost \(lost) datagrams unread so far" : "")",
+                fix: persist)
+        }
+        if lost > 0 {
+            return DoctorFinding(
+                check: "receive buffer", verdict: .warning,
+                detail:
+                    "the node lost \(lost) datagrams unread (\(traffic?.droppedByKernel ?? 0) dropped by the kernel, its receive buffer full; \(traffic?.droppedByQueue ?? 0) by its own queue)\(granted): it was short of CPU at times",
+                fix:
+                    "look for what else uses the CPU (`top`), and at the node's log for \"were never read\"; a node short of CPU allows its peers more silence, so it detects losses later"
+            )
+        }
+        return DoctorFinding(
+            check: "receive buffer", verdict: .ok,
+            detail:
+                "net.core.rmem_max is \(rmemMax) bytes\(granted)\(traffic?.droppedByKernel != nil ? "; no datagram lost unread" : "")"
+        )
+    }
+
     func checkClock() -> DoctorFinding {
         Self.clockFinding(
             now: Date(),

@@ -32,6 +32,7 @@ public struct Doctor: Sendable {
                     DoctorFinding(check: check, verdict: .skipped, detail: "needs the config, which did not load"))
             }
             findings.append(checkClock())
+            findings.append(checkReceiveBuffer(status: nil))
             return DoctorReport(config: configPath, node: nil, findings: findings)
         }
         let key = checkKey(configuration)
@@ -48,6 +49,7 @@ public struct Doctor: Sendable {
         findings.append(checkPort(configuration, running: node.status != nil))
         findings.append(
             peersFinding(browse, configuration: configuration, fingerprint: key.fingerprint, status: node.status))
+        findings.append(checkReceiveBuffer(status: node.status))
         return DoctorReport(config: configPath, node: configuration.name, findings: findings)
     }
 

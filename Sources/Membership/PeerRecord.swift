@@ -15,8 +15,9 @@ public struct PeerRecord<Address: Hashable & Sendable>: Sendable {
     public var lastHeard: MeshInstant?
     public var stateSince: MeshInstant
     public var establishedAt: MeshInstant?
-    /// Smoothed heartbeat round-trip time.
+    /// Smoothed round-trip time (heartbeat replies and group echoes), and when it was last sampled.
     public var rtt: Duration?
+    public var rttSampledAt: MeshInstant?
     /// Heartbeats sent that asked for a reply, and replies to them, since the session was established: link quality.
     public var heartbeatsSent: UInt64 = 0
     public var heartbeatsAnswered: UInt64 = 0

@@ -46,6 +46,8 @@ struct GroupState: Sendable {
     var stamps: [NodeID: Stamp] = [:]
     /// When each peer's stamp was last echoed.
     var echoed: [NodeID: MeshInstant] = [:]
+    /// The share of each peer's group datagrams that arrived lately, from their counters.
+    var delivery: [NodeID: DeliveryRatio] = [:]
     var lastSent: MeshInstant?
     var counter: UInt32 = 0
     var lastRejectionLog: MeshInstant?
@@ -54,6 +56,7 @@ struct GroupState: Sendable {
         heard[peer] = nil
         stamps[peer] = nil
         echoed[peer] = nil
+        delivery[peer] = nil
     }
 
     /// Up to `echoesPerDatagram` echoes of stamps heard within the last second, the longest unechoed first (ties: the
@@ -87,6 +90,17 @@ struct GroupState: Sendable {
 }
 
 extension MeshCore {
+    /// How well `peer`'s datagrams reach this node, 0…1, as `fleetmesh status` shows it: while the peer is heard on
+    /// the group (within the last second), the share of its group datagrams that arrived lately (``DeliveryRatio``,
+    /// from their counters); else the share of unicast heartbeats that asked for a reply and got one
+    /// (`PeerRecord.linkQuality`, since the session began: the group carries no such heartbeats).
+    public func linkQuality(of peer: NodeID, now: MeshInstant) -> Double? {
+        if let g = group, let heard = g.heard[peer], now - heard < .seconds(1), let ratio = g.delivery[peer]?.ratio {
+            return ratio
+        }
+        return membership.peers[peer]?.linkQuality
+    }
+
     /// Whether a message for `peer` can go by group: the group is on and `peer`, in session, was heard on it lately.
     @_specialize(exported:true,where Address == SocketAddress)
     @_specialize(exported:true,where Address == Int)
@@ -192,6 +206,7 @@ extension MeshCore {
             return
         }
         group?.heard[peer] = t
+        group?.delivery[peer, default: DeliveryRatio()].onReceived(message.counter)
         apply(membership.onHeard(id: peer, now: t), now: t, into: &out)
         for frame in frames {
             switch frame {
@@ -202,7 +217,7 @@ extension MeshCore {
                 let rtt = Duration.microseconds(
                     Int64((arrival ?? t).nanoseconds / 1000) - Int64(sent) - Int64(held))
                 if rtt >= .zero {
-                    membership.onRoundTrip(id: peer, rtt: rtt)
+                    membership.onRoundTrip(id: peer, rtt: rtt, now: t)
                     roundTrips.record(rtt)
                     clocks[peer, default: PeerClock()].onRoundTrip(rtt, now: t)
                 }

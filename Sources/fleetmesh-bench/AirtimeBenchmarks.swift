@@ -31,6 +31,9 @@ enum AirtimeBenchmarks {
         var formationSeconds = 0.0, formationNodeCPU = 0.0, formationAvahiCPU = 0.0, formationDrops = 0
         /// Datagrams the kernel dropped on the mesh sockets during each window.
         var groundDrops = 0, flyingDrops = 0
+        /// At the end, the kernel's drops on the mesh sockets as /proc counts them, and the datagrams the nodes
+        /// themselves count as lost unread (`fleetmesh status`: dropped by the kernel, and by their queues).
+        var procDrops = 0, reportedKernelDrops = 0, reportedQueueDrops = 0
     }
 
     /// Shares of one core (1: a whole core) over a window.
@@ -92,6 +95,10 @@ enum AirtimeBenchmarks {
                         "%7.2f Mbit/s  %7.0f packets/s  %6.1f kbit/s per node  (%d of %d airborne, %d peer losses, %d kernel drops; %@)",
                     r.flyingBits / 1e6, r.flyingPackets, r.flyingBits / 1e3 / Double(r.nodes), r.airborne, n,
                     r.flyingLosses, r.flyingDrops, r.flyingCPU.text))
+            out.line(
+                "\(n) drones + 1 station, lost unread",
+                "the nodes count \(r.reportedKernelDrops) dropped by the kernel (/proc: \(r.procDrops)) and \(r.reportedQueueDrops) by their queues"
+            )
             if let u = unicast[n] {
                 out.line(
                     "\(n) drones: group channel vs group off",
@@ -155,13 +162,17 @@ enum AirtimeBenchmarks {
             cpu = try CPUWindow(pids: pids)
             let flying = try await counted(lab, hosts: n + 1, seconds: window)
             let flyingCPU = try cpu.shares()
+            let procDrops = kernelDrops(pids)
+            let reported = nodes.compactMap { try? $0.status().node.traffic }
             return Row(
                 nodes: n + 1, groundBits: ground.bytes * 8, groundPackets: ground.packets, flyingBits: flying.bytes * 8,
                 flyingPackets: flying.packets, airborne: airborne, groundLosses: lossesOnTheGround,
                 flyingLosses: losses() - lossesBeforeFlying, groundCPU: groundCPU, flyingCPU: flyingCPU,
                 formationSeconds: formationSeconds, formationNodeCPU: formationNodeCPU,
                 formationAvahiCPU: formationAvahiCPU, formationDrops: formationDrops, groundDrops: groundDrops,
-                flyingDrops: kernelDrops(pids) - dropsBeforeFlying)
+                flyingDrops: procDrops - dropsBeforeFlying, procDrops: procDrops,
+                reportedKernelDrops: reported.reduce(0) { $0 + ($1.droppedByKernel ?? 0) },
+                reportedQueueDrops: reported.reduce(0) { $0 + ($1.droppedByQueue ?? 0) })
         }
     }
 

@@ -42,6 +42,15 @@ struct StatusCommand: ParsableCommand {
             print(
                 "traffic   in \(formatRate(t.bytesInPerSecond)) (\(Int(t.datagramsInPerSecond.rounded())) datagrams/s)   out \(formatRate(t.bytesOutPerSecond)) (\(Int(t.datagramsOutPerSecond.rounded())) datagrams/s)   (last 5 s, UDP payload)"
             )
+            if let kernel = t.droppedByKernel, let queue = t.droppedByQueue {
+                let buffer = t.receiveBuffer.map { "\($0 / 1024) KiB receive buffer" } ?? "receive buffer"
+                let lost = kernel + queue
+                print(
+                    lost == 0
+                        ? "          \(buffer), no datagram lost unread"
+                        : "          \(buffer): \(lost) datagrams LOST UNREAD since start (\(kernel) dropped by the kernel, the buffer full; \(queue) by the node's queue): the node was short of CPU"
+                )
+            }
         }
         if let log = status.flightLog {
             let state = log.recording ? "recording" : "NOT RECORDING: \(log.problem ?? "not open yet")"

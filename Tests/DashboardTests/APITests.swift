@@ -449,7 +449,7 @@ import Testing
         fullStatus.node.uavNumber = 3
         let traffic = NodeStatus.Traffic(
             bytesInPerSecond: 1, bytesOutPerSecond: 2, datagramsInPerSecond: 3, datagramsOutPerSecond: 4, bytesIn: 5,
-            bytesOut: 6, datagramsIn: 7, datagramsOut: 8)
+            bytesOut: 6, datagramsIn: 7, datagramsOut: 8, droppedByKernel: 9, droppedByQueue: 10, receiveBuffer: 11)
         fullStatus.node.traffic = traffic
         let problem = NodeStatus.HandshakeProblem(
             address: "10.0.0.2:47800", problem: "handshakes unanswered", category: "unanswered", msAgo: 0, count: 1)
@@ -465,7 +465,10 @@ import Testing
             avahi: "running", rejections: [:])
         try check("Status", full: fullStatus, minimal: NodeStatus(node: minimalNode, peers: []))
         try check("LocalNode", full: fullStatus.node, minimal: minimalNode)
-        try check("Traffic", full: traffic, minimal: traffic)
+        let minimalTraffic = NodeStatus.Traffic(
+            bytesInPerSecond: 1, bytesOutPerSecond: 2, datagramsInPerSecond: 3, datagramsOutPerSecond: 4, bytesIn: 5,
+            bytesOut: 6, datagramsIn: 7, datagramsOut: 8)
+        try check("Traffic", full: traffic, minimal: minimalTraffic)
         try check("HandshakeProblem", full: problem, minimal: problem)
         try check("Peer", full: full.peers[0], minimal: NodeStatus.Peer(id: "00", state: "relayed", hops: 2))
         try check(

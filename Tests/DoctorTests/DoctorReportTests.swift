@@ -46,6 +46,26 @@ struct DoctorReportTests {
                 == true)
     }
 
+    @Test func aSmallReceiveBufferLimitOrDatagramsLostUnreadWarn() {
+        func traffic(kernel: Int?, queue: Int?) -> NodeStatus.Traffic {
+            NodeStatus.Traffic(
+                bytesInPerSecond: 0, bytesOutPerSecond: 0, datagramsInPerSecond: 0, datagramsOutPerSecond: 0,
+                bytesIn: 0,
+                bytesOut: 0, datagramsIn: 0, datagramsOut: 0, droppedByKernel: kernel, droppedByQueue: queue,
+                receiveBuffer: 2 << 20)
+        }
+        // Debian's stock limit caps the 1 MiB the socket asks for.
+        let stock = Doctor.receiveBufferFinding(rmemMax: 212_992, traffic: nil)
+        #expect(stock.verdict == .warning && stock.detail.contains("212992"), "\(stock.detail)")
+        #expect(stock.fix?.contains("net.core.rmem_max=4194304") == true && stock.fix?.contains("sysctl.d") == true)
+        let fine = Doctor.receiveBufferFinding(rmemMax: 4_194_304, traffic: traffic(kernel: 0, queue: 0))
+        #expect(fine.verdict == .ok && fine.detail.contains("2048 KiB") && fine.detail.contains("no datagram lost"))
+        #expect(Doctor.receiveBufferFinding(rmemMax: 4_194_304, traffic: nil).verdict == .ok)
+        let lost = Doctor.receiveBufferFinding(rmemMax: 4_194_304, traffic: traffic(kernel: 5480, queue: 2))
+        #expect(lost.verdict == .warning && lost.detail.contains("lost 5482 datagrams unread"), "\(lost.detail)")
+        #expect(Doctor.receiveBufferFinding(rmemMax: nil, traffic: nil).verdict == .warning)
+    }
+
     @Test func aProblemIsFoundByTheAddressesIPWhateverThePortOrBrackets() {
         let problems = [
             NodeStatus.HandshakeProblem(

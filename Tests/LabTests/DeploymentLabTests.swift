@@ -56,7 +56,9 @@ struct DeploymentLabTests {
             #expect(
                 healthy.report.findings.map(\.check) == [
                     "config", "key", "node", "avahi", "interfaces", "firewall", "clock", "port", "peers",
+                    "receive buffer",
                 ])
+            #expect(finding(healthy.report, "receive buffer").detail.contains("no datagram lost unread"))
             #expect(finding(healthy.report, "peers").detail.contains("drone-2 (in session)"))
             #expect(finding(healthy.report, "node").detail.contains("1 peers in session"))
 

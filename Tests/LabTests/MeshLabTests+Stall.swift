@@ -42,4 +42,53 @@ extension MeshLabTests {
             #expect(station.log.contains("peer drone-3") && station.log.contains("→ lost"))
         }
     }
+
+    /// Datagrams that reach a node while it gets no CPU wait in its socket's receive buffer; once the buffer is full,
+    /// the kernel drops the rest. The node counts every datagram it never read (`status`: `droppedByKernel`,
+    /// `droppedByQueue`), so that what it read and what it lost add up exactly to what was sent; it says so in its log,
+    /// and runs on.
+    @Test func datagramsTheNodeNeverReadAreCountedToTheLast() async throws {
+        try await Lab.with(hosts: 2) { lab in
+            let a = try lab.startNode(host: 1, name: "a")
+            try await waitUntil("a reports its receive buffer", timeout: .seconds(10)) {
+                try a.status().node.traffic?.receiveBuffer != nil
+            }
+            func counts() throws -> (read: Int, kernel: Int, queue: Int, buffer: Int) {
+                let n = try a.status().node
+                return (
+                    n.rejections.values.reduce(0, +), n.traffic?.droppedByKernel ?? -1, n.traffic?.droppedByQueue ?? -1,
+                    n.traffic?.receiveBuffer ?? 0
+                )
+            }
+            let before = try counts()
+            #expect(before.kernel == 0 && before.queue == 0)
+            // 8,000 datagrams of 64 bytes: each takes about 800 bytes of the buffer, so a 2 MiB buffer holds under
+            // 3,000 of them.
+            let sent = 8000
+            a.signal(SIGSTOP)
+            let tool = repositoryRoot.appendingPathComponent("Tests/LabTests/udp_tool.py").path
+            let flood = try shell([
+                "bash", labScript, "--name", lab.name,
+                "exec", "2", "python3", tool, "flood", try lab.address(1), "47800", "\(sent)",
+            ])
+            a.signal(SIGCONT)
+            try #require(flood.status == 0, "flood failed: \(flood.output)")
+            var after = before
+            try await waitUntil("every datagram sent is read or counted as lost unread", timeout: .seconds(10)) {
+                after = try counts()
+                return (after.read - before.read) + after.kernel + after.queue >= sent
+            }
+            let read = after.read - before.read
+            print(
+                "flood of \(sent) at a stopped node (\(after.buffer / 1024) KiB buffer): \(read) read and refused, \(after.kernel) dropped by the kernel, \(after.queue) by the queue"
+            )
+            #expect(read + after.kernel + after.queue == sent)
+            #expect(after.kernel > 0 && read > 0)
+            let warned = try? await waitUntil("a warns of the datagrams it never read", timeout: .seconds(5)) {
+                a.log.contains("datagrams reached this node but were never read")
+            }
+            #expect(warned != nil, "\(a.log.suffix(2000))")
+            #expect(a.process.isRunning)
+        }
+    }
 }

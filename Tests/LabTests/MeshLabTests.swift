@@ -273,12 +273,26 @@ import Testing
             // 20 % on each of host 2's directions: each heartbeat round trip crosses it twice.
             try lab.lab("loss", "2", "20")
             try await Task.sleep(for: .seconds(8))  // the observation window itself, not a wait for a condition
+            // The link quality a shows for b follows the loss (the share of b's group datagrams that arrived lately)…
+            var quality = 1.0
+            let seen = try? await waitUntil("a's link quality for b shows the loss", timeout: .seconds(10)) {
+                quality = try a.status().peers.first?.linkQuality ?? 1
+                return quality < 0.9
+            }
             try lab.lab("loss", "2", "0")
+            #expect(seen != nil, "loss was applied: link quality \(quality)")
             #expect(!a.log.contains("(\(try b.status().node.id.prefix(8)))) suspect → lost"))
             #expect(!a.log.contains("→ lost"))
             #expect(!b.log.contains("→ lost"))
-            let quality = try #require((try a.status()).peers.first?.linkQuality)
-            #expect(quality < 0.95, "loss was applied: link quality \(quality)")
+            // …and its end: a figure since the session began would keep the loss for good.
+            let back = try? await waitUntil("a's link quality for b back above 0.95", timeout: .seconds(20)) {
+                quality = try a.status().peers.first?.linkQuality ?? 0
+                return quality > 0.95
+            }
+            #expect(back != nil, "link quality \(quality) 20 s after the loss ended")
+            print(
+                "link quality under 20 % loss below 0.9; back above 0.95 \(back.map { "\($0)" } ?? "never") after it ended"
+            )
         }
     }
 

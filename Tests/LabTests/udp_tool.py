@@ -4,6 +4,7 @@
   udp_tool.py capture PORT            print, as hex, the first transport datagram (type 3) arriving for PORT on eth0
   udp_tool.py send HOST PORT HEX      send one datagram
   udp_tool.py fuzz HOST PORT N SEED   send N random datagrams (random lengths, some with valid type bytes)
+  udp_tool.py flood HOST PORT N       send N datagrams of 64 bytes of no FleetMesh type, as fast as it can
 """
 import random
 import socket
@@ -61,6 +62,14 @@ def fuzz(host: str, port: int, n: int, seed: int) -> None:
                 time.sleep(0.01)  # stay under the socket's receive buffer
 
 
+def flood(host: str, port: int, n: int) -> None:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    data = bytes([0xEE]) + bytes(63)
+    with socket.socket(family, socket.SOCK_DGRAM) as s:
+        for _ in range(n):
+            s.sendto(data, (host, port))
+
+
 if __name__ == "__main__":
     cmd = sys.argv[1]
     if cmd == "capture":
@@ -69,5 +78,7 @@ if __name__ == "__main__":
         send(sys.argv[2], int(sys.argv[3]), bytes.fromhex(sys.argv[4]))
     elif cmd == "fuzz":
         fuzz(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
+    elif cmd == "flood":
+        flood(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     else:
         sys.exit(__doc__)

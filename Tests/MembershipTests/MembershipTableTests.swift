@@ -275,6 +275,26 @@ private func established(at t: Int = 0) -> Table {
         #expect(table.peers[peerA]?.rtt == .milliseconds(9))
     }
 
+    /// Sparse samples (one group echo every few seconds in a large fleet) forget an old figure at the same pace in time
+    /// as dense ones: a formation's 900 ms is under 20 ms after two samples 4 s apart, where weighing each sample 1/8
+    /// still showed 689 ms. Dense samples keep the 1/8.
+    @Test func rttForgetsInTimeNotInSamples() {
+        var table = established()
+        table.onRoundTrip(id: peerA, rtt: .milliseconds(900), now: ms(1000))
+        table.onRoundTrip(id: peerA, rtt: .milliseconds(1), now: ms(5000))
+        table.onRoundTrip(id: peerA, rtt: .milliseconds(1), now: ms(9000))
+        let sparse = table.peers[peerA]?.rtt ?? .zero
+        #expect(sparse < .milliseconds(20) && sparse > .milliseconds(1), "\(sparse)")
+        var dense = established()
+        dense.onRoundTrip(id: peerA, rtt: .milliseconds(8), now: ms(1000))
+        dense.onRoundTrip(id: peerA, rtt: .milliseconds(16), now: ms(1050))
+        #expect(dense.peers[peerA]?.rtt == .milliseconds(9))
+        // A sample 2 s after the last weighs 1 − 1/e.
+        dense.onRoundTrip(id: peerA, rtt: .milliseconds(109), now: ms(3050))
+        let weighed = (dense.peers[peerA]?.rtt ?? .zero).secondsDouble * 1000
+        #expect(abs(weighed - (9 + 100 * (1 - 1 / 2.718281828))) < 0.01, "\(weighed)")
+    }
+
     @Test func manyPeers() {
         var table = Table(localID: me)
         for i in 0..<100 {

@@ -61,3 +61,80 @@ extension MembershipDirective {
         return false
     }
 }
+
+@Suite("Datagrams lost unread count as the node's own lateness")
+struct UnreadDatagramsTests {
+    @Test("a rise is the silence since the last count that did not rise; a counter that starts again is a baseline")
+    func riseSinceTheLastQuietCount() {
+        var u = UnreadDatagrams()
+        // Counted from zero: drops before the first count are drops (a node that fell behind as it started).
+        #expect(u.onCount(400, now: ms(50)) == .milliseconds(50))
+        #expect(u.onCount(500, now: ms(100)) == .milliseconds(100))
+        #expect(u.onCount(500, now: ms(100)) == nil)
+        // Drops between 100 and 200 ms: a peer's datagrams may be missing for all of that time.
+        #expect(u.onCount(520, now: ms(200)) == .milliseconds(100))
+        // Still dropping: the silence they can have made runs from the last quiet count, 100 ms.
+        #expect(u.onCount(600, now: ms(300)) == .milliseconds(200))
+        #expect(u.onCount(601, now: ms(1300)) == .milliseconds(1200))
+        #expect(u.total == 601)
+        // Quiet again: nothing more, and the next episode starts from that quiet count.
+        #expect(u.onCount(601, now: ms(1400)) == nil)
+        #expect(u.onCount(605, now: ms(1500)) == .milliseconds(100))
+        // A counter that started again (a socket bound anew) is a baseline, not a loss.
+        #expect(u.onCount(3, now: ms(1600)) == nil)
+        #expect(u.onCount(4, now: ms(1700)) == .milliseconds(100))
+        #expect(u.total == 606)
+    }
+
+    @Test(
+        "a reading seen again is not a quiet spell: looked at every 50 ms, read every 100 ms, the silence still grows")
+    func repeatedReadingsAreIgnored() {
+        var u = UnreadDatagrams()
+        var silences: [Duration] = []
+        // Drops rise at every reading (every 100 ms) from 100 ms on; the tick looks every 50 ms.
+        for t in stride(from: 0, through: 1000, by: 50) {
+            let reading = UInt64(t / 100)
+            let count = UInt64(max(0, t / 100 - 1) * 40)
+            if let s = u.onCount(count, reading: reading, now: ms(t)) { silences.append(s) }
+        }
+        // Readings 2…10 each rose; the silence runs from the last quiet reading (reading 1, first looked at at 100 ms).
+        #expect(silences == (2...10).map { .milliseconds($0 * 100 - 100) }, "\(silences)")
+        // Without reading numbers, every other look repeats a count and restarts the silence at 50 ms.
+        var plain = UnreadDatagrams()
+        let restarted = stride(from: 0, through: 1000, by: 50).compactMap { t in
+            plain.onCount(UInt64(max(0, t / 100 - 1) * 40), now: ms(t))
+        }
+        #expect(restarted.allSatisfy { $0 == .milliseconds(50) }, "\(restarted)")
+    }
+
+    @Test("a peer silent only because its datagrams were dropped unread is not lost")
+    func droppedUnreadIsNotALoss() {
+        var table = MembershipTable<String>(localID: NodeID(high: 0, low: 1))
+        let peer = NodeID(high: 0, low: 2)
+        _ = table.onDiscovered(
+            id: peer, incarnation: 7, name: "p", role: .drone, uavNumber: nil, address: "P", now: ms(0))
+        _ = table.onEstablished(id: peer, incarnation: 7, role: .drone, address: "P", now: ms(0))
+        // Heard at 0; from 100 ms on, the socket's buffer overflows for 1.1 s; the node's ticks run on time.
+        var unread = UnreadDatagrams()
+        var delay = OwnDelay()
+        var lost = false
+        var count: UInt64 = 0
+        _ = unread.onCount(count, now: ms(0))
+        for t in stride(from: 10, through: 1300, by: 10) {
+            if t % 50 == 0 {
+                if t > 100 && t <= 1200 { count += 7 }
+                if let silence = unread.onCount(count, now: ms(t)) { delay.note(silence, now: ms(t)) }
+            }
+            if table.onTick(now: ms(t), allowance: delay.allowance(now: ms(t))).contains(where: { $0.isLoss }) {
+                lost = true
+            }
+        }
+        #expect(!lost)
+        // The same silence without the drops counted: lost.
+        var plain = MembershipTable<String>(localID: NodeID(high: 0, low: 1))
+        _ = plain.onDiscovered(
+            id: peer, incarnation: 7, name: "p", role: .drone, uavNumber: nil, address: "P", now: ms(0))
+        _ = plain.onEstablished(id: peer, incarnation: 7, role: .drone, address: "P", now: ms(0))
+        #expect(stride(from: 10, through: 1300, by: 10).contains { plain.onTick(now: ms($0)).contains { $0.isLoss } })
+    }
+}

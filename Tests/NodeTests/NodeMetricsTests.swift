@@ -68,6 +68,8 @@ struct Exposition {
             "unknownReceiverIndex": 6, "somethingNew": 7, "stale": 8,
         ]
         s.socketRebinds = 1
+        s.unreadByKernel = 9
+        s.unreadByQueue = 10
         for ms in [0.05, 0.1, 0.3, 2.0, 2000] { s.roundTrips.record(.microseconds(Int64(ms * 1000))) }
         s.liveVehicles = 2
         s.staleVehicles = 1
@@ -107,7 +109,8 @@ struct Exposition {
 
         let drops: [String: Double] = [
             "bad_tag": 3, "replay": 4, "malformed": 5, "unknown_peer": 6, "other": 7, "wrong_mesh_key": 0,
-            "session_expired": 0, "unsupported_version": 0, "node_id_mismatch": 0, "stale": 8,
+            "session_expired": 0, "unsupported_version": 0, "node_id_mismatch": 0, "stale": 8, "receive_buffer": 9,
+            "receive_queue": 10,
         ]
         for (reason, n) in drops {
             #expect(e.value("fleetmesh_datagrams_dropped_total", ["reason": reason]) == n, "\(reason)")

@@ -183,7 +183,8 @@ import Testing
             try plain.withUnsafeMutableBytes { try receiver.open(d, into: $0) }
         }
         #expect(
-            opened == .success(.init(sender: a, incarnation: 7, count: 200)) && Array(plain[0..<200]) == Self.payload)
+            opened == .success(.init(sender: a, incarnation: 7, count: 200, counter: 0))
+                && Array(plain[0..<200]) == Self.payload)
         #expect(
             try bytes.withUnsafeBytes { d in try plain.withUnsafeMutableBytes { try receiver.open(d, into: $0) } }
                 == .failure(.replayed(sender: a, counter: 0)))

@@ -15,6 +15,10 @@ struct MetricsSnapshot: Sendable {
     var traffic = DatagramTally()
     /// Datagrams the mesh layer refused, by its categories (`MeshCore.rejections`).
     var rejections: [String: Int] = [:]
+    /// Datagrams that reached the socket but were never read: dropped by the kernel (the receive buffer full) and by the
+    /// node's queue to its actor (`UDPTransport.ReceiveBuffer`).
+    var unreadByKernel = 0
+    var unreadByQueue = 0
     /// Times the UDP socket was bound again after a send error.
     var socketRebinds = 0
     /// Every round trip measured.

@@ -61,6 +61,9 @@ public final class NodeMetrics: Sendable {
         ("unsupported_version", ["unsupportedVersion"]),
         ("node_id_mismatch", ["nodeIDMismatch", "ownNodeID"]),
         ("stale", ["stale"]),
+        // Never read (not refusals of the mesh layer): `MetricsSnapshot.unreadByKernel`, `unreadByQueue`.
+        ("receive_buffer", []),
+        ("receive_queue", []),
     ]
 
     /// Outcomes of commands, as `fleetmesh send` reports them.
@@ -105,7 +108,9 @@ public final class NodeMetrics: Sendable {
                     reason,
                     r.fleetCounter(
                         name: "fleetmesh_datagrams_dropped_total", labels: [("reason", reason)],
-                        help: "Datagrams the mesh layer refused, by reason.")
+                        help:
+                            "Datagrams dropped, by reason: refused by the mesh layer, or never read (receive_buffer, receive_queue: the node was short of CPU)."
+                    )
                 )
             })
         rebinds = r.fleetCounter(
@@ -239,6 +244,8 @@ public final class NodeMetrics: Sendable {
         }
         var byReason: [String: Int] = [:]
         for (category, n) in s.rejections { byReason[Self.dropReason(category), default: 0] += n }
+        byReason["receive_buffer"] = s.unreadByKernel
+        byReason["receive_queue"] = s.unreadByQueue
         for (reason, counter) in drops { Self.set(counter, byReason[reason] ?? 0) }
         Self.set(rebinds, s.socketRebinds)
         vehicles.live.set(Double(s.liveVehicles))

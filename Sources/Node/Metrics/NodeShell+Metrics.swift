@@ -33,6 +33,10 @@ extension NodeShell {
         s.traffic = tally
         s.rejections = mesh.rejections
         s.socketRebinds = transport?.rebinds ?? 0
+        if let receive = transport?.receiveBuffer {
+            s.unreadByKernel = Int(receive.kernelDrops)
+            s.unreadByQueue = Int(receive.queueDrops)
+        }
         s.roundTrips = mesh.roundTrips
         for v in core.fleetPicture(now: t) where v.node != nodeID {
             if v.isStale {

@@ -36,7 +36,42 @@ public final class UDPTransport: Sendable {
         var lastSendError: String?
         /// Where group datagrams go: the group's address on each joined interface.
         var groupTargets: [SocketAddress] = []
+        /// The receive buffer as last read (``ReceiveBuffer``); `kernelDrops` counts every socket bound so far.
+        var receive = ReceiveBuffer()
+        /// The kernel's drops on the sockets bound before this one.
+        var kernelDropsBefore: UInt64 = 0
+        /// The kernel's drops on this socket, as last read.
+        var kernelDropsNow: UInt64 = 0
     }
+
+    /// The socket's receive buffer, and the datagrams that reached the node but were never read. Read from the kernel
+    /// (`getsockopt(SO_MEMINFO)`) every ``receiveBufferReadInterval`` on the socket's event loop.
+    public struct ReceiveBuffer: Sendable, Hashable {
+        /// Datagrams the kernel dropped because the buffer was full, on every socket this transport bound.
+        public var kernelDrops: UInt64 = 0
+        /// Datagrams read from the socket but dropped because the queue to the node's actor (``queueLimit``) was full.
+        public var queueDrops: UInt64 = 0
+        /// The buffer's size in bytes, as the kernel grants it (it doubles what is asked, up to twice
+        /// `net.core.rmem_max`); nil until first read.
+        public var capacity: Int?
+        /// Bytes waiting in it when last read (each datagram takes its payload plus the kernel's overhead).
+        public var queued = 0
+        /// How many times the figures were read: a reader that looks more often than they are read sees the same
+        /// reading twice, which says nothing about the time between.
+        public var readings: UInt64 = 0
+
+        /// Every datagram lost unread.
+        public var drops: UInt64 { kernelDrops + queueDrops }
+    }
+
+    /// The receive buffer the socket asks for (the kernel grants twice this, if `net.core.rmem_max` allows).
+    public static let requestedReceiveBuffer = 1 << 20
+    /// The `net.core.rmem_max` the package sets (`packaging/sysctl.d`): room for the buffer asked for, and more.
+    public static let recommendedReceiveBufferLimit = 4 << 20
+    /// Datagrams the event loop hands on to the node's actor that can wait for it; beyond, the oldest is dropped.
+    public static let queueLimit = 4096
+    /// How often the receive buffer's figures are read.
+    public static let receiveBufferReadInterval: TimeAmount = .milliseconds(100)
 
     /// The link-local multicast group a transport joins, and sends group datagrams to, on its port.
     public struct MulticastGroup: Sendable {
@@ -54,7 +89,7 @@ public final class UDPTransport: Sendable {
 
     private init(
         port: Int, group: EventLoopGroup, continuation: AsyncStream<Datagram>.Continuation,
-        datagrams: AsyncStream<Datagram>, logger: Logger, multicast: MulticastGroup?
+        datagrams: AsyncStream<Datagram>, logger: Logger, multicast: MulticastGroup?, state: NIOLockedValueBox<State>
     ) {
         self.multicast = multicast
         self.port = port
@@ -62,20 +97,37 @@ public final class UDPTransport: Sendable {
         self.continuation = continuation
         self.datagrams = datagrams
         self.logger = logger
-        self.state = NIOLockedValueBox(State())
+        self.state = state
     }
 
     /// Binds `[::]:port` (0 picks a free port); with `multicast`, joins that group on its interfaces.
     public static func bind(
         port: Int, group: EventLoopGroup, logger: Logger, multicast: MulticastGroup? = nil
     ) async throws -> UDPTransport {
-        let (stream, continuation) = AsyncStream.makeStream(of: Datagram.self, bufferingPolicy: .bufferingNewest(4096))
-        let channel = try await makeChannel(port: port, group: group, continuation: continuation)
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: Datagram.self, bufferingPolicy: .bufferingNewest(queueLimit))
+        let state = NIOLockedValueBox(State())
+        let channel = try await makeChannel(port: port, group: group, continuation: continuation, state: state)
         let transport = UDPTransport(
             port: channel.localAddress?.port ?? port, group: group, continuation: continuation,
-            datagrams: stream, logger: logger, multicast: multicast)
+            datagrams: stream, logger: logger, multicast: multicast, state: state)
+        await transport.checkReceiveBuffer(of: channel)
         await transport.adopt(channel)
         return transport
+    }
+
+    /// Logs a receive buffer smaller than the transport asks for: the system's limit (`net.core.rmem_max`) caps it, and
+    /// a node short of CPU then loses datagrams sooner.
+    private func checkReceiveBuffer(of channel: Channel) async {
+        guard let granted = try? await channel.getOption(.socketOption(.so_rcvbuf)).get(),
+            Int(granted) < 2 * Self.requestedReceiveBuffer
+        else { return }
+        let limit =
+            (try? String(contentsOfFile: "/proc/sys/net/core/rmem_max", encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown"
+        logger.notice(
+            "the mesh socket's receive buffer is \(granted / 1024) KiB, not the \(2 * Self.requestedReceiveBuffer / 1024) KiB asked for: net.core.rmem_max is \(limit) (the fleetmesh package raises it to \(Self.recommendedReceiveBufferLimit) in /usr/lib/sysctl.d/60-fleetmesh.conf; `fleetmesh doctor` checks it)"
+        )
     }
 
     /// Joins the multicast group on its interfaces (hop limit 1, no loopback of this node's own datagrams) and
@@ -120,14 +172,15 @@ public final class UDPTransport: Sendable {
 
     private static func makeChannel(
         port: Int, group: EventLoopGroup,
-        continuation: AsyncStream<Datagram>.Continuation
+        continuation: AsyncStream<Datagram>.Continuation, state: NIOLockedValueBox<State>
     ) async throws -> Channel {
         try await DatagramBootstrap(group: group)
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
-            .channelOption(.socketOption(.so_rcvbuf), value: 1 << 20)
+            .channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(requestedReceiveBuffer))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(InboundHandler(continuation: continuation))
+                    try channel.pipeline.syncOperations.addHandler(
+                        InboundHandler(continuation: continuation, state: state))
                 }
             }
             .bind(host: "::", port: port).get()
@@ -138,8 +191,16 @@ public final class UDPTransport: Sendable {
         state.withLockedValue {
             $0.channel = channel
             $0.groupTargets = targets
+            $0.kernelDropsBefore += $0.kernelDropsNow
+            $0.kernelDropsNow = 0
+        }
+        let reading = channel.eventLoop.scheduleRepeatedTask(
+            initialDelay: .zero, delay: Self.receiveBufferReadInterval
+        ) { [state] _ in
+            Self.readReceiveBuffer(of: channel, into: state)
         }
         channel.closeFuture.whenComplete { [self] _ in
+            reading.cancel()
             let closing = state.withLockedValue { s in
                 if s.channel === channel { s.channel = nil }
                 return s.closing
@@ -156,7 +217,8 @@ public final class UDPTransport: Sendable {
         var delay = Duration.milliseconds(5)
         while !state.withLockedValue({ $0.closing }) {
             do {
-                let channel = try await UDPTransport.makeChannel(port: port, group: group, continuation: continuation)
+                let channel = try await UDPTransport.makeChannel(
+                    port: port, group: group, continuation: continuation, state: state)
                 let (count, cause) = state.withLockedValue { s -> (Int, String) in
                     s.rebinds += 1
                     return (s.rebinds, s.lastSendError ?? "unknown error")
@@ -173,6 +235,29 @@ public final class UDPTransport: Sendable {
             }
         }
     }
+
+    /// The kernel's figures for a socket (`SO_MEMINFO`): allocated receive memory, receive buffer size, …, drops.
+    private typealias SocketMemoryInfo = (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32)
+
+    /// Reads the socket's receive buffer and drop count into `state` (on the channel's event loop).
+    private static func readReceiveBuffer(of channel: Channel, into state: NIOLockedValueBox<State>) {
+        guard let provider = channel as? SocketOptionProvider else { return }
+        let info: EventLoopFuture<SocketMemoryInfo> = provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_MEMINFO))
+        info.whenSuccess { m in
+            state.withLockedValue { s in
+                guard s.channel === channel else { return }
+                s.kernelDropsNow = UInt64(m.8)
+                s.receive.kernelDrops = s.kernelDropsBefore + s.kernelDropsNow
+                s.receive.queued = Int(m.0)
+                s.receive.capacity = Int(m.1)
+                s.receive.readings &+= 1
+            }
+        }
+    }
+
+    /// The receive buffer and the datagrams lost unread, as last read.
+    public var receiveBuffer: ReceiveBuffer { state.withLockedValue { $0.receive } }
 
     /// One datagram of a batch for `send(_:)`.
     public enum Outgoing: Sendable {
@@ -248,14 +333,18 @@ public final class UDPTransport: Sendable {
     private final class InboundHandler: ChannelInboundHandler, Sendable {
         typealias InboundIn = AddressedEnvelope<ByteBuffer>
         let continuation: AsyncStream<Datagram>.Continuation
+        let state: NIOLockedValueBox<State>
 
-        init(continuation: AsyncStream<Datagram>.Continuation) {
+        init(continuation: AsyncStream<Datagram>.Continuation, state: NIOLockedValueBox<State>) {
             self.continuation = continuation
+            self.state = state
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let envelope = unwrapInboundIn(data)
-            continuation.yield(Datagram(bytes: Array(envelope.data.readableBytesView), from: envelope.remoteAddress))
+            let result = continuation.yield(
+                Datagram(bytes: Array(envelope.data.readableBytesView), from: envelope.remoteAddress))
+            if case .dropped = result { state.withLockedValue { $0.receive.queueDrops += 1 } }
         }
 
         func errorCaught(context: ChannelHandlerContext, error: Error) {

@@ -106,6 +106,25 @@ extension NodeShell {
         )
     }
 
+    /// Datagrams that reached this node but were never read (the socket's receive buffer, or the queue to this actor,
+    /// was full): the silence they can have made counts as the node's own lateness (``UnreadDatagrams``). Logged at
+    /// most every 10 s, with what to do about a buffer the system keeps small.
+    func noteUnreadDatagrams(now t: MeshInstant) {
+        guard let transport else { return }
+        let buffer = transport.receiveBuffer
+        // Only a new reading counts (the tick runs more often than the kernel's figures are read).
+        guard let silence = unreadDatagrams.onCount(buffer.drops, reading: buffer.readings, now: t) else { return }
+        node.onOwnDelay(silence, now: t)
+        let total = unreadDatagrams.total
+        guard unreadWarned.map({ t - $0.at >= .seconds(10) }) ?? true else { return }
+        let since = total - (unreadWarned?.total ?? 0)
+        unreadWarned = (t, total)
+        let size = buffer.capacity.map { "\($0 / 1024) KiB" } ?? "of unknown size"
+        logger.warning(
+            "\(since) datagrams reached this node but were never read (in all: \(buffer.kernelDrops) dropped by the kernel, the socket's receive buffer \(size) full; \(buffer.queueDrops) by the node's queue): it is short of CPU, and allows its peers up to \(min(silence, OwnDelay.limit).wholeNanoseconds / 1_000_000) ms more silence before it suspects them"
+        )
+    }
+
     /// Tells every peer in session that this node is leaving (twice, against loss), so they see it go at once.
     func leave() {
         let t = now
@@ -270,10 +289,13 @@ extension NodeShell {
     /// The mesh socket's traffic for `status`.
     func trafficReport(now t: MeshInstant) -> NodeStatus.Traffic {
         let r = traffic.rates(now: t)
+        let receive = transport?.receiveBuffer
         return NodeStatus.Traffic(
             bytesInPerSecond: r.bytesIn, bytesOutPerSecond: r.bytesOut, datagramsInPerSecond: r.datagramsIn,
             datagramsOutPerSecond: r.datagramsOut, bytesIn: traffic.bytesIn, bytesOut: traffic.bytesOut,
-            datagramsIn: traffic.datagramsIn, datagramsOut: traffic.datagramsOut)
+            datagramsIn: traffic.datagramsIn, datagramsOut: traffic.datagramsOut,
+            droppedByKernel: receive.map { Int($0.kernelDrops) }, droppedByQueue: receive.map { Int($0.queueDrops) },
+            receiveBuffer: receive?.capacity)
     }
 
     /// The ground-control endpoint's state, for `status` and the dashboard's `/readyz`.
@@ -306,7 +328,7 @@ extension NodeShell {
                 address: (p.address ?? p.candidates.first)?.displayString, state: p.state.rawValue, hops: 1,
                 incarnation: p.incarnation.map { String($0, radix: 16) },
                 lastHeardMsAgo: p.lastHeard.map { Int((t - $0).wholeNanoseconds / 1_000_000) },
-                rttMs: p.rtt.map { $0.secondsDouble * 1000 }, linkQuality: p.linkQuality,
+                rttMs: p.rtt.map { $0.secondsDouble * 1000 }, linkQuality: mesh.linkQuality(of: p.id, now: t),
                 discoveredAtMs: mesh.firstSeen[p.id].map { Int($0.nanoseconds / 1_000_000) },
                 establishedAtMs: mesh.firstEstablished[p.id].map { Int($0.nanoseconds / 1_000_000) },
                 stateSinceMs: Int(p.stateSince.nanoseconds / 1_000_000))

@@ -6,6 +6,7 @@ import FlightLog
 import Foundation
 import Geodesy
 import Logging
+import Membership
 import MeshCore
 import MeshTypes
 import NIOCore
@@ -60,6 +61,10 @@ public actor NodeShell {
     var meshTickNotBefore = ContinuousClock.now
     /// When the node last warned that it handles datagrams or ticks late (at most every 10 s).
     var lateWarnedAt: MeshInstant?
+    /// Datagrams lost unread on the way in (`noteUnreadDatagrams`), and when the node last warned of them (at most every
+    /// 10 s) with the total then.
+    var unreadDatagrams = UnreadDatagrams()
+    var unreadWarned: (at: MeshInstant, total: UInt64)?
     var discoveryKeys: [ServiceKey: (id: NodeID, address: SocketAddress)] = [:]
     /// When each peer's records were last resolved afresh because it was lost (`followLostPeers`), and when lost
     /// peers were last looked for.
@@ -232,6 +237,7 @@ public actor NodeShell {
         recordPredictions(now: t)
         closeManualSessions()
         followLostPeers(now: t)
+        noteUnreadDatagrams(now: t)
     }
 
     func vehicleEvents(_ events: [VehicleEvent], now t: MeshInstant) {

@@ -132,6 +132,9 @@ public struct GroupChannel: Sendable {
         public var sender: NodeID
         public var incarnation: Incarnation
         public var plaintext: [UInt8]
+        /// The sender's datagram counter (its nonce): one more for every group datagram it seals, so the gaps between
+        /// those heard tell how many were lost on the way.
+        public var counter: UInt64
     }
 
     /// A group datagram opened into the caller's buffer: its sender, the sender's incarnation and the plaintext's
@@ -140,6 +143,8 @@ public struct GroupChannel: Sendable {
         public var sender: NodeID
         public var incarnation: Incarnation
         public var count: Int
+        /// The sender's datagram counter (``Message/counter``).
+        public var counter: UInt64
     }
 
     /// Opens a group datagram: its sender, the sender's incarnation and the plaintext, or why not. Never traps.
@@ -151,7 +156,9 @@ public struct GroupChannel: Sendable {
                 if case .success(let o) = result { count = o.count }
             }
         }
-        return result.map { Message(sender: $0.sender, incarnation: $0.incarnation, plaintext: plaintext) }
+        return result.map {
+            Message(sender: $0.sender, incarnation: $0.incarnation, plaintext: plaintext, counter: $0.counter)
+        }
     }
 
     /// Opens a group datagram into `buffer` without allocating (once its sender is known): its sender, the sender's
@@ -189,7 +196,7 @@ public struct GroupChannel: Sendable {
                     plaintext: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]))
             }
         }
-        let opened = Opened(sender: sender.id, incarnation: sender.incarnation, count: count)
+        let opened = Opened(sender: sender.id, incarnation: sender.incarnation, count: count, counter: c)
         if let i = receivers.index(forKey: sender) {
             // A known sender: its window moves in place (a copy of the receiver would copy its 1 KiB bitmap).
             guard receivers.values[i].window.canAccept(c) else {
