@@ -9,8 +9,9 @@ struct DoctorCommand: AsyncParsableCommand {
         discussion: """
             Checks the config, the key file (mode 0600, its fingerprint), the running node, avahi-daemon over D-Bus, \
             the interfaces (up, multicast, an address), the firewall (the mesh port and mDNS in and out), the clock, \
-            the port, and the FleetMesh nodes seen on DNS-SD that the node has no session with, with the last \
-            handshake problem for each. Exit status 1 when a check failed, 0 otherwise (warnings included).
+            the port, the FleetMesh nodes seen on DNS-SD that the node has no session with, with the last \
+            handshake problem for each, and the receive buffer (net.core.rmem_max, datagrams the node lost unread). \
+            Exit status 1 when a check failed, 0 otherwise (warnings included).
             """)
 
     @Option(

@@ -15,7 +15,8 @@ import Testing
         let text = r.output
         #expect(text.contains("mesh formed: every node in session with the other 3"))
         #expect(
-            text.contains("[ok]      peers: 3 nodes seen on DNS-SD") && text.contains("all 9 checks passed"), "\(text)")
+            text.contains("[ok]      peers: 3 nodes seen on DNS-SD") && text.contains("[ok]      receive buffer: ")
+                && text.contains("all 10 checks passed"), "\(text)")
         #expect(text.contains("link restored: session with drone-3 back"))
         // UAV numbers, as the station saw them, are the systems the MAVLink ground station saw and landed.
         let numbers = try #require(text.firstMatch(of: /UAV numbers ([0-9]+)\/([0-9]+)\/([0-9]+) assigned/))
