@@ -296,9 +296,11 @@ import Testing
             _ = try lab.startNode(host: 2, name: "drone-2")
             _ = try lab.startNode(host: 3, name: "drone-3")
             var numbers: [Int] = []
-            try await waitUntil("the station sees both drones with numbers", timeout: .seconds(15)) {
+            // Two distinct numbers: while the mesh settles a clash, or before a drone is known by its own name, the
+            // station can list two vehicles under one number (a CI run went on with 42 and 42, and commanded 42 twice).
+            try await waitUntil("the station sees both drones with numbers of their own", timeout: .seconds(15)) {
                 numbers = try vehicles(station).filter { !$0.stale }.compactMap(\.uavNumber).sorted()
-                return numbers.count == 2
+                return numbers.count == 2 && Set(numbers).count == 2
             }
             // QGroundControl's way in: the station's _mavlink._udp record, resolved by host 3's avahi-daemon.
             var endpoint = ""
