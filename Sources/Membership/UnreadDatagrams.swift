@@ -15,8 +15,6 @@ public struct UnreadDatagrams: Sendable, Hashable {
     private var lastReading: UInt64?
     /// The last count that did not rise: before it, nothing was lost unread.
     private var quietSince = MeshInstant(nanoseconds: 0)
-    /// Every datagram lost unread since the node started (as far as counted).
-    public private(set) var total: UInt64 = 0
 
     /// Nothing counted yet.
     public init() {}
@@ -43,7 +41,6 @@ public struct UnreadDatagrams: Sendable, Hashable {
             quietSince = now
             return nil
         }
-        total += count - lastCount
         return now - quietSince
     }
 }

@@ -115,7 +115,7 @@ extension NodeShell {
         // Only a new reading counts (the tick runs more often than the kernel's figures are read).
         guard let silence = unreadDatagrams.onCount(buffer.drops, reading: buffer.readings, now: t) else { return }
         node.onOwnDelay(silence, now: t)
-        let total = unreadDatagrams.total
+        let total = buffer.drops
         guard unreadWarned.map({ t - $0.at >= .seconds(10) }) ?? true else { return }
         let since = total - (unreadWarned?.total ?? 0)
         unreadWarned = (t, total)
