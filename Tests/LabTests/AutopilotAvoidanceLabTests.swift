@@ -90,18 +90,8 @@ extension AvoidanceLabTests {
             String(
                 format: "%@: %.1f s, closest level pair %.2f m (true positions; %@)", leg, to - from, closest,
                 result.map(\.description).joined(separator: ", ")))
-        // A known node bug (docs/LAB.md, "Known to fail now and then"): a PX4 drone climbs slower than its prediction,
-        // and another takes a layer against the prediction; the pair is then 2.5–2.9 m apart vertically. Recorded as a
-        // known issue until predictions climb at the achieved rate; any other loss of separation fails the test.
-        let all = result.flatMap(\.violations)
-        let climbing = all.filter { $0.vertical >= 2.5 }.map(\.description)
-        let violations = all.filter { $0.vertical < 2.5 }.map(\.description)
+        let violations = result.flatMap(\.violations).map(\.description)
         #expect(violations.isEmpty, "\(leg): \(violations.prefix(10))", sourceLocation: sourceLocation)
-        if !climbing.isEmpty {
-            withKnownIssue("a PX4 drone climbs slower than its prediction (docs/LAB.md)") {
-                Issue.record("\(leg): \(climbing.prefix(10))")
-            }
-        }
         #expect(
             !level || closest.isFinite, "\(leg): no pair was ever level (no data?)", sourceLocation: sourceLocation)
         return closest

@@ -98,6 +98,34 @@ import Testing
                 && !rig.answers.contains { if case .failed = $0 { true } else { false } })
     }
 
+    /// A climb asked together with a speed cap is flown at the autopilot's climb rate, as the prediction says: on
+    /// PX4 the cap is kept by a point moving ahead of the vehicle, and that point carries the new altitude at once
+    /// (were it to climb along the straight line to the far steering point, a drone 200 m from it would climb at a
+    /// few centimetres per second while its prediction showed it at the new altitude within seconds).
+    @Test(
+        "a climb with a speed cap reaches the new altitude when the prediction says it does",
+        arguments: AutopilotEmulator.Flavour.allCases)
+    func climbWithSpeedCapFollowsThePrediction(flavour: AutopilotEmulator.Flavour) throws {
+        var rig = Rig(flavour)
+        _ = try rig.takeOffAndGo(east: 200)
+        rig.run(3)
+        rig.take(rig.vehicle.adjust(NavigatorAdjustment(altitude: 18, maxSpeed: 2.8), now: rig.now))
+        let prediction = try #require(rig.vehicle.prediction(avoiding: true, now: rig.now))
+        let step = Double(prediction.stepMilliseconds) / 1000
+        let reached = try #require(
+            prediction.points.firstIndex { $0.altitude >= 17.5 }, "the prediction never climbs: \(prediction.points)")
+        let predicted = Double(reached + 1) * step
+        #expect(predicted < 6, "predicted at 17.5 m after \(predicted) s")
+        rig.run(predicted + 1)
+        #expect(
+            rig.autopilot.position.z >= 17,
+            "\(predicted + 1) s after the climb was asked (the prediction: 17.5 m after \(predicted) s) the autopilot is at \(rig.autopilot.position.z) m"
+        )
+        #expect(
+            abs(rig.autopilot.velocity.horizontalLength - 2.8) < 0.4,
+            "the cap still holds: \(rig.autopilot.velocity)")
+    }
+
     @Test(
         "a hold adjustment stops the autopilot at the hold point; the goto still completes afterwards",
         arguments: AutopilotEmulator.Flavour.allCases)

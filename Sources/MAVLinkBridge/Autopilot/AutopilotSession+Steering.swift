@@ -130,7 +130,9 @@ extension AutopilotSession {
     /// The position target streamed for `setpoint`. On PX4, while avoidance caps the speed, a point moving toward the
     /// steering point at the cap, at most one second's travel ahead of the vehicle: PX4 acknowledges DO_CHANGE_SPEED
     /// but ignores it in OFFBOARD and flies to a position target as fast as it may, so the cap is kept by where the
-    /// target is. Elsewhere (ArduPilot honours DO_CHANGE_SPEED in GUIDED, and uncapped steering) the point itself.
+    /// target is. The cap is horizontal (as the prediction's): the moving point carries the steering point's altitude
+    /// at once, and the autopilot climbs or descends at its own rate. Elsewhere (ArduPilot honours DO_CHANGE_SPEED in
+    /// GUIDED, and uncapped steering) the point itself.
     mutating func streamed(_ point: GeoPoint) -> GeoPoint {
         guard identity?.flavour == .px4, let s = steering, s.point == point, let cap = s.speed, cap > 0,
             let here = telemetry.position
@@ -146,15 +148,16 @@ extension AutopilotSession {
         return next
     }
 
-    /// `a` moved toward `b` by `metres` (`b` itself if it is nearer), on the tangent plane at `a`.
+    /// `a` moved horizontally toward `b` by `metres` (on the tangent plane at `a`; `b`'s position if it is nearer),
+    /// at `b`'s altitude.
     static func toward(_ a: GeoPoint, _ b: GeoPoint, by metres: Double) -> GeoPoint {
         let plane = TangentPlane(origin: a.geodetic)
         let d = plane.local(b.geodetic)
-        let length = (d.east * d.east + d.north * d.north + d.up * d.up).squareRoot()
+        let length = (d.east * d.east + d.north * d.north).squareRoot()
         guard length > metres, length > 0 else { return b }
         let f = metres / length
         let g = plane.geodetic(LocalPosition(east: d.east * f, north: d.north * f, up: 0))
-        return GeoPoint(latitude: g.latitude, longitude: g.longitude, altitude: a.altitude + d.up * f)
+        return GeoPoint(latitude: g.latitude, longitude: g.longitude, altitude: b.altitude)
     }
 
     /// A steering point that moves farther than this (metres) is sent at once.
