@@ -94,11 +94,15 @@ public struct NodeStatus: Codable, Sendable, Hashable {
         /// The socket's receive buffer in bytes, as the kernel grants it (twice what is asked, up to twice
         /// `net.core.rmem_max`).
         public var receiveBuffer: Int?
+        /// A drone's publication pace: `full`, or `reduced` / `minimal` while the node is behind (short of CPU) and
+        /// publishes telemetry and predictions less often; nil on a station.
+        public var publicationPace: String?
 
         public init(
             bytesInPerSecond: Double, bytesOutPerSecond: Double, datagramsInPerSecond: Double,
             datagramsOutPerSecond: Double, bytesIn: Int, bytesOut: Int, datagramsIn: Int, datagramsOut: Int,
-            droppedByKernel: Int? = nil, droppedByQueue: Int? = nil, receiveBuffer: Int? = nil
+            droppedByKernel: Int? = nil, droppedByQueue: Int? = nil, receiveBuffer: Int? = nil,
+            publicationPace: String? = nil
         ) {
             self.bytesInPerSecond = bytesInPerSecond
             self.bytesOutPerSecond = bytesOutPerSecond
@@ -111,6 +115,7 @@ public struct NodeStatus: Codable, Sendable, Hashable {
             self.droppedByKernel = droppedByKernel
             self.droppedByQueue = droppedByQueue
             self.receiveBuffer = receiveBuffer
+            self.publicationPace = publicationPace
         }
     }
 

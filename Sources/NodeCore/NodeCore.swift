@@ -100,7 +100,15 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
     @_specialize(exported:true,where Address == SocketAddress)
     @_specialize(exported:true,where Address == Int)
     public mutating func onCoordinatorTick(now: MeshInstant) -> [Effect] {
-        perform(coordinator.onTick(now: now), now: now)
+        // A node that is behind publishes less (``PublicationPace``); the change is noted for the log.
+        var notes: [Effect] = []
+        if let change = coordinator.onLateness(mesh.ownLateness(now: now), now: now), coordinator.role == .drone {
+            let text = change.text(
+                telemetry: coordinator.configuration.telemetryInterval,
+                prediction: coordinator.configuration.predictionInterval)
+            notes.append(.note(change.to > change.from ? .warning : .notice, text))
+        }
+        return notes + perform(coordinator.onTick(now: now), now: now)
     }
 
     /// DNS-SD resolved a peer's record.

@@ -51,6 +51,11 @@ struct StatusCommand: ParsableCommand {
                         : "          \(buffer): \(lost) datagrams LOST UNREAD since start (\(kernel) dropped by the kernel, the buffer full; \(queue) by the node's queue): the node was short of CPU"
                 )
             }
+            if let pace = t.publicationPace, pace != "full" {
+                print(
+                    "          publication pace \(pace): this drone is behind (short of CPU) and publishes telemetry and predictions less often"
+                )
+            }
         }
         if let log = status.flightLog {
             let state = log.recording ? "recording" : "NOT RECORDING: \(log.problem ?? "not open yet")"

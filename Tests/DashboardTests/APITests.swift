@@ -449,7 +449,8 @@ import Testing
         fullStatus.node.uavNumber = 3
         let traffic = NodeStatus.Traffic(
             bytesInPerSecond: 1, bytesOutPerSecond: 2, datagramsInPerSecond: 3, datagramsOutPerSecond: 4, bytesIn: 5,
-            bytesOut: 6, datagramsIn: 7, datagramsOut: 8, droppedByKernel: 9, droppedByQueue: 10, receiveBuffer: 11)
+            bytesOut: 6, datagramsIn: 7, datagramsOut: 8, droppedByKernel: 9, droppedByQueue: 10, receiveBuffer: 11,
+            publicationPace: "full")
         fullStatus.node.traffic = traffic
         let problem = NodeStatus.HandshakeProblem(
             address: "10.0.0.2:47800", problem: "handshakes unanswered", category: "unanswered", msAgo: 0, count: 1)

@@ -40,6 +40,29 @@ extension MeshLabTests {
             #expect(losses.isEmpty, "the stalled node judged its peers by its own backlog: \(losses)")
             #expect(after.contains("ms late (short of CPU)"), "\(after.suffix(2000))")
             #expect(station.log.contains("peer drone-3") && station.log.contains("→ lost"))
+            // Behind by well over 500 ms, the drone publishes at the minimal pace (from its next 50 ms tick), says so,
+            // and comes back to the full pace one level per 10 s on time.
+            var paces: [String] = []
+            func pace() throws -> Bool {
+                let pace = try stalled.status().node.traffic?.publicationPace ?? "none"
+                if paces.last != pace { paces.append(pace) }
+                return pace == "full"
+            }
+            try await waitUntil("the stalled drone at the minimal pace", timeout: .seconds(2), poll: .milliseconds(10))
+            {
+                _ = try pace()
+                return paces.last == "minimal"
+            }
+            #expect(
+                stalled.log.contains("publishing telemetry at 2.5 Hz and predictions at 2.5 Hz (pace minimal)"),
+                "\(stalled.log.suffix(2000))")
+            #expect(try other.status().node.traffic?.publicationPace == "full")
+            let full = try await waitUntil(
+                "the stalled drone back at the full pace", timeout: .seconds(60), poll: .milliseconds(250)
+            ) { try pace() }
+            print("publication pace after SIGCONT: \(paces.joined(separator: " → ")), full again \(full) after")
+            #expect(paces.contains("reduced") && !paces.contains("none"), "\(paces)")
+            #expect(stalled.log.contains("again (pace full): this node has been on time for 10 s"))
         }
     }
 

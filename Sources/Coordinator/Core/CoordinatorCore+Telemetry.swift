@@ -54,7 +54,7 @@ extension CoordinatorCore {
         predictions[nodeID] = HeardSample(
             uavNumber: uavNumber ?? 0, value: prediction, receivedAt: now, incarnation: incarnation, sequence: 0)
         guard publishNow, role == .drone, isFlying else { return [] }
-        nextPredictionAt = max(now + configuration.predictionInterval, nextPredictionAt)
+        nextPredictionAt = max(now + predictionInterval, nextPredictionAt)
         return publish(prediction, now: now)
     }
 
@@ -84,11 +84,22 @@ extension CoordinatorCore {
         }.sorted { ($0.uavNumber ?? 255, $0.node) < ($1.uavNumber ?? 255, $1.node) }
     }
 
+    /// The node's own lateness at `now` (how far behind it handles datagrams and timers): sets the publication pace
+    /// (``PublicationPace``); returns its change, if any, for the log.
+    public mutating func onLateness(_ lateness: Duration, now: MeshInstant) -> PublicationPace.Change? {
+        pace.onLateness(lateness, now: now)
+    }
+
+    /// Telemetry's interval at the current pace.
+    public var telemetryInterval: Duration { configuration.telemetryInterval * pace.level.telemetryFactor }
+    /// Predictions' interval at the current pace.
+    public var predictionInterval: Duration { configuration.predictionInterval * pace.level.predictionFactor }
+
     /// Publishes telemetry and predictions that are due, and drops expired predictions.
     mutating func publishDue(now: MeshInstant) -> [Directive] {
         var out: [Directive] = []
         if role == .drone, let s = localState, now >= nextTelemetryAt {
-            nextTelemetryAt = max(nextTelemetryAt + configuration.telemetryInterval, now)
+            nextTelemetryAt = max(nextTelemetryAt + telemetryInterval, now)
             // Only stations keep fleet pictures: telemetry goes to each reachable station along its route, so a
             // fleet of N drones costs N messages per period per station rather than a flood through every node.
             refreshRoutes()
@@ -101,7 +112,7 @@ extension CoordinatorCore {
         // The airspace picture holds airborne drones: a drone on the ground publishes no prediction (a fleet waiting
         // on the ground costs its stations telemetry only).
         if role == .drone, isFlying, let p = localPrediction, now >= nextPredictionAt {
-            nextPredictionAt = max(nextPredictionAt + configuration.predictionInterval, now)
+            nextPredictionAt = max(nextPredictionAt + predictionInterval, now)
             out += publish(p, now: now)
         }
         if !predictions.isEmpty {

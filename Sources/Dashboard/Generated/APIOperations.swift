@@ -3,7 +3,7 @@
 
 extension APIOperation {
     /// SHA-256 of openapi.yaml followed by Tools/openapi/openapi-generator-config.yaml, as generated from.
-    static let sourcesSHA256 = "464cf5a285e5db863829d53822ddd1ebc09fb24dfa70114caf5f4d9320c2d144"
+    static let sourcesSHA256 = "d95c6a5c0852ef5c7980b5c15818d316d0a18abbfb67b1fd490b745734d18db3"
 
     /// Every operation of openapi.yaml, by operationId.
     static let all: [String: APIOperation] = [
@@ -200,7 +200,7 @@ extension APIOperation {
             fields: ["address", "problem", "category", "msAgo", "count"],
             required: ["address", "problem", "category", "msAgo", "count"]),
         "Traffic": APIOperation.Body(
-            fields: ["bytesInPerSecond", "bytesOutPerSecond", "datagramsInPerSecond", "datagramsOutPerSecond", "bytesIn", "bytesOut", "datagramsIn", "datagramsOut", "droppedByKernel", "droppedByQueue", "receiveBuffer"],
+            fields: ["bytesInPerSecond", "bytesOutPerSecond", "datagramsInPerSecond", "datagramsOutPerSecond", "bytesIn", "bytesOut", "datagramsIn", "datagramsOut", "droppedByKernel", "droppedByQueue", "receiveBuffer", "publicationPace"],
             required: ["bytesInPerSecond", "bytesOutPerSecond", "datagramsInPerSecond", "datagramsOutPerSecond", "bytesIn", "bytesOut", "datagramsIn", "datagramsOut"]),
         "Peer": APIOperation.Body(
             fields: ["id", "name", "role", "uavNumber", "address", "state", "hops", "incarnation", "lastHeardMsAgo", "rttMs", "linkQuality", "discoveredAtMs", "establishedAtMs", "stateSinceMs"],

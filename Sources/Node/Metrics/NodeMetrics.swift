@@ -41,6 +41,7 @@ public final class NodeMetrics: Sendable {
     private let manualSamples: Counter
     private let targets: Counter
     private let avahiUp: OptionalGauge
+    private let publicationPace: OptionalGauge
 
     // Counted as they happen.
     private let commandAnswers: [String: Counter]
@@ -137,6 +138,10 @@ public final class NodeMetrics: Sendable {
             name: "fleetmesh_source_targets_total", help: "Targets from target sources passed into the mesh.")
         avahiUp = OptionalGauge(
             r, "fleetmesh_avahi_up", "Whether the node's Avahi client has avahi-daemon (absent: the node runs none).")
+        publicationPace = OptionalGauge(
+            r, "fleetmesh_publication_pace",
+            "A drone's publication pace: 0 full, 1 reduced, 2 minimal (telemetry and predictions less often while the node is behind, short of CPU; absent on a station)."
+        )
         commandAnswers = Dictionary(
             uniqueKeysWithValues: Self.outcomes.map { outcome in
                 (
@@ -256,6 +261,7 @@ public final class NodeMetrics: Sendable {
         Self.set(manualSamples, s.manualSamples)
         Self.set(targets, s.targetsFromSources)
         avahiUp.set(s.avahiUp.map { $0 ? 1 : 0 })
+        publicationPace.set(s.publicationPace.map(Double.init))
     }
 
     /// A counter the node keeps elsewhere, shown as it stands (only during a scrape, under its lock).

@@ -295,7 +295,8 @@ extension NodeShell {
             datagramsOutPerSecond: r.datagramsOut, bytesIn: traffic.bytesIn, bytesOut: traffic.bytesOut,
             datagramsIn: traffic.datagramsIn, datagramsOut: traffic.datagramsOut,
             droppedByKernel: receive.map { Int($0.kernelDrops) }, droppedByQueue: receive.map { Int($0.queueDrops) },
-            receiveBuffer: receive?.capacity)
+            receiveBuffer: receive?.capacity,
+            publicationPace: node.coordinator.role == .drone ? node.coordinator.pace.level.description : nil)
     }
 
     /// The ground-control endpoint's state, for `status` and the dashboard's `/readyz`.
