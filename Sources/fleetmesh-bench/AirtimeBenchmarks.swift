@@ -28,6 +28,8 @@ enum AirtimeBenchmarks {
         var groundCPU = CPUShares(), flyingCPU = CPUShares()
         /// The formation: seconds from the start to the ground window, CPU seconds of the nodes and of the
         /// avahi-daemons in that time, and datagrams the kernel dropped on the nodes' mesh sockets.
+        /// Seconds from the start until every drone was numbered at the station (live or not): the mesh formed.
+        var numberedSeconds = 0.0
         var formationSeconds = 0.0, formationNodeCPU = 0.0, formationAvahiCPU = 0.0, formationDrops = 0
         /// Datagrams the kernel dropped on the mesh sockets during each window.
         var groundDrops = 0, flyingDrops = 0
@@ -79,8 +81,8 @@ enum AirtimeBenchmarks {
                 "\(n) drones + 1 station, formation",
                 String(
                     format:
-                        "%5.1f s to all numbered and live + 2 s; nodes %5.1f, avahi-daemons %5.1f core-seconds; %d datagrams dropped by the kernel (receive buffers full)",
-                    r.formationSeconds, r.formationNodeCPU, r.formationAvahiCPU, r.formationDrops))
+                        "%5.1f s to all numbered, %5.1f s to all numbered and live + 2 s; nodes %5.1f, avahi-daemons %5.1f core-seconds; %d datagrams dropped by the kernel (receive buffers full)",
+                    r.numberedSeconds, r.formationSeconds, r.formationNodeCPU, r.formationAvahiCPU, r.formationDrops))
             out.line(
                 "\(n) drones + 1 station, on the ground",
                 String(
@@ -129,11 +131,15 @@ enum AirtimeBenchmarks {
             let station = fleet.stations[0]
             let nodes = fleet.stations + fleet.drones
             func losses() -> Int { nodes.reduce(0) { $0 + $1.peerLossesLogged } }
+            var numberedAt: ContinuousClock.Instant?
             try await waitUntil(
                 "\(n) drones numbered and live at the station", timeout: .seconds(30 + 3 * n), poll: .milliseconds(250)
             ) {
-                try FleetLabBenchmarks.vehicles(station).filter { !$0.stale && $0.uavNumber != nil }.count == n
+                let vehicles = try FleetLabBenchmarks.vehicles(station)
+                if numberedAt == nil, vehicles.filter({ $0.uavNumber != nil }).count == n { numberedAt = clock.now }
+                return vehicles.filter { !$0.stale && $0.uavNumber != nil }.count == n
             }
+            let numberedSeconds = ((numberedAt ?? clock.now) - started).seconds
             try await Task.sleep(for: .seconds(2))  // the formation's handshakes and adverts are not the steady state
             let pids = try nodes.map { try ChildProcess.descendant(of: $0.process.pid, named: "fleetmesh") }
             let formationSeconds = (clock.now - started).seconds
@@ -168,7 +174,8 @@ enum AirtimeBenchmarks {
                 nodes: n + 1, groundBits: ground.bytes * 8, groundPackets: ground.packets, flyingBits: flying.bytes * 8,
                 flyingPackets: flying.packets, airborne: airborne, groundLosses: lossesOnTheGround,
                 flyingLosses: losses() - lossesBeforeFlying, groundCPU: groundCPU, flyingCPU: flyingCPU,
-                formationSeconds: formationSeconds, formationNodeCPU: formationNodeCPU,
+                numberedSeconds: numberedSeconds, formationSeconds: formationSeconds,
+                formationNodeCPU: formationNodeCPU,
                 formationAvahiCPU: formationAvahiCPU, formationDrops: formationDrops, groundDrops: groundDrops,
                 flyingDrops: procDrops - dropsBeforeFlying, procDrops: procDrops,
                 reportedKernelDrops: reported.reduce(0) { $0 + ($1.droppedByKernel ?? 0) },

@@ -54,7 +54,7 @@ extension MeshLabTests {
                 return paces.last == "minimal"
             }
             #expect(
-                stalled.log.contains("publishing telemetry at 2.5 Hz and predictions at 2.5 Hz (pace minimal)"),
+                stalled.log.contains("publishing telemetry at 5 Hz and predictions at 2.5 Hz (pace minimal)"),
                 "\(stalled.log.suffix(2000))")
             #expect(try other.status().node.traffic?.publicationPace == "full")
             let full = try await waitUntil(

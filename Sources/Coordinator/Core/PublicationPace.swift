@@ -5,8 +5,8 @@ import MeshTypes
 /// A node short of CPU handles datagrams and timers late (its own lateness, `OwnDelay` in the mesh layer). Sending
 /// less is then better than sending everything late: each datagram costs every receiver CPU too, and a fleet whose
 /// nodes are all behind (many nodes on one machine, a busy companion computer) sinks deeper with every message. So
-/// the pace steps down — telemetry 10 → 5 → 2.5 Hz, predictions 5 → 3.3 → 2.5 Hz at the default intervals — when the
-/// node is late by ``reduceAt`` or ``minimalAt``, and steps back up one level after ``recoverAfter`` with the node
+/// the pace steps down — telemetry 10 → 5 Hz, predictions 5 → 3.3 → 2.5 Hz at the default intervals — when the node
+/// is late by ``reduceAt`` or ``minimalAt``, and steps back up one level after ``recoverAfter`` with the node
 /// on time (lateness below ``calmBelow`` throughout). Loss detection is not slowed: the mesh layer's heartbeats and
 /// suspicion limits do not change, and its own lateness is already allowed for there. A prediction of a changed
 /// plan still goes out at once (`onLocalPrediction(publishNow:)`), whatever the pace.
@@ -19,8 +19,10 @@ public struct PublicationPace: Sendable, Hashable {
 
         public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
 
-        /// Telemetry's interval is multiplied by this.
-        public var telemetryFactor: Int { [1, 2, 4][rawValue] }
+        /// Telemetry's interval is multiplied by this (at most 2: a station counts a drone whose telemetry is 1 s old
+        /// as stale, and at 2.5 Hz two lost samples did that; a fleet of 30 on two cores, which loses many, was then
+        /// seldom all live at once).
+        public var telemetryFactor: Int { [1, 2, 2][rawValue] }
         /// Predictions' interval is multiplied by this (at most 2: a prediction 0.4 s apart is still fresh for
         /// avoidance, which treats one older than 1 s as stale).
         public var predictionFactor: Double { [1, 1.5, 2][rawValue] }
@@ -85,7 +87,7 @@ public struct PublicationPace: Sendable, Hashable {
 }
 
 extension PublicationPace.Change: CustomStringConvertible {
-    /// `publishing telemetry at 5 Hz and predictions at 3.3 Hz: this node is 320 ms behind (short of CPU)`, or
+    /// `publishing telemetry at 5 Hz and predictions at 3.3 Hz (pace reduced): this node is 320 ms behind, …`, or
     /// `publishing at full pace again: …`, for the default intervals `telemetry` and `prediction`.
     public func text(telemetry: Duration, prediction: Duration) -> String {
         let ms = lateness.components.seconds * 1000 + lateness.components.attoseconds / 1_000_000_000_000_000
