@@ -94,8 +94,8 @@ public struct NodeStatus: Codable, Sendable, Hashable {
         /// The socket's receive buffer in bytes, as the kernel grants it (twice what is asked, up to twice
         /// `net.core.rmem_max`).
         public var receiveBuffer: Int?
-        /// A drone's publication pace: `full`, or `reduced` / `minimal` while the node is behind (short of CPU) and
-        /// publishes telemetry and predictions less often; nil on a station.
+        /// The node's publication pace: `full`, or `reduced` / `minimal` while it is behind (short of CPU) and publishes
+        /// less often (a drone its telemetry and predictions; every node the changes of its neighbours).
         public var publicationPace: String?
 
         public init(

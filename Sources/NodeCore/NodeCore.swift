@@ -102,10 +102,12 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
     public mutating func onCoordinatorTick(now: MeshInstant) -> [Effect] {
         // A node that is behind publishes less (``PublicationPace``); the change is noted for the log.
         var notes: [Effect] = []
-        if let change = coordinator.onLateness(mesh.ownLateness(now: now), now: now), coordinator.role == .drone {
+        if let change = coordinator.onLateness(mesh.ownLateness(now: now), now: now) {
+            let c = coordinator.configuration
+            let drone = c.role == .drone
             let text = change.text(
-                telemetry: coordinator.configuration.telemetryInterval,
-                prediction: coordinator.configuration.predictionInterval)
+                telemetry: drone ? c.telemetryInterval : nil, prediction: drone ? c.predictionInterval : nil,
+                linkState: c.linkStateMinInterval)
             notes.append(.note(change.to > change.from ? .warning : .notice, text))
         }
         return notes + perform(coordinator.onTick(now: now), now: now)

@@ -53,7 +53,7 @@ struct StatusCommand: ParsableCommand {
             }
             if let pace = t.publicationPace, pace != "full" {
                 print(
-                    "          publication pace \(pace): this drone is behind (short of CPU) and publishes telemetry and predictions less often"
+                    "          publication pace \(pace): this node is behind (short of CPU) and publishes less often"
                 )
             }
         }

@@ -50,13 +50,20 @@ struct PublicationPaceTests {
     func text() {
         let down = PublicationPace.Change(from: .full, to: .reduced, lateness: .milliseconds(320))
         #expect(
-            down.text(telemetry: .milliseconds(100), prediction: .milliseconds(200)).hasPrefix(
-                "publishing telemetry at 5 Hz and predictions at 3.3 Hz (pace reduced): this node is 320 ms behind"))
+            down.text(telemetry: .milliseconds(100), prediction: .milliseconds(200), linkState: .milliseconds(200))
+                .hasPrefix(
+                    "publishing telemetry at 5 Hz, predictions at 3.3 Hz, neighbour changes at most every 400 ms (pace reduced): this node is 320 ms behind"
+                ))
         let up = PublicationPace.Change(from: .minimal, to: .reduced, lateness: .milliseconds(900))
         #expect(
-            up.text(telemetry: .milliseconds(100), prediction: .milliseconds(200)).hasPrefix(
-                "publishing telemetry at 5 Hz and predictions at 3.3 Hz again (pace reduced): this node has been on time for 10 s"
-            ))
+            up.text(telemetry: .milliseconds(100), prediction: .milliseconds(200), linkState: .milliseconds(200))
+                .hasPrefix(
+                    "publishing telemetry at 5 Hz, predictions at 3.3 Hz, neighbour changes at most every 400 ms again (pace reduced): this node has been on time for 10 s"
+                ))
+        let station = PublicationPace.Change(from: .reduced, to: .minimal, lateness: .milliseconds(700))
+        #expect(
+            station.text(telemetry: nil, prediction: nil, linkState: .milliseconds(200)).hasPrefix(
+                "publishing neighbour changes at most every 1 s (pace minimal): this node is 700 ms behind"))
     }
 
     /// Telemetry and predictions a drone publishes in `seconds` of 50 ms ticks, `lateness` told before each.
@@ -100,5 +107,36 @@ struct PublicationPaceTests {
             abs(Double(full.predictions) / Double(reduced.predictions) - 1.5) < 0.1
                 && abs(Double(full.predictions) / Double(minimal.predictions) - 2) < 0.1,
             "\(full.predictions) \(reduced.predictions) \(minimal.predictions)")
+    }
+}
+
+extension PublicationPaceTests {
+    /// How long after node 0's third neighbour comes up node 1 (its first) sees node 0's advertisement list it, with
+    /// node 0 `lateness` behind: the change waits for the shortest interval since the second neighbour's.
+    static func thirdNeighbourHeardAfter(lateness: Duration) -> Duration? {
+        var p = Pump((0..<4).map { (.station, "N\($0)", pinned: nil, persisted: nil) })
+        p.link(0, 1)
+        p.advance(.milliseconds(1500))
+        _ = p.cores[0].onLateness(lateness, now: p.now)
+        p.link(0, 2)
+        p.advance(.milliseconds(50), step: .milliseconds(10))
+        p.link(0, 3)
+        let linked = p.now
+        for _ in 0..<300 {
+            if p.cores[1].advertisement(of: p.id(0))?.neighbours.contains(p.id(3)) == true { return p.now - linked }
+            p.advance(.milliseconds(10), step: .milliseconds(10))
+        }
+        return nil
+    }
+
+    @Test("every node that is behind floods a change of its neighbours at most every 400 ms or 1 s, not every 200 ms")
+    func linkStateChangesWait() throws {
+        let full = try #require(Self.thirdNeighbourHeardAfter(lateness: .zero))
+        let reduced = try #require(Self.thirdNeighbourHeardAfter(lateness: .milliseconds(200)))
+        let minimal = try #require(Self.thirdNeighbourHeardAfter(lateness: .seconds(1)))
+        // 50 ms after the second neighbour's advertisement: the rest of 200 ms, 400 ms and 1 s.
+        #expect(full >= .milliseconds(140) && full <= .milliseconds(170), "\(full)")
+        #expect(reduced >= .milliseconds(340) && reduced <= .milliseconds(370), "\(reduced)")
+        #expect(minimal >= .milliseconds(940) && minimal <= .milliseconds(970), "\(minimal)")
     }
 }

@@ -54,7 +54,9 @@ extension MeshLabTests {
                 return paces.last == "minimal"
             }
             #expect(
-                stalled.log.contains("publishing telemetry at 5 Hz and predictions at 2.5 Hz (pace minimal)"),
+                stalled.log.contains(
+                    "publishing telemetry at 5 Hz, predictions at 2.5 Hz, neighbour changes at most every 1 s (pace minimal)"
+                ),
                 "\(stalled.log.suffix(2000))")
             #expect(try other.status().node.traffic?.publicationPace == "full")
             let full = try await waitUntil(

@@ -85,7 +85,9 @@ extension CoordinatorCore {
     mutating func originateAdvertisementIfDue(now: MeshInstant) -> [Directive] {
         let refreshDue = lastOrigination.map { now - $0 >= configuration.linkStateRefreshInterval } ?? true
         let neighboursDue =
-            neighboursChanged && (lastOrigination.map { now - $0 >= configuration.linkStateMinInterval } ?? true)
+            neighboursChanged
+            && (lastOrigination.map { now - $0 >= configuration.linkStateMinInterval * pace.level.linkStateFactor }
+                ?? true)
         guard ownAdvertisementDirty || neighboursDue || refreshDue else { return [] }
         let changed = ownAdvertisementDirty || neighboursChanged
         let reliability: Reliability = changed || lastOrigination == nil ? .reliable : .unreliable

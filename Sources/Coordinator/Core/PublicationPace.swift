@@ -1,12 +1,13 @@
 import MeshTypes
 
-/// How fast a drone publishes its telemetry and predictions, given how far behind the node itself is.
+/// How fast a node publishes what it sends unasked — a drone its telemetry and predictions, every node the changes of
+/// its neighbours in its link-state advertisement — given how far behind the node itself is.
 ///
 /// A node short of CPU handles datagrams and timers late (its own lateness, `OwnDelay` in the mesh layer). Sending
 /// less is then better than sending everything late: each datagram costs every receiver CPU too, and a fleet whose
 /// nodes are all behind (many nodes on one machine, a busy companion computer) sinks deeper with every message. So
-/// the pace steps down — telemetry 10 → 5 Hz, predictions 5 → 3.3 → 2.5 Hz at the default intervals — when the node
-/// is late by ``reduceAt`` or ``minimalAt``, and steps back up one level after ``recoverAfter`` with the node
+/// the pace steps down — telemetry 10 → 5 Hz, predictions 5 → 3.3 → 2.5 Hz, neighbour changes at most every 200 →
+/// 400 ms → 1 s at the default intervals — when the node is late by ``reduceAt`` or ``minimalAt``, and steps back up one level after ``recoverAfter`` with the node
 /// on time (lateness below ``calmBelow`` throughout). Loss detection is not slowed: the mesh layer's heartbeats and
 /// suspicion limits do not change, and its own lateness is already allowed for there. A prediction of a changed
 /// plan still goes out at once (`onLocalPrediction(publishNow:)`), whatever the pace.
@@ -26,6 +27,9 @@ public struct PublicationPace: Sendable, Hashable {
         /// Predictions' interval is multiplied by this (at most 2: a prediction 0.4 s apart is still fresh for
         /// avoidance, which treats one older than 1 s as stale).
         public var predictionFactor: Double { [1, 1.5, 2][rawValue] }
+        /// The shortest interval between advertisements whose neighbours changed is multiplied by this (every node:
+        /// a forming mesh's neighbours come up one by one, and each change goes reliably to every neighbour).
+        public var linkStateFactor: Int { [1, 2, 5][rawValue] }
 
         public var description: String { ["full", "reduced", "minimal"][rawValue] }
     }
@@ -87,18 +91,26 @@ public struct PublicationPace: Sendable, Hashable {
 }
 
 extension PublicationPace.Change: CustomStringConvertible {
-    /// `publishing telemetry at 5 Hz and predictions at 3.3 Hz (pace reduced): this node is 320 ms behind, …`, or
-    /// `publishing at full pace again: …`, for the default intervals `telemetry` and `prediction`.
-    public func text(telemetry: Duration, prediction: Duration) -> String {
+    /// `publishing telemetry at 5 Hz, predictions at 3.3 Hz, neighbour changes at most every 400 ms (pace reduced):
+    /// this node is 320 ms behind, …`, or `publishing … again (pace full): …`, for the default intervals; without
+    /// `telemetry` and `prediction` (a station) only the neighbour changes.
+    public func text(telemetry: Duration?, prediction: Duration?, linkState: Duration) -> String {
         let ms = lateness.components.seconds * 1000 + lateness.components.attoseconds / 1_000_000_000_000_000
+        func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
         func hz(_ d: Duration, _ f: Double) -> String {
-            let s = Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-            guard s > 0 else { return "–" }
-            let v = 1 / (s * f)
+            guard seconds(d) > 0 else { return "–" }
+            let v = 1 / (seconds(d) * f)
             return v == v.rounded() ? "\(Int(v)) Hz" : "\((v * 10).rounded() / 10) Hz"
         }
-        let rates =
-            "telemetry at \(hz(telemetry, Double(to.telemetryFactor))) and predictions at \(hz(prediction, to.predictionFactor))"
+        let every = linkState * to.linkStateFactor
+        let interval =
+            every >= .seconds(1) && every.components.attoseconds == 0
+            ? "\(every.components.seconds) s" : "\(Int((seconds(every) * 1000).rounded())) ms"
+        var parts: [String] = []
+        if let telemetry { parts.append("telemetry at \(hz(telemetry, Double(to.telemetryFactor)))") }
+        if let prediction { parts.append("predictions at \(hz(prediction, to.predictionFactor))") }
+        parts.append("neighbour changes at most every \(interval)")
+        let rates = parts.joined(separator: ", ")
         if to > from {
             return
                 "publishing \(rates) (pace \(to)): this node is \(ms) ms behind, short of CPU; fewer messages spare its peers and itself"
@@ -107,5 +119,7 @@ extension PublicationPace.Change: CustomStringConvertible {
             "publishing \(rates) again (pace \(to)): this node has been on time for \(Int(PublicationPace.recoverAfter.components.seconds)) s (at worst \(ms) ms behind before)"
     }
 
-    public var description: String { text(telemetry: .milliseconds(100), prediction: .milliseconds(200)) }
+    public var description: String {
+        text(telemetry: .milliseconds(100), prediction: .milliseconds(200), linkState: .milliseconds(200))
+    }
 }

@@ -3,7 +3,7 @@
 
 extension APIOperation {
     /// SHA-256 of openapi.yaml followed by Tools/openapi/openapi-generator-config.yaml, as generated from.
-    static let sourcesSHA256 = "d95c6a5c0852ef5c7980b5c15818d316d0a18abbfb67b1fd490b745734d18db3"
+    static let sourcesSHA256 = "4250a98b1af51bc898556f2685a7f167bd134c0b98824b187a7d6f89b4e6928d"
 
     /// Every operation of openapi.yaml, by operationId.
     static let all: [String: APIOperation] = [

@@ -37,6 +37,6 @@ struct MetricsSnapshot: Sendable {
     var targetsFromSources = 0
     /// Whether the node's Avahi client has its daemon (nil: the node runs none).
     var avahiUp: Bool?
-    /// A drone's publication pace, 0 full, 1 reduced, 2 minimal (nil: a station).
+    /// The node's publication pace, 0 full, 1 reduced, 2 minimal.
     var publicationPace: Int?
 }

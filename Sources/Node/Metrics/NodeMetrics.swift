@@ -140,7 +140,7 @@ public final class NodeMetrics: Sendable {
             r, "fleetmesh_avahi_up", "Whether the node's Avahi client has avahi-daemon (absent: the node runs none).")
         publicationPace = OptionalGauge(
             r, "fleetmesh_publication_pace",
-            "A drone's publication pace: 0 full, 1 reduced, 2 minimal (telemetry and predictions less often while the node is behind, short of CPU; absent on a station)."
+            "The node's publication pace: 0 full, 1 reduced, 2 minimal (while it is behind, short of CPU, a drone publishes telemetry and predictions less often, every node the changes of its neighbours)."
         )
         commandAnswers = Dictionary(
             uniqueKeysWithValues: Self.outcomes.map { outcome in

@@ -56,7 +56,7 @@ extension NodeShell {
         s.manualSamples = manualStats.received
         s.targetsFromSources = targetsFromSources
         s.avahiUp = discovery == nil ? nil : avahiState == "running"
-        s.publicationPace = core.role == .drone ? core.pace.level.rawValue : nil
+        s.publicationPace = core.pace.level.rawValue
         return (s, picture)
     }
 }

@@ -296,7 +296,7 @@ extension NodeShell {
             datagramsIn: traffic.datagramsIn, datagramsOut: traffic.datagramsOut,
             droppedByKernel: receive.map { Int($0.kernelDrops) }, droppedByQueue: receive.map { Int($0.queueDrops) },
             receiveBuffer: receive?.capacity,
-            publicationPace: node.coordinator.role == .drone ? node.coordinator.pace.level.description : nil)
+            publicationPace: node.coordinator.pace.level.description)
     }
 
     /// The ground-control endpoint's state, for `status` and the dashboard's `/readyz`.
