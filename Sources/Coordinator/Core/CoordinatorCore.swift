@@ -54,7 +54,8 @@ public struct CoordinatorCore: Sendable {
     var localPrediction: TrajectoryPrediction?
     var nextTelemetryAt: MeshInstant
     var nextPredictionAt: MeshInstant
-    /// How fast this drone publishes telemetry and predictions, given how late the node is (``onLateness(_:now:)``).
+    /// How fast this node publishes telemetry, predictions and neighbour changes, given how late it is
+    /// (``onLateness(_:now:)``).
     public internal(set) var pace = PublicationPace()
     var fleet: [NodeID: HeardSample<VehicleState>] = [:]
     var predictions: [NodeID: HeardSample<TrajectoryPrediction>] = [:]

@@ -7,10 +7,11 @@ import MeshTypes
 /// less is then better than sending everything late: each datagram costs every receiver CPU too, and a fleet whose
 /// nodes are all behind (many nodes on one machine, a busy companion computer) sinks deeper with every message. So
 /// the pace steps down — telemetry 10 → 5 Hz, predictions 5 → 3.3 → 2.5 Hz, neighbour changes at most every 200 →
-/// 400 ms → 1 s at the default intervals — when the node is late by ``reduceAt`` or ``minimalAt``, and steps back up one level after ``recoverAfter`` with the node
-/// on time (lateness below ``calmBelow`` throughout). Loss detection is not slowed: the mesh layer's heartbeats and
-/// suspicion limits do not change, and its own lateness is already allowed for there. A prediction of a changed
-/// plan still goes out at once (`onLocalPrediction(publishNow:)`), whatever the pace.
+/// 400 ms → 1 s at the default intervals — when the node is late by ``reduceAt`` or ``minimalAt``, and steps back up
+/// one level after ``recoverAfter`` with the node on time (lateness below ``calmBelow`` throughout). Loss detection
+/// is not slowed: the mesh layer's heartbeats and suspicion limits do not change, and its own lateness is already
+/// allowed for there. A prediction of a changed plan still goes out at once (`onLocalPrediction(publishNow:)`), and
+/// so does a change of the node's own state in its advertisement, whatever the pace.
 ///
 /// Pure: the lateness comes in with the time (``onLateness(_:now:)``), on every coordinator tick.
 public struct PublicationPace: Sendable, Hashable {
