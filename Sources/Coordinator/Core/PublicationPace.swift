@@ -47,7 +47,7 @@ public struct PublicationPace: Sendable, Hashable {
     /// The pace now.
     public private(set) var level: Level = .full
     /// The largest lateness seen since the pace last changed.
-    public private(set) var worst: Duration = .zero
+    private var worst: Duration = .zero
     /// Since when the node has been on time (nil: it is late now).
     private var calmSince: MeshInstant?
 
@@ -91,22 +91,21 @@ public struct PublicationPace: Sendable, Hashable {
     }
 }
 
-extension PublicationPace.Change: CustomStringConvertible {
+extension PublicationPace.Change {
     /// `publishing telemetry at 5 Hz, predictions at 3.3 Hz, neighbour changes at most every 400 ms (pace reduced):
     /// this node is 320 ms behind, …`, or `publishing … again (pace full): …`, for the default intervals; without
     /// `telemetry` and `prediction` (a station) only the neighbour changes.
     public func text(telemetry: Duration?, prediction: Duration?, linkState: Duration) -> String {
-        let ms = lateness.components.seconds * 1000 + lateness.components.attoseconds / 1_000_000_000_000_000
-        func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
+        let ms = Int((lateness.secondsDouble * 1000).rounded())
         func hz(_ d: Duration, _ f: Double) -> String {
-            guard seconds(d) > 0 else { return "–" }
-            let v = 1 / (seconds(d) * f)
+            guard d > .zero else { return "–" }
+            let v = 1 / (d.secondsDouble * f)
             return v == v.rounded() ? "\(Int(v)) Hz" : "\((v * 10).rounded() / 10) Hz"
         }
         let every = linkState * to.linkStateFactor
         let interval =
             every >= .seconds(1) && every.components.attoseconds == 0
-            ? "\(every.components.seconds) s" : "\(Int((seconds(every) * 1000).rounded())) ms"
+            ? "\(every.components.seconds) s" : "\(Int((every.secondsDouble * 1000).rounded())) ms"
         var parts: [String] = []
         if let telemetry { parts.append("telemetry at \(hz(telemetry, Double(to.telemetryFactor)))") }
         if let prediction { parts.append("predictions at \(hz(prediction, to.predictionFactor))") }
@@ -118,9 +117,5 @@ extension PublicationPace.Change: CustomStringConvertible {
         }
         return
             "publishing \(rates) again (pace \(to)): this node has been on time for \(Int(PublicationPace.recoverAfter.components.seconds)) s (at worst \(ms) ms behind before)"
-    }
-
-    public var description: String {
-        text(telemetry: .milliseconds(100), prediction: .milliseconds(200), linkState: .milliseconds(200))
     }
 }
