@@ -42,8 +42,11 @@ import Testing
                 Dictionary(uniqueKeysWithValues: nodes.map { ($0.name, $0.peerLossesLogged) })
             }
             try await waitUntil("\(drones) drones numbered and live at both stations", timeout: .seconds(60)) {
+                // Distinct numbers: just after a clash a station can still list a renumbered drone under the number
+                // it lost (three drones claimed one number in a fresh-clone run; a takeoff went twice to it).
                 try stations.allSatisfy { s in
-                    try s.vehicles().filter { !$0.stale && $0.uavNumber != nil }.count == drones
+                    let live = try s.vehicles().filter { !$0.stale && $0.uavNumber != nil }
+                    return live.count == drones && Set(live.compactMap(\.uavNumber)).count == drones
                 }
             }
             for v in try stations[0].vehicles() {
