@@ -208,6 +208,7 @@ extension MeshCore {
         group?.heard[peer] = t
         group?.delivery[peer, default: DeliveryRatio()].onReceived(message.counter)
         apply(membership.onHeard(id: peer, now: t), now: t, into: &out)
+        apply(endpoint.heardElsewhere(peer, now: t), now: t, into: &out)
         for frame in frames {
             switch frame {
             case .heartbeat(_, let sent):

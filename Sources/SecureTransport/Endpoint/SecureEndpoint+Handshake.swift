@@ -45,6 +45,14 @@ extension SecureEndpoint {
         return [.send(message, to: address)]
     }
 
+    /// `peer` was heard outside its sessions (an authenticated group datagram): a handshake pending to it leaves again
+    /// now, as when a session's datagram is heard (`hurryHandshake`). A peer whose sessions expired during an outage
+    /// (its rekey unanswered) is heard only by group afterwards, and would otherwise wait out the backoff.
+    public mutating func heardElsewhere(_ peer: NodeID, now: MeshInstant) -> [Directive] {
+        guard !pending.isEmpty, let p = pending.first(where: { $0.expected == peer }) else { return [] }
+        return hurryHandshake(with: peer, at: p.address, now: now)
+    }
+
     /// The rejection of a handshake datagram of the wrong length or protocol version; nil when both are right.
     func framingRejection(
         of d: [UInt8], size: Int, message: String, claimed: NodeID?, from address: Address
