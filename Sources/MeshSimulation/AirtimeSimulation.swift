@@ -35,6 +35,12 @@ public struct AirtimeSimulation {
         /// Datagrams (unicast and group) and their bytes, framing included, sent until the mesh was whole.
         public var formationFrames = 0
         public var formationBytes = 0
+        /// Virtual time from the start to every node holding every other node's advertisement with all its
+        /// neighbours listed (the link-state databases agree with the whole mesh); nil if not within the settling
+        /// time. Datagrams and bytes sent until then.
+        public var convergedAfter: Duration?
+        public var convergenceFrames = 0
+        public var convergenceBytes = 0
 
         public var bitsPerSecond: Double { Double(bytes) * 8 / seconds }
         public var bitsPerSecondPerNode: Double { bitsPerSecond / Double(nodes) }
@@ -126,13 +132,25 @@ public struct AirtimeSimulation {
         var sim = AirtimeSimulation(
             stations: stations, drones: drones, group: group, startSpread: startSpread, seed: seed)
         let start = sim.now
-        // Formation, checked every 100 ms (the counts so far are the formation's), then the rest of `settle`.
-        while sim.now - start < settle, sim.result.formedAfter == nil {
+        // Formation and convergence, checked every 100 ms (the counts so far are theirs), then the rest of `settle`.
+        while sim.now - start < settle, sim.result.convergedAfter == nil {
             sim.advance(.milliseconds(100))
-            if sim.whole { sim.result.formedAfter = sim.now - start }
+            let frames = sim.unicastSent.reduce(0, +) + sim.groupSent.reduce(0, +)
+            if sim.result.formedAfter == nil, sim.whole {
+                sim.result.formedAfter = sim.now - start
+                sim.result.formationFrames = frames
+                sim.result.formationBytes = sim.sentBytes
+            }
+            if sim.result.formedAfter != nil, sim.converged {
+                sim.result.convergedAfter = sim.now - start
+                sim.result.convergenceFrames = frames
+                sim.result.convergenceBytes = sim.sentBytes
+            }
         }
-        sim.result.formationFrames = sim.unicastSent.reduce(0, +) + sim.groupSent.reduce(0, +)
-        sim.result.formationBytes = sim.sentBytes
+        if sim.result.formedAfter == nil {
+            sim.result.formationFrames = sim.unicastSent.reduce(0, +) + sim.groupSent.reduce(0, +)
+            sim.result.formationBytes = sim.sentBytes
+        }
         if sim.now - start < settle { sim.advance(settle - (sim.now - start)) }
         sim.counting = true
         sim.advance(measure)
@@ -146,6 +164,16 @@ public struct AirtimeSimulation {
         nodes.indices.allSatisfy { i in
             nodes[i].mesh.membership.peers.count == nodes.count - 1
                 && nodes[i].mesh.membership.peers.values.allSatisfy { $0.state == .established }
+        }
+    }
+
+    /// Every node holds every other node's advertisement listing all the others as neighbours.
+    public var converged: Bool {
+        let ids = nodes.map(\.mesh.localID)
+        return nodes.allSatisfy { node in
+            ids.allSatisfy { id in
+                id == node.mesh.localID || node.coordinator.advertisement(of: id)?.neighbours.count == ids.count - 1
+            }
         }
     }
 

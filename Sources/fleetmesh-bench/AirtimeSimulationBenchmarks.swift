@@ -69,5 +69,11 @@ enum AirtimeSimulationBenchmarks {
                         + Double($0.components.attoseconds) / 1e18, r.formationFrames,
                     Double(r.formationBytes) / 1e6)
             } ?? "; NOT formed within the settling time")
+            + (r.convergedAfter.map {
+                String(
+                    format: "; databases agree after %.1f s, %d datagrams, %.2f MB",
+                    Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18, r.convergenceFrames,
+                    Double(r.convergenceBytes) / 1e6)
+            } ?? "; databases NOT in agreement within the settling time")
     }
 }

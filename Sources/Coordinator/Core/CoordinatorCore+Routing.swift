@@ -2,8 +2,8 @@ import MeshTypes
 
 extension CoordinatorCore {
     /// The neighbour layer opened a session with `peer`. The core floods its own advertisement with the new neighbour
-    /// (at once, unless one left within `linkStateMinInterval`: then with the next) and sends `peer` the whole
-    /// link-state database.
+    /// (at once, unless one left within `linkStateMinInterval`: then with the next) and sends `peer` a summary of its
+    /// link-state database (`LinkStateSummary`).
     public mutating func onNeighbourUp(_ peer: NodeID, now: MeshInstant) -> [Directive] {
         guard peer != nodeID, !neighbours.contains(peer) else { return [] }
         neighbours.append(peer)
@@ -18,11 +18,10 @@ extension CoordinatorCore {
             // when the origination with this neighbour in it has usually replaced it.
             out.append(.send(.linkState(ownAdvertisement(sequence: ownSequence)), to: peer, reliability: .reliable))
         }
-        // The whole database: that an origin listed `peer` when it made its advertisement is no proof `peer` has it
-        // now (it may have restarted since).
-        for id in database.keys.sorted() {
-            out.append(.send(.linkState(database[id]!), to: peer, reliability: .reliable))
-        }
+        // Which advertisements this node holds, not the advertisements: `peer` asks for those it lacks or holds older
+        // when the summary arrives, and this node does the same with `peer`'s summary (`handleSummary`). That an origin
+        // listed `peer` when it made its advertisement is no proof `peer` has it now (it may have restarted since).
+        out.append(.send(.linkStateSummary(databaseSummary()), to: peer, reliability: .reliable))
         out += announceMapOrigin(now: now)
         out += handGeofence(to: peer)
         out += sendCommandsOnNewRoutes(now: now)
@@ -42,6 +41,8 @@ extension CoordinatorCore {
     public mutating func onMessage(_ message: CoordinatorMessage, from: NodeID, now: MeshInstant) -> [Directive] {
         switch message {
         case .linkState(let lsa): return handleAdvertisement(lsa, from: from, now: now)
+        case .linkStateSummary(let summary): return handleSummary(summary, from: from)
+        case .linkStateRequest(let request): return handleRequest(request, from: from)
         case .routed(let env, let payload): return handleRouted(env, payload, from: from, now: now)
         }
     }
@@ -99,6 +100,44 @@ extension CoordinatorCore {
         return neighbours.map { .send(.linkState(lsa), to: $0, reliability: reliability) }
     }
 
+    /// This node's own advertisement's entry, then its database's, by origin.
+    func databaseSummary() -> LinkStateSummary {
+        var entries = [LinkStateSummary.Entry(origin: nodeID, incarnation: incarnation, sequence: ownSequence)]
+        entries.reserveCapacity(database.count + 1)
+        for id in database.keys.sorted() { entries.append(LinkStateSummary.Entry(database[id]!)) }
+        return LinkStateSummary(entries: entries)
+    }
+
+    /// A neighbour's summary of its database: this node asks it for every advertisement it lists newer than this
+    /// node holds, or that this node lacks, compared now (the summary may be a round trip old; what arrived by flood
+    /// meanwhile is not asked for). What this node holds newer the neighbour asks for, answering this node's own
+    /// summary. An entry for this node newer than its own advertisement (an earlier start's) makes it jump past it,
+    /// as a copy would.
+    mutating func handleSummary(_ summary: LinkStateSummary, from: NodeID) -> [Directive] {
+        var wanted: [NodeID] = []
+        for e in summary.entries {
+            if e.origin == nodeID {
+                if !(e.incarnation == incarnation && e.sequence <= ownSequence), e.sequence >= ownSequence {
+                    ownSequence = e.sequence
+                    ownAdvertisementDirty = true
+                }
+                continue
+            }
+            if let held = database[e.origin], !LinkStateAdvertisement.isNewer(e, than: held) { continue }
+            wanted.append(e.origin)
+        }
+        guard !wanted.isEmpty else { return [] }
+        return [.send(.linkStateRequest(LinkStateRequest(origins: wanted)), to: from, reliability: .reliable)]
+    }
+
+    /// A neighbour asks for advertisements: each one this node holds goes (its own as it stands).
+    func handleRequest(_ request: LinkStateRequest, from: NodeID) -> [Directive] {
+        request.origins.compactMap { origin in
+            let lsa = origin == nodeID ? ownAdvertisement(sequence: ownSequence) : database[origin]
+            return lsa.map { .send(.linkState($0), to: from, reliability: .reliable) }
+        }
+    }
+
     mutating func handleAdvertisement(_ lsa: LinkStateAdvertisement, from: NodeID, now: MeshInstant) -> [Directive] {
         if lsa.origin == nodeID {
             // A copy of an advertisement of ours: if it is not older than our current one (an earlier start's),
@@ -131,6 +170,12 @@ extension CoordinatorCore {
         } else {
             pendingFloods[lsa.origin] = nil
             out += repeatAdvertisement(lsa, from: from)
+            if neighbours.contains(lsa.origin), let previous, previous.incarnation != lsa.incarnation {
+                // An advertisement of an origin next door, of another incarnation than the copy it replaced: an
+                // earlier life's that outnumbers the origin's own. The origin must hear it to jump past it
+                // (`repeatAdvertisement` never sends an origin its own).
+                out.append(.send(.linkState(lsa), to: lsa.origin, reliability: .reliable))
+            }
         }
         if lsa.role == .drone, previous?.uavNumber != lsa.uavNumber {
             out.append(.numberAnnounced(node: lsa.origin, number: lsa.uavNumber, previous: previous?.uavNumber))

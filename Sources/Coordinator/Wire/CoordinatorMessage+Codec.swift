@@ -9,6 +9,12 @@ extension CoordinatorMessage {
         case .linkState(let lsa):
             lsa.write(to: &w)
             return (CoordinatorMessageType.linkState, w.bytes)
+        case .linkStateSummary(let summary):
+            summary.write(to: &w)
+            return (CoordinatorMessageType.linkStateSummary, w.bytes)
+        case .linkStateRequest(let request):
+            request.write(to: &w)
+            return (CoordinatorMessageType.linkStateRequest, w.bytes)
         case .routed(let env, let body):
             env.write(to: &w)
             let type = body.write(to: &w)
@@ -21,9 +27,14 @@ extension CoordinatorMessage {
         var r = WireReader(payload)
         if type == CoordinatorMessageType.linkState {
             self = .linkState(try LinkStateAdvertisement(from: &r))
+        } else if type == CoordinatorMessageType.linkStateSummary {
+            self = .linkStateSummary(try LinkStateSummary(from: &r))
+        } else if type == CoordinatorMessageType.linkStateRequest {
+            self = .linkStateRequest(try LinkStateRequest(from: &r))
         } else {
             guard (CoordinatorMessageType.telemetry...CoordinatorMessageType.geofence).contains(type) else {
-                throw WireError("message type: expected 0x4C01 or 0x5201…0x520c, found 0x" + String(type, radix: 16))
+                throw WireError(
+                    "message type: expected 0x4C01…0x4C03 or 0x5201…0x520c, found 0x" + String(type, radix: 16))
             }
             let env = try Envelope(from: &r)
             self = .routed(env, try MeshPayload(type: type, from: &r))

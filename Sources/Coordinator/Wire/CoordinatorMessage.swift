@@ -188,13 +188,17 @@ extension CoordinatorMessage {
 public enum CoordinatorMessage: Hashable, Sendable {
     /// A link-state advertisement, flooded hop by hop by the routing itself (reliable).
     case linkState(LinkStateAdvertisement)
+    /// Which advertisements the sender holds, to a neighbour whose session just came up (reliable).
+    case linkStateSummary(LinkStateSummary)
+    /// The advertisements a node asks a neighbour for, answering its summary (reliable).
+    case linkStateRequest(LinkStateRequest)
     /// A routed message: envelope and body.
     case routed(Envelope, MeshPayload)
 
     /// How this message travels over the next hop.
     public var reliability: Reliability {
         switch self {
-        case .linkState: return .reliable
+        case .linkState, .linkStateSummary, .linkStateRequest: return .reliable
         case .routed(_, let p): return p.reliability
         }
     }

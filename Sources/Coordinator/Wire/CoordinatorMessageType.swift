@@ -2,6 +2,10 @@
 public enum CoordinatorMessageType {
     /// Link-state advertisement.
     public static let linkState: UInt16 = 0x4C01
+    /// Link-state database summary (to a neighbour whose session came up).
+    public static let linkStateSummary: UInt16 = 0x4C02
+    /// Link-state request (the advertisements a summary listed newer or unknown).
+    public static let linkStateRequest: UInt16 = 0x4C03
     /// Routed telemetry (envelope, then body; likewise below).
     public static let telemetry: UInt16 = 0x5201
     /// Routed trajectory prediction.

@@ -1,0 +1,104 @@
+import MeshTypes
+
+/// Which advertisement of each origin a node holds, without their contents: sent to a neighbour whose session just
+/// came up instead of the whole database. The neighbour asks for those it lacks or holds older when the summary
+/// arrives (`LinkStateRequest`), so a new session costs 32 bytes per origin plus what really differs then
+/// (PROTOCOL.md §7.1a).
+public struct LinkStateSummary: Hashable, Sendable {
+    /// One origin's advertisement as the sender holds it.
+    public struct Entry: Hashable, Sendable {
+        public var origin: NodeID
+        public var incarnation: Incarnation
+        public var sequence: UInt64
+
+        public init(origin: NodeID, incarnation: Incarnation, sequence: UInt64) {
+            self.origin = origin
+            self.incarnation = incarnation
+            self.sequence = sequence
+        }
+
+        /// The entry of an advertisement.
+        public init(_ lsa: LinkStateAdvertisement) {
+            self.init(origin: lsa.origin, incarnation: lsa.incarnation, sequence: lsa.sequence)
+        }
+    }
+
+    /// The sender's own advertisement's entry first, then its database's, by origin.
+    public var entries: [Entry]
+
+    public init(entries: [Entry]) { self.entries = entries }
+
+    /// At most this many entries (a larger fleet is far beyond a link's capacity anyway).
+    public static let maxEntries = 4096
+}
+
+/// The origins whose advertisements a node asks a neighbour for, after the neighbour's summary listed them newer
+/// than it holds or unknown to it.
+public struct LinkStateRequest: Hashable, Sendable {
+    public var origins: [NodeID]
+
+    public init(origins: [NodeID]) { self.origins = origins }
+}
+
+extension LinkStateRequest {
+    func write(to w: inout WireWriter) {
+        let listed = origins.prefix(LinkStateSummary.maxEntries)
+        w.u16(UInt16(listed.count))
+        for o in listed { w.nodeID(o) }
+    }
+
+    init(from r: inout WireReader) throws(WireError) {
+        let countAt = r.offset
+        let count = Int(try r.u16("request.count"))
+        guard count <= LinkStateSummary.maxEntries else {
+            throw WireError(
+                "request.count at offset \(countAt): expected ≤ \(LinkStateSummary.maxEntries), found \(count)")
+        }
+        guard r.remaining == count * 16 else {
+            throw WireError("request.origins: expected \(count) × 16 = \(count * 16) bytes, found \(r.remaining)")
+        }
+        var origins: [NodeID] = []
+        origins.reserveCapacity(count)
+        for i in 0..<count { origins.append(try r.nodeID("request.origins[\(i)]")) }
+        self.init(origins: origins)
+    }
+}
+
+extension LinkStateAdvertisement {
+    /// Whether a summary's entry lists a version that supersedes `held` (same rule as `isNewer(than:)`).
+    public static func isNewer(_ entry: LinkStateSummary.Entry, than held: LinkStateAdvertisement) -> Bool {
+        (entry.sequence, entry.incarnation) > (held.sequence, held.incarnation)
+    }
+}
+
+extension LinkStateSummary {
+    func write(to w: inout WireWriter) {
+        let listed = entries.prefix(Self.maxEntries)
+        w.u16(UInt16(listed.count))
+        for e in listed {
+            w.nodeID(e.origin)
+            w.u64(e.incarnation)
+            w.u64(e.sequence)
+        }
+    }
+
+    init(from r: inout WireReader) throws(WireError) {
+        let countAt = r.offset
+        let count = Int(try r.u16("summary.count"))
+        guard count <= Self.maxEntries else {
+            throw WireError("summary.count at offset \(countAt): expected ≤ \(Self.maxEntries), found \(count)")
+        }
+        guard r.remaining == count * 32 else {
+            throw WireError("summary.entries: expected \(count) × 32 = \(count * 32) bytes, found \(r.remaining)")
+        }
+        var entries: [Entry] = []
+        entries.reserveCapacity(count)
+        for i in 0..<count {
+            let origin = try r.nodeID("summary.entries[\(i)].origin")
+            let incarnation = try r.u64("summary.entries[\(i)].incarnation")
+            entries.append(
+                Entry(origin: origin, incarnation: incarnation, sequence: try r.u64("summary.entries[\(i)].sequence")))
+        }
+        self.init(entries: entries)
+    }
+}
