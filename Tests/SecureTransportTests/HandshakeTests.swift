@@ -167,6 +167,35 @@ struct HandshakeTests {
         #expect(net.established(at: 1).map(\.id) == [b] && net.established(at: 2).map(\.id) == [a])
     }
 
+    @Test(
+        "a handshake pending to a peer heard by group leaves again at once, backoff started over, at most every 250 ms")
+    func heardElsewhereHurriesAPendingHandshake() throws {
+        var net = TestNetwork()
+        let a = net.addNode(1)
+        let b = net.addNode(2)
+        // Node 1's handshake goes unanswered through an outage: its resends back off (250, 500, 1000 ms …).
+        net.connect(1, to: 2, expecting: b)
+        for _ in 0..<40 {
+            net.now = net.now + .milliseconds(50)
+            net.tick(1)
+        }
+        _ = net.takeInFlight()
+        let backedOff = try #require(net.endpoints[1]!.nextDeadline)
+        #expect(backedOff - net.now > .milliseconds(500))
+        // Node 2 is heard again, by group only (its sessions with node 1 expired): the initiation goes now.
+        net.now = net.now + .milliseconds(260)
+        let hurried = net.endpoints[1]!.heardElsewhere(b, now: net.now)
+        net.apply(hurried, at: 1)
+        #expect(hurried.count == 1)
+        // Heard again within 250 ms: nothing more (a stream of group datagrams is not a stream of handshakes).
+        net.now = net.now + .milliseconds(100)
+        #expect(net.endpoints[1]!.heardElsewhere(b, now: net.now).isEmpty)
+        // Nothing pending to a peer: nothing to hurry.
+        #expect(net.endpoints[2]!.heardElsewhere(a, now: net.now).isEmpty)
+        net.pump()
+        #expect(net.established(at: 1).map(\.id) == [b] && net.established(at: 2).map(\.id) == [a])
+    }
+
     @Test func responderCountsThePeerOnlyOnceTheInitiatorUsedTheSession() throws {
         var net = TestNetwork()
         let a = net.addNode(1)
