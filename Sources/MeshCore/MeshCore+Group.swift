@@ -162,7 +162,8 @@ extension MeshCore {
 
     /// A group datagram from the socket. Heard only from a peer in session, in the incarnation the session knows (the
     /// group's keys prove mesh membership; which incarnation is current, only the session does): a lost peer comes
-    /// back through a handshake, never through the group alone.
+    /// back through a handshake, never through the group alone. One from a node this node has no record of is a
+    /// discovery: the sender is dialled at the datagram's source.
     mutating func onGroupDatagram(
         _ bytes: [UInt8], from address: Address, now t: MeshInstant, into out: inout [Directive]
     ) {
@@ -188,6 +189,16 @@ extension MeshCore {
             return
         }
         let peer = message.sender
+        if membership.peers[peer] == nil, membership.forgotten[peer] == nil, peer != localID {
+            // A node of this mesh (only key holders seal group datagrams) never discovered: it is dialled at the
+            // datagram's source, its unicast socket, as if its DNS-SD record had been resolved. A fleet started at
+            // once learns every node that has a session within one presence interval, instead of waiting for each
+            // of its N² records to resolve. Only for a peer with no record at all: one handshake, not one per datagram.
+            out += onDiscovered(
+                id: peer, incarnation: message.incarnation, name: nil, role: nil, uavNumber: nil, address: address,
+                now: t)
+            return
+        }
         guard Self.inSession(membership.peers[peer]?.state),
             membership.peers[peer]?.incarnation == message.incarnation
         else {

@@ -65,6 +65,8 @@ public struct AirtimeSimulation {
     private var result: Result
     private let stations: Int
 
+    private let seesRecord: (Int, Int) -> Bool
+
     /// When each node starts (a node not started neither sends nor hears).
     private var startsAt: [MeshInstant] = []
     private var started: [Bool] = []
@@ -72,7 +74,13 @@ public struct AirtimeSimulation {
     /// `stations` stations and `drones` drones, with the group channel or without (unicast to every peer). With a
     /// `startSpread`, each node starts at a moment drawn evenly from it, as when a field team powers a fleet on;
     /// without, all start at once and find each other at the first instant.
-    public init(stations: Int = 2, drones: Int, group: Bool, startSpread: Duration = .zero, seed: UInt64 = 1) {
+    /// `seesRecord(i, j)`: whether node `i`'s DNS-SD finds node `j`'s record (by default every node finds every
+    /// other; a node may still learn of another from its group datagrams).
+    public init(
+        stations: Int = 2, drones: Int, group: Bool, startSpread: Duration = .zero, seed: UInt64 = 1,
+        seesRecord: @escaping (Int, Int) -> Bool = { _, _ in true }
+    ) {
+        self.seesRecord = seesRecord
         self.stations = stations
         var rng = SeededRandom(seed: seed)
         let key = try! MeshKey(bytes: (0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) })
@@ -106,14 +114,18 @@ public struct AirtimeSimulation {
         for i in nodes.indices where !started[i] && startsAt[i] <= now {
             started[i] = true
             for j in nodes.indices where j != i && started[j] {
-                carry(
-                    nodes[i].onDiscovered(
-                        id: nodes[j].mesh.localID, incarnation: nil, name: "n\(j)", role: nil, uavNumber: nil,
-                        address: j, now: now), at: i)
-                carry(
-                    nodes[j].onDiscovered(
-                        id: nodes[i].mesh.localID, incarnation: nil, name: "n\(i)", role: nil, uavNumber: nil,
-                        address: i, now: now), at: j)
+                if seesRecord(i, j) {
+                    carry(
+                        nodes[i].onDiscovered(
+                            id: nodes[j].mesh.localID, incarnation: nil, name: "n\(j)", role: nil, uavNumber: nil,
+                            address: j, now: now), at: i)
+                }
+                if seesRecord(j, i) {
+                    carry(
+                        nodes[j].onDiscovered(
+                            id: nodes[i].mesh.localID, incarnation: nil, name: "n\(i)", role: nil, uavNumber: nil,
+                            address: i, now: now), at: j)
+                }
             }
             if i >= stations {
                 let t = now

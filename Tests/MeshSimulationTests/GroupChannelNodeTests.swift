@@ -47,6 +47,20 @@ import Testing
         }
     }
 
+    @Test("a node heard by group is dialled without its DNS-SD record: one pair found by records, a fleet of six forms")
+    func groupDatagramsDiscover() {
+        // Only the station and the first drone find each other's records; nobody else finds any.
+        var segment = AirtimeSimulation(stations: 1, drones: 5, group: true) { i, j in i + j == 1 }
+        segment.advance(.seconds(2))
+        #expect(segment.whole)
+        // Without group datagrams, nothing but records could introduce the others: they stay alone.
+        var silent = AirtimeSimulation(stations: 1, drones: 5, group: true) { i, j in i + j == 1 }
+        silent.groupPasses = false
+        silent.advance(.seconds(2))
+        #expect(silent.nodes[2].mesh.membership.peers.isEmpty)
+        #expect(silent.nodes[0].mesh.membership.peers.count == 1)
+    }
+
     @Test("when group datagrams stop passing, unicast heartbeats and floods take over before anyone is suspected")
     func unicastTakesOverWhenTheGroupFails() {
         var segment = AirtimeSimulation(stations: 1, drones: 3, group: true)
