@@ -41,6 +41,25 @@ struct TelemetryTests {
         #expect(p.cores[0].fleetPicture(now: p.now + .milliseconds(1500))[0].isStale)
     }
 
+    @Test("a drone's new number in its advertisement shows in the fleet picture before its next telemetry sample")
+    func renumberedByAdvertisement() {
+        var p = Pump([(.station, "GS", nil, nil), (.drone, "D", nil, 9)])
+        p.link(0, 1)
+        p.advance(.milliseconds(300))
+        let drone = p.id(1)
+        let state = VehicleState(position: Self.here, batteryPercent: 80, activity: .landed, armed: false)
+        let env = Envelope(origin: drone, originIncarnation: 101, sequence: 1_000, destination: .node(p.id(0)), ttl: 8)
+        p.call(0) { $0.onMessage(.routed(env, .telemetry(uavNumber: 9, state: state)), from: drone, now: $1) }
+        #expect(p.cores[0].fleetVehicle(drone, now: p.now)?.uavNumber == 9)
+        // It lost a clash: its advertisement says 57 before any sample does.
+        var lsa = p.cores[0].advertisement(of: drone)!
+        lsa.sequence += 1
+        lsa.uavNumber = 57
+        p.call(0) { $0.onMessage(.linkState(lsa), from: drone, now: $1) }
+        #expect(p.cores[0].fleetVehicle(drone, now: p.now)?.uavNumber == 57)
+        #expect(p.cores[0].resolve(uavNumber: 9) == .unknown)
+    }
+
     @Test("a station reports each newer telemetry sample only while asked to")
     func telemetryArrivals() {
         var p = Self.world()
