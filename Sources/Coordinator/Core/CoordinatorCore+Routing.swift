@@ -181,7 +181,7 @@ extension CoordinatorCore {
             out.append(.numberAnnounced(node: lsa.origin, number: lsa.uavNumber, previous: previous?.uavNumber))
             // The fleet picture shows the drone under its new number now, not with its next telemetry sample: a drone
             // renumbered in a clash was otherwise listed under the number it lost, beside the winner, for a sample
-            // interval (100–200 ms), and a command by that number in between went to the winner.
+            // interval (100–200 ms), and a client that picked drones from the listing then addressed the winner.
             if fleet[lsa.origin]?.incarnation == lsa.incarnation { fleet[lsa.origin]!.uavNumber = lsa.uavNumber ?? 0 }
             if predictions[lsa.origin]?.incarnation == lsa.incarnation {
                 predictions[lsa.origin]!.uavNumber = lsa.uavNumber ?? 0
