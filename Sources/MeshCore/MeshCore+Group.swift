@@ -189,7 +189,7 @@ extension MeshCore {
             return
         }
         let peer = message.sender
-        if membership.peers[peer] == nil, membership.forgotten[peer] == nil, peer != localID {
+        if membership.peers[peer] == nil, membership.forgotten[peer] == nil {
             // A node of this mesh (only key holders seal group datagrams) never discovered: it is dialled at the
             // datagram's source, its unicast socket, as if its DNS-SD record had been resolved. A fleet started at
             // once learns every node that has a session within one presence interval, instead of waiting for each

@@ -147,7 +147,7 @@ public struct AirtimeSimulation {
         // Formation and convergence, checked every 100 ms (the counts so far are theirs), then the rest of `settle`.
         while sim.now - start < settle, sim.result.convergedAfter == nil {
             sim.advance(.milliseconds(100))
-            let frames = sim.unicastSent.reduce(0, +) + sim.groupSent.reduce(0, +)
+            let frames = sim.framesSent
             if sim.result.formedAfter == nil, sim.whole {
                 sim.result.formedAfter = sim.now - start
                 sim.result.formationFrames = frames
@@ -160,7 +160,7 @@ public struct AirtimeSimulation {
             }
         }
         if sim.result.formedAfter == nil {
-            sim.result.formationFrames = sim.unicastSent.reduce(0, +) + sim.groupSent.reduce(0, +)
+            sim.result.formationFrames = sim.framesSent
             sim.result.formationBytes = sim.sentBytes
         }
         if sim.now - start < settle { sim.advance(settle - (sim.now - start)) }
@@ -178,6 +178,9 @@ public struct AirtimeSimulation {
                 && nodes[i].mesh.membership.peers.values.allSatisfy { $0.state == .established }
         }
     }
+
+    /// Unicast and group datagrams sent by every node since `resetCounts()`.
+    public var framesSent: Int { unicastSent.reduce(0, +) + groupSent.reduce(0, +) }
 
     /// Every node holds every other node's advertisement listing all the others as neighbours.
     public var converged: Bool {

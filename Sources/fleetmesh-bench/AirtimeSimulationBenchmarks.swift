@@ -1,5 +1,6 @@
 import Foundation
 import MeshSimulation
+import MeshTypes
 
 /// Bytes on the air in the deterministic simulation (`AirtimeSimulation`: whole nodes, real crypto, a virtual clock
 /// and one shared link), counted like the lab's link counters: 2 stations and N flying drones, 3 s formed (10 s from 100 drones), 10 s
@@ -65,14 +66,13 @@ enum AirtimeSimulationBenchmarks {
             + (r.formedAfter.map {
                 String(
                     format: "; formed in %.1f s, %d datagrams, %.2f MB",
-                    Double($0.components.seconds)
-                        + Double($0.components.attoseconds) / 1e18, r.formationFrames,
+                    $0.secondsDouble, r.formationFrames,
                     Double(r.formationBytes) / 1e6)
             } ?? "; NOT formed within the settling time")
             + (r.convergedAfter.map {
                 String(
                     format: "; databases agree after %.1f s, %d datagrams, %.2f MB",
-                    Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18, r.convergenceFrames,
+                    $0.secondsDouble, r.convergenceFrames,
                     Double(r.convergenceBytes) / 1e6)
             } ?? "; databases NOT in agreement within the settling time")
     }

@@ -83,6 +83,28 @@ struct RoutingTests {
         #expect(lsa.sequence > before)
     }
 
+    @Test("an earlier life's advertisement that reaches a neighbour through a third node is passed to its origin")
+    func earlierLifeReachesItsOrigin() {
+        var p = Self.line(3)
+        let origin = p.id(0), relay = p.id(2)
+        let current = p.cores[1].advertisement(of: origin)!
+        // Node 2 still holds node 0's advertisement from an earlier life that outnumbers the current one.
+        var earlier = current
+        earlier.incarnation = 5
+        earlier.sequence = current.sequence + 10
+        var sent: [Directive] = []
+        p.call(1) { core, now in
+            sent = core.onMessage(.linkState(earlier), from: relay, now: now)
+            return sent
+        }
+        // Node 1 takes it (it is newer by the rule) and sends it to node 0 too, which floods past it at once: within
+        // a tick, not at its next 10 s refresh.
+        #expect(sent.contains(.send(.linkState(earlier), to: origin, reliability: .reliable)))
+        p.advance(.milliseconds(300))
+        let now = p.cores[1].advertisement(of: origin)!
+        #expect(now.incarnation == current.incarnation && now.sequence > earlier.sequence)
+    }
+
     @Test("unicast is forwarded hop by hop with a decreasing TTL and never back where it came from")
     func forwarding() {
         var p = Self.line(3)

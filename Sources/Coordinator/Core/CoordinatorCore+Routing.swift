@@ -117,13 +117,10 @@ extension CoordinatorCore {
         var wanted: [NodeID] = []
         for e in summary.entries {
             if e.origin == nodeID {
-                if !(e.incarnation == incarnation && e.sequence <= ownSequence), e.sequence >= ownSequence {
-                    ownSequence = e.sequence
-                    ownAdvertisementDirty = true
-                }
+                heardOwnVersion(e)
                 continue
             }
-            if let held = database[e.origin], !LinkStateAdvertisement.isNewer(e, than: held) { continue }
+            if let held = database[e.origin], !e.supersedes(LinkStateSummary.Entry(held)) { continue }
             wanted.append(e.origin)
         }
         guard !wanted.isEmpty else { return [] }
@@ -138,15 +135,19 @@ extension CoordinatorCore {
         }
     }
 
+    /// A version of this node's own advertisement held elsewhere (a copy, or a summary's entry): if it is not older
+    /// than the current one (an earlier start's), the next origination jumps past it so that ours wins everywhere.
+    mutating func heardOwnVersion(_ version: LinkStateSummary.Entry) {
+        if version.incarnation == incarnation && version.sequence <= ownSequence { return }
+        if version.sequence >= ownSequence {
+            ownSequence = version.sequence
+            ownAdvertisementDirty = true
+        }
+    }
+
     mutating func handleAdvertisement(_ lsa: LinkStateAdvertisement, from: NodeID, now: MeshInstant) -> [Directive] {
         if lsa.origin == nodeID {
-            // A copy of an advertisement of ours: if it is not older than our current one (an earlier start's),
-            // jump past it so that ours wins everywhere.
-            if lsa.incarnation == incarnation && lsa.sequence <= ownSequence { return [] }
-            if lsa.sequence >= ownSequence {
-                ownSequence = lsa.sequence
-                ownAdvertisementDirty = true
-            }
+            heardOwnVersion(LinkStateSummary.Entry(lsa))
             return []
         }
         if let old = database[lsa.origin] {

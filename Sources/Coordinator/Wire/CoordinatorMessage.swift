@@ -48,7 +48,7 @@ public struct LinkStateAdvertisement: Hashable, Sendable {
 
     /// Whether this advertisement supersedes `other` (same origin): larger sequence, ties broken by larger incarnation.
     public func isNewer(than other: LinkStateAdvertisement) -> Bool {
-        (sequence, incarnation) > (other.sequence, other.incarnation)
+        LinkStateSummary.Entry(self).supersedes(LinkStateSummary.Entry(other))
     }
 }
 

@@ -21,6 +21,12 @@ public struct LinkStateSummary: Hashable, Sendable {
         public init(_ lsa: LinkStateAdvertisement) {
             self.init(origin: lsa.origin, incarnation: lsa.incarnation, sequence: lsa.sequence)
         }
+
+        /// Whether this version supersedes `other`'s (same origin): the larger sequence, ties broken by the larger
+        /// incarnation. The one rule for advertisements and summaries (`LinkStateAdvertisement.isNewer(than:)`).
+        public func supersedes(_ other: Entry) -> Bool {
+            (sequence, incarnation) > (other.sequence, other.incarnation)
+        }
     }
 
     /// The sender's own advertisement's entry first, then its database's, by origin.
@@ -48,26 +54,10 @@ extension LinkStateRequest {
     }
 
     init(from r: inout WireReader) throws(WireError) {
-        let countAt = r.offset
-        let count = Int(try r.u16("request.count"))
-        guard count <= LinkStateSummary.maxEntries else {
-            throw WireError(
-                "request.count at offset \(countAt): expected ≤ \(LinkStateSummary.maxEntries), found \(count)")
-        }
-        guard r.remaining == count * 16 else {
-            throw WireError("request.origins: expected \(count) × 16 = \(count * 16) bytes, found \(r.remaining)")
-        }
-        var origins: [NodeID] = []
-        origins.reserveCapacity(count)
-        for i in 0..<count { origins.append(try r.nodeID("request.origins[\(i)]")) }
-        self.init(origins: origins)
-    }
-}
-
-extension LinkStateAdvertisement {
-    /// Whether a summary's entry lists a version that supersedes `held` (same rule as `isNewer(than:)`).
-    public static func isNewer(_ entry: LinkStateSummary.Entry, than held: LinkStateAdvertisement) -> Bool {
-        (entry.sequence, entry.incarnation) > (held.sequence, held.incarnation)
+        self.init(
+            origins: try readCountedList(&r, "request", itemSize: 16) { r, i throws(WireError) in
+                try r.nodeID("request.origins[\(i)]")
+            })
     }
 }
 
@@ -83,22 +73,34 @@ extension LinkStateSummary {
     }
 
     init(from r: inout WireReader) throws(WireError) {
-        let countAt = r.offset
-        let count = Int(try r.u16("summary.count"))
-        guard count <= Self.maxEntries else {
-            throw WireError("summary.count at offset \(countAt): expected ≤ \(Self.maxEntries), found \(count)")
-        }
-        guard r.remaining == count * 32 else {
-            throw WireError("summary.entries: expected \(count) × 32 = \(count * 32) bytes, found \(r.remaining)")
-        }
-        var entries: [Entry] = []
-        entries.reserveCapacity(count)
-        for i in 0..<count {
-            let origin = try r.nodeID("summary.entries[\(i)].origin")
-            let incarnation = try r.u64("summary.entries[\(i)].incarnation")
-            entries.append(
-                Entry(origin: origin, incarnation: incarnation, sequence: try r.u64("summary.entries[\(i)].sequence")))
-        }
-        self.init(entries: entries)
+        self.init(
+            entries: try readCountedList(&r, "summary", itemSize: 32) { r, i throws(WireError) in
+                let origin = try r.nodeID("summary.entries[\(i)].origin")
+                let incarnation = try r.u64("summary.entries[\(i)].incarnation")
+                return Entry(
+                    origin: origin, incarnation: incarnation, sequence: try r.u64("summary.entries[\(i)].sequence"))
+            })
     }
+}
+
+/// A u16 count (at most `LinkStateSummary.maxEntries`), then exactly that many items of `itemSize` bytes filling the
+/// rest of the payload: summaries and requests.
+private func readCountedList<T>(
+    _ r: inout WireReader, _ field: String, itemSize: Int,
+    item: (inout WireReader, Int) throws(WireError) -> T
+) throws(WireError) -> [T] {
+    let countAt = r.offset
+    let count = Int(try r.u16("\(field).count"))
+    guard count <= LinkStateSummary.maxEntries else {
+        throw WireError(
+            "\(field).count at offset \(countAt): expected ≤ \(LinkStateSummary.maxEntries), found \(count)")
+    }
+    guard r.remaining == count * itemSize else {
+        throw WireError(
+            "\(field) items: expected \(count) × \(itemSize) = \(count * itemSize) bytes, found \(r.remaining)")
+    }
+    var items: [T] = []
+    items.reserveCapacity(count)
+    for i in 0..<count { items.append(try item(&r, i)) }
+    return items
 }

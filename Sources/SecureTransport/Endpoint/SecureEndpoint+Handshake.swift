@@ -49,7 +49,7 @@ extension SecureEndpoint {
     /// now, as when a session's datagram is heard (`hurryHandshake`). A peer whose sessions expired during an outage
     /// (its rekey unanswered) is heard only by group afterwards, and would otherwise wait out the backoff.
     public mutating func heardElsewhere(_ peer: NodeID, now: MeshInstant) -> [Directive] {
-        guard !pending.isEmpty, let p = pending.first(where: { $0.expected == peer }) else { return [] }
+        guard let p = pending.first(where: { $0.expected == peer }) else { return [] }
         return hurryHandshake(with: peer, at: p.address, now: now)
     }
 
