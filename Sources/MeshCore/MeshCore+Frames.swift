@@ -15,7 +15,11 @@ extension MeshCore {
             out.append(.note(.warning, "malformed frames from \(peer): \(error)"))
             return
         }
+        // What the datagram's frames call for leaves together, after all of them: heartbeat replies, retransmissions
+        // and one acknowledgement (each is cumulative with the selective map, so the last one says all the earlier
+        // ones said). A datagram of retransmitted messages once drew an acknowledgement datagram per message.
         var replies: [Frame] = []
+        var acknowledgement: Frame?
         for frame in frames {
             switch frame {
             case .heartbeat(let id, let sent):
@@ -40,11 +44,12 @@ extension MeshCore {
                 break
             case .reliable, .ack:
                 guard let actions = channels[peer]?.receive(frame: frame, now: t) else { continue }
-                perform(actions, peer: peer, now: t, into: &out)
+                perform(actions, peer: peer, now: t, into: &out, leaving: &replies, acknowledgement: &acknowledgement)
             case .unreliable(let type, let payload):
                 handleMessage(type: type, payload: payload, from: peer, reliable: false, into: &out)
             }
         }
+        if let acknowledgement { replies.append(acknowledgement) }
         if !replies.isEmpty { sendFrames(replies, to: peer, now: t, into: &out) }
     }
 
@@ -61,17 +66,29 @@ extension MeshCore {
     mutating func perform(
         _ actions: [ReliableChannel.Action], peer: NodeID, now t: MeshInstant, into out: inout [Directive]
     ) {
+        var frames: [Frame] = []
+        var acknowledgement: Frame?
+        perform(actions, peer: peer, now: t, into: &out, leaving: &frames, acknowledgement: &acknowledgement)
+        if let acknowledgement { frames.append(acknowledgement) }
+        if !frames.isEmpty { sendFrames(frames, to: peer, now: t, into: &out) }
+    }
+
+    /// Delivers what the channel delivers and collects what it transmits into `frames`, keeping only the newest
+    /// acknowledgement in `acknowledgement`: the caller sends them.
+    mutating func perform(
+        _ actions: [ReliableChannel.Action], peer: NodeID, now t: MeshInstant, into out: inout [Directive],
+        leaving frames: inout [Frame], acknowledgement: inout Frame?
+    ) {
         // An acknowledgement held back (5 ms) or a retransmission timer: due before a sleeping shell would tick.
         if let due = channels[peer]?.nextDeadline { wakeBy(due) }
-        var frames: [Frame] = []
         for action in actions {
             switch action {
-            case .transmit(let frame): frames.append(frame)
+            case .transmit(let frame):
+                if case .ack = frame { acknowledgement = frame } else { frames.append(frame) }
             case .deliver(let type, let payload):
                 handleMessage(type: type, payload: payload, from: peer, reliable: true, into: &out)
             }
         }
-        if !frames.isEmpty { sendFrames(frames, to: peer, now: t, into: &out) }
     }
 
     mutating func handleMessage(

@@ -241,6 +241,13 @@ enum FleetLabBenchmarks {
                             - emu0) / wall
                     note += String(format: "; emulator process %.0f %% of a core", emuShare * 100)
                 }
+                // What the station's socket carried: a figure far from about 22 datagrams in and 20 out per drone on
+                // the ground says the mesh misbehaved, not the station's CPU.
+                if let traffic = try? station.status().node.traffic {
+                    note += String(
+                        format: "; station datagrams in %.0f/s, out %.0f/s", traffic.datagramsInPerSecond,
+                        traffic.datagramsOutPerSecond)
+                }
                 let label = "station CPU, \(n) drones " + (flying ? "flying" : "on the ground")
                 out.line(label, String(format: "%5.1f %% of one core  (%@)", share * 100, note))
             }

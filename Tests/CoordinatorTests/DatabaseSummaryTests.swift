@@ -62,6 +62,44 @@ struct DatabaseSummaryTests {
         #expect(answer.first == n0)
     }
 
+    @Test("a summary goes in parts of at most 32 entries and the request in parts of at most 64 origins")
+    func partsFitADatagram() {
+        // A station with 80 drones next to it, and a drone whose session with it comes up last.
+        var p = Pump(
+            [(.station, "S", pinned: nil, persisted: nil)]
+                + (1...81).map { (.drone, "D\($0)", pinned: nil, persisted: nil) })
+        for i in 1...80 { p.link(0, i) }
+        p.advance(.milliseconds(600))
+        let out = p.cores[0].onNeighbourUp(p.id(81), now: p.now)
+        let parts = out.compactMap { d -> LinkStateSummary? in
+            if case .send(.linkStateSummary(let s), let to, .reliable) = d, to == p.id(81) { s } else { nil }
+        }
+        #expect(parts.map(\.entries.count) == [32, 32, 17])
+        let listed = parts.flatMap(\.entries).map(\.origin)
+        #expect(listed == [p.id(0)] + p.cores[0].database.keys.sorted())
+        #expect(Set(listed).count == 81)
+        // Every part encodes within the mesh layer's datagram budget.
+        for part in parts { #expect(CoordinatorMessage.linkStateSummary(part).encode().payload.count <= 1_100) }
+        // The new drone knows none of them: its requests list all 81, at most 64 each.
+        var requested: [NodeID] = []
+        var requestSizes: [Int] = []
+        for part in parts {
+            for d in p.cores[81].onMessage(.linkStateSummary(part), from: p.id(0), now: p.now) {
+                if case .send(.linkStateRequest(let r), p.id(0), .reliable) = d {
+                    requested += r.origins
+                    requestSizes.append(r.origins.count)
+                }
+            }
+        }
+        #expect(requestSizes.allSatisfy { $0 <= 64 })
+        #expect(Set(requested) == Set(listed))
+        let big = LinkStateSummary(entries: listed.map { .init(origin: $0, incarnation: 1, sequence: 1) })
+        let asked = p.cores[81].onMessage(.linkStateSummary(big), from: p.id(0), now: p.now).compactMap { d -> Int? in
+            if case .send(.linkStateRequest(let r), _, _) = d { r.origins.count } else { nil }
+        }
+        #expect(asked == [64, 17])
+    }
+
     @Test("after two groups join, every node holds every advertisement and routes to every node")
     func groupsJoin() {
         var p = Self.twoGroups()

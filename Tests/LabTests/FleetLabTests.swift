@@ -335,6 +335,26 @@ import Testing
                 String(uavNumberNobodyHolds([n])),
             ])
             #expect(none.status == 1 && none.output.contains("unreachable"), "\(none.output)")
+
+            // The longest trajectory the CLI takes: 200 waypoints, 2.4 KB of points, a datagram larger than the 2,048
+            // bytes a node read before (the rest was cut, the datagram failed authentication and the reliable
+            // channel to the drone stalled for good: this command and every one after it timed out).
+            let here = try #require(try vehicles(station).first { $0.uavNumber == n })
+            let waypoints = (1...200).map {
+                String(format: "%.7f,%.7f,5", here.latitude + Double($0) * 0.1 / 111_200, here.longitude)
+            }
+            // Flying 200 steps of 10 cm takes longer than this test waits: it is sent, taken, and a hover ends it.
+            _ = try send(station, [String(n), "trajectory"] + waypoints, timeout: 3)
+            try await waitUntil("drone-2 took the 200-waypoint trajectory", timeout: .seconds(10)) {
+                drone.log.split(separator: "\n").contains { $0.contains("trajectory") && $0.hasSuffix("accepted") }
+            }
+            try await waitUntil("drone-2 flew north along it", timeout: .seconds(10)) {
+                guard let v = try vehicles(station).first(where: { $0.uavNumber == n }) else { return false }
+                return (v.latitude - here.latitude) * 111_200 > 1
+            }
+            // The channel goes on: the next command is answered.
+            let hover = try send(station, [String(n), "hover"])
+            #expect(hover.status == 0, "\(hover.output)")
         }
     }
 

@@ -171,6 +171,36 @@ import Testing
         #expect(arrival.at - back <= .milliseconds(70), "the message arrived \(arrival.at - back) after the link")
     }
 
+    @Test("a datagram of retransmitted messages draws one acknowledgement datagram, not one per message")
+    func retransmissionsDrawOneAcknowledgement() throws {
+        var pair = try Self.formed()
+        // Node 1's acknowledgements are lost: node 0 sends 20 messages at once and resends them together after its RTO.
+        pair.up[1] = false
+        for i in 0..<20 {
+            pair.carry(pair.nodes[0].sendReliable(0xF1, [UInt8(i)], to: pair.ids[1], now: pair.now), at: 0)
+        }
+        pair.run(for: .milliseconds(150))
+        #expect(pair.received.map(\.payload) == (0..<20).map { [UInt8($0)] })
+        // Every datagram node 0 sends from now on carries the 20 messages again (they fit one datagram); node 1 has
+        // them all, so each is a duplicate 20 times over. What node 1 sends in answer, datagram by datagram:
+        var answers: [Int] = []
+        for _ in 0..<100 {
+            pair.now = pair.now + .milliseconds(10)
+            for i in 0..<2 {
+                pair.carry(pair.nodes[i].onTick(now: pair.now, wallClockMicros: pair.now.nanoseconds / 1000), at: i)
+            }
+            while !pair.inFlight.isEmpty {
+                let d = pair.inFlight.removeFirst()
+                let before = pair.sent[1]
+                pair.carry(pair.nodes[d.to].onDatagram(d.bytes, from: d.from, now: pair.now), at: d.to)
+                if d.to == 1, d.bytes.count > 200 { answers.append(pair.sent[1] - before) }
+            }
+        }
+        #expect(!answers.isEmpty, "node 0 never resent the messages")
+        #expect(answers.allSatisfy { $0 == 1 }, "datagrams sent in answer to each resend: \(answers)")
+        #expect(pair.received.count == 20, "a message was delivered twice")
+    }
+
     @Test("at 20 % loss each way the link quality reads the loss of asked heartbeats and their replies (about 0.64)")
     func linkQualityCountsOnlyAskedHeartbeats() throws {
         var pair = try Self.formed()

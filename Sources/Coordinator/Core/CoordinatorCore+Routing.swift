@@ -21,7 +21,9 @@ extension CoordinatorCore {
         // Which advertisements this node holds, not the advertisements: `peer` asks for those it lacks or holds older
         // when the summary arrives, and this node does the same with `peer`'s summary (`handleSummary`). That an origin
         // listed `peer` when it made its advertisement is no proof `peer` has it now (it may have restarted since).
-        out.append(.send(.linkStateSummary(databaseSummary()), to: peer, reliability: .reliable))
+        for part in databaseSummary().entries.chunks(of: LinkStateSummary.entriesPerMessage) {
+            out.append(.send(.linkStateSummary(LinkStateSummary(entries: part)), to: peer, reliability: .reliable))
+        }
         out += announceMapOrigin(now: now)
         out += handGeofence(to: peer)
         out += sendCommandsOnNewRoutes(now: now)
@@ -108,7 +110,7 @@ extension CoordinatorCore {
         return LinkStateSummary(entries: entries)
     }
 
-    /// A neighbour's summary of its database: this node asks it for every advertisement it lists newer than this
+    /// A neighbour's summary of its database (or a part of it): this node asks it for every advertisement it lists newer than this
     /// node holds, or that this node lacks, compared now (the summary may be a round trip old; what arrived by flood
     /// meanwhile is not asked for). What this node holds newer the neighbour asks for, answering this node's own
     /// summary. An entry for this node newer than its own advertisement (an earlier start's) makes it jump past it,
@@ -123,8 +125,9 @@ extension CoordinatorCore {
             if let held = database[e.origin], !e.supersedes(LinkStateSummary.Entry(held)) { continue }
             wanted.append(e.origin)
         }
-        guard !wanted.isEmpty else { return [] }
-        return [.send(.linkStateRequest(LinkStateRequest(origins: wanted)), to: from, reliability: .reliable)]
+        return wanted.chunks(of: LinkStateSummary.originsPerRequest).map {
+            .send(.linkStateRequest(LinkStateRequest(origins: $0)), to: from, reliability: .reliable)
+        }
     }
 
     /// A neighbour asks for advertisements: each one this node holds goes (its own as it stands).
@@ -320,4 +323,11 @@ struct PendingFlood: Sendable {
     /// The version waiting (it came from its origin).
     var sequence: UInt64
     var dueAt: MeshInstant
+}
+
+extension Array {
+    /// The elements in consecutive slices of at most `size`, in order (none when empty).
+    func chunks(of size: Int) -> [[Element]] {
+        stride(from: 0, to: count, by: size).map { Array(self[$0..<Swift.min($0 + size, count)]) }
+    }
 }

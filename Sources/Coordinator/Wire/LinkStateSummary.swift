@@ -36,6 +36,12 @@ public struct LinkStateSummary: Hashable, Sendable {
 
     /// At most this many entries (a larger fleet is far beyond a link's capacity anyway).
     public static let maxEntries = 4096
+    /// A node sends its summary in parts of at most this many entries (1,026 bytes), its requests with at most
+    /// `originsPerRequest` origins: each fits one datagram of the mesh layer's budget, so none relies on IP
+    /// fragmentation and a node of an earlier build (which read at most 2,048 bytes of a datagram) reads them whole.
+    public static let entriesPerMessage = 32
+    /// See `entriesPerMessage`.
+    public static let originsPerRequest = 64
 }
 
 /// The origins whose advertisements a node asks a neighbour for, after the neighbour's summary listed them newer

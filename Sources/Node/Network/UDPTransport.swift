@@ -70,6 +70,8 @@ public final class UDPTransport: Sendable {
     public static let recommendedReceiveBufferLimit = 4 << 20
     /// Datagrams the event loop hands on to the node's actor that can wait for it; beyond, the oldest is dropped.
     public static let queueLimit = 4096
+    /// The largest datagram the transport reads whole: UDP's own limit.
+    public static let largestDatagram = 65_536
     /// How often the receive buffer's figures are read.
     public static let receiveBufferReadInterval: TimeAmount = .milliseconds(100)
 
@@ -177,6 +179,10 @@ public final class UDPTransport: Sendable {
         try await DatagramBootstrap(group: group)
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
             .channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(requestedReceiveBuffer))
+            // Room for the largest UDP datagram: SwiftNIO reads datagrams into 2,048 bytes by default and cuts what is
+            // longer, which then failed authentication and was lost for good (a reliable message that big stalled
+            // its channel: a station's 100-entry database summary did).
+            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: Self.largestDatagram))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(

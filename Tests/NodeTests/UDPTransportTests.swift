@@ -1,0 +1,50 @@
+import Logging
+import NIOCore
+import NIOPosix
+import Testing
+
+@testable import Node
+
+/// The mesh socket on this machine's loopback interface only (nothing leaves the host).
+@Suite("UDPTransport")
+struct UDPTransportTests {
+    /// Datagrams of every size up to UDP's limit arrive whole. SwiftNIO reads 2,048 bytes by default and cuts the
+    /// rest; a sealed datagram cut short failed authentication, so a reliable message that big never arrived and
+    /// stalled its channel for good.
+    @Test func datagramsOfEverySizeArriveWhole() async throws {
+        let logger = Logger(label: "udp-test")
+        let group = MultiThreadedEventLoopGroup.singleton
+        let receiver = try await UDPTransport.bind(port: 0, group: group, logger: logger)
+        let sender = try await UDPTransport.bind(port: 0, group: group, logger: logger)
+        let to = try SocketAddress(ipAddress: "::1", port: receiver.port)
+        let sizes = [1, 1_200, 2_048, 2_049, 9_000, 65_000]
+        for (i, size) in sizes.enumerated() {
+            sender.send([.unicast((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ i) }, to: to)])
+        }
+        let expected = sizes.count
+        let received = try await withThrowingTaskGroup(of: [[UInt8]].self) { tasks in
+            tasks.addTask {
+                try await Task.sleep(for: .seconds(10))
+                throw CancellationError()
+            }
+            tasks.addTask {
+                var got: [[UInt8]] = []
+                for await d in receiver.datagrams {
+                    got.append(d.bytes)
+                    if got.count == expected { break }
+                }
+                return got
+            }
+            let first = try await tasks.next()!
+            tasks.cancelAll()
+            return first
+        }
+        #expect(received.map(\.count) == sizes)
+        for (i, size) in sizes.enumerated() where received.count > i {
+            let sent = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ i) }
+            #expect(received[i].elementsEqual(sent), "datagram \(i) of \(size) bytes arrived altered")
+        }
+        await sender.close()
+        await receiver.close()
+    }
+}
