@@ -31,6 +31,24 @@ enum FleetLabBenchmarks {
         try await manualControl(out, emulated: 100)
     }
 
+    /// Starts `emulate-drones` for `n` drones on the lab's shared link: `scripts/lab bare` makes a namespace for each
+    /// (host numbers 101…), and the emulator, run outside the lab's hosts (their mount namespaces do not see
+    /// namespaces made after them), makes each drone's socket in its own. Its output goes to `emulator.log`.
+    static func startEmulatorOnTheLink(
+        _ lab: Lab, drones n: Int, station: String, seconds: Int
+    ) throws -> ChildProcess {
+        try lab.lab("bare", "101", String(100 + n))
+        let log = lab.directory.appendingPathComponent("emulator.log").path
+        let fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw LabError("cannot create \(log)") }
+        defer { close(fd) }
+        return try ChildProcess(
+            [
+                CommandLine.arguments[0], "emulate-drones", String(n), station, lab.keyPath,
+                lab.directory.path + "/emu", String(seconds), "--group-namespaces", "/run/netns/\(lab.name)-b", "101",
+            ], outputFD: fd)
+    }
+
     static func station(_ out: BenchOutput) async throws {
         out.heading("Fleet: station CPU under emulated drones (star: the station relays every prediction)")
         out.line("load average at start (1/5/15 min)", MeshLabBenchmarks.loadAverage())
@@ -180,26 +198,36 @@ enum FleetLabBenchmarks {
     /// and socket, the station its only peer: a star). On the ground they send 10 Hz telemetry and heartbeats; flying,
     /// each also publishes 5 Hz predictions that the station relays to every other drone (N² messages). The
     /// station's CPU time over 10 s comes from /proc; baseline: the same station with no drones.
+    ///
+    /// A fleet marked `l` is on the station's link instead: each drone in a network namespace of its own on the lab's
+    /// bridge, on the group channel (`startEmulatorOnTheLink`), as drones sharing a radio segment with their station.
     static func stationLoad(_ out: BenchOutput) async throws {
         let bench = CommandLine.arguments[0]
-        // FLEETMESH_BENCH_STATION=0,10,50,100,10f,25f (the default) picks the fleets; `f` is flying.
-        let fleets = (ProcessInfo.processInfo.environment["FLEETMESH_BENCH_STATION"] ?? "0,10,50,100,10f,25f")
-            .split(separator: ",").compactMap { item -> (Int, Bool)? in
-                let flying = item.hasSuffix("f")
-                return Int(flying ? item.dropLast() : item).map { ($0, flying) }
+        // FLEETMESH_BENCH_STATION picks the fleets: a number of drones, `f` flying, `l` on the station's link.
+        let fleets =
+            (ProcessInfo.processInfo.environment["FLEETMESH_BENCH_STATION"]
+            ?? "0,10,50,100,10f,25f,100l,25lf")
+            .split(separator: ",").compactMap { item -> (Int, Bool, Bool)? in
+                Int(item.filter(\.isNumber)).map { ($0, item.contains("f"), item.contains("l")) }
             }
-        for (n, flying) in fleets {
+        for (n, flying, onTheLink) in fleets {
             try await Lab.with(hosts: 2) { lab in
                 let station = try lab.startNode(host: 1, name: "station", role: "station", logLevel: "warning")
                 let address = try lab.address(1)
                 var emulator: LabProgram?
-                if n > 0 {
+                var linked: ChildProcess?
+                defer { linked?.signal(SIGKILL) }
+                if n > 0 && onTheLink {
+                    linked = try startEmulatorOnTheLink(lab, drones: n, station: "\(address):47800", seconds: 90)
+                } else if n > 0 {
                     emulator = try lab.start(
                         host: 2, tag: "emulator",
                         [
                             bench, "emulate-drones", String(n), "\(address):47800",
                             lab.keyPath, lab.directory.path + "/emu", "90",
                         ])
+                }
+                if n > 0 {
                     // Measured even if not all of them make it: the figure then says how many were live.
                     _ = try? await waitUntil(
                         "the station hears \(n) live drones", timeout: .seconds(40), poll: .milliseconds(250)
@@ -225,9 +253,11 @@ enum FleetLabBenchmarks {
                 let pid = try ChildProcess.descendant(of: station.process.pid, named: "fleetmesh")
                 let t0 = clock.now
                 let cpu0 = try cpuSeconds(pid: pid)
-                let emu0 = try emulator.map {
-                    try cpuSeconds(pid: try ChildProcess.descendant(of: $0.process.pid, named: "fleetmesh-bench"))
-                }
+                let emulatorPid =
+                    try emulator.map {
+                        try ChildProcess.descendant(of: $0.process.pid, named: "fleetmesh-bench")
+                    } ?? linked?.pid
+                let emu0 = try emulatorPid.map { try cpuSeconds(pid: $0) }
                 try await Task.sleep(for: .seconds(10))
                 let wall = (clock.now - t0).seconds
                 let share = (try cpuSeconds(pid: pid) - cpu0) / wall
@@ -235,10 +265,8 @@ enum FleetLabBenchmarks {
                 var note =
                     "\(live.count) live in the fleet picture"
                     + (flying ? ", \(live.filter { $0.altitude > 4 }.count) airborne" : "")
-                if let emu0, let e = emulator {
-                    let emuShare =
-                        (try cpuSeconds(pid: try ChildProcess.descendant(of: e.process.pid, named: "fleetmesh-bench"))
-                            - emu0) / wall
+                if let emu0, let emulatorPid {
+                    let emuShare = (try cpuSeconds(pid: emulatorPid) - emu0) / wall
                     note += String(format: "; emulator process %.0f %% of a core", emuShare * 100)
                 }
                 // What the station's socket carried: a figure far from about 22 datagrams in and 20 out per drone on
@@ -248,7 +276,9 @@ enum FleetLabBenchmarks {
                         format: "; station datagrams in %.0f/s, out %.0f/s", traffic.datagramsInPerSecond,
                         traffic.datagramsOutPerSecond)
                 }
-                let label = "station CPU, \(n) drones " + (flying ? "flying" : "on the ground")
+                let label =
+                    "station CPU, \(n) drones " + (flying ? "flying" : "on the ground")
+                    + (onTheLink ? ", on its link" : "")
                 out.line(label, String(format: "%5.1f %% of one core  (%@)", share * 100, note))
             }
         }

@@ -1,3 +1,4 @@
+import LabKit
 import Logging
 import NIOCore
 import NIOPosix
@@ -46,5 +47,49 @@ struct UDPTransportTests {
         }
         await sender.close()
         await receiver.close()
+    }
+}
+
+/// The drone emulator's sockets: made in a network namespace of their own (the test makes one, with only loopback).
+@Suite("UDPTransport in a network namespace")
+struct UDPTransportNamespaceTests {
+    @Test func theSocketLivesInTheNamespaceItWasMadeIn() async throws {
+        let name = "fmtest-udp-\(getpid())"
+        #expect(try shell(["ip", "netns", "add", name]).status == 0)
+        defer { _ = try? shell(["ip", "netns", "del", name]) }
+        #expect(try shell(["ip", "-n", name, "link", "set", "lo", "up"]).status == 0)
+        let logger = Logger(label: "udp-ns-test")
+        let group = MultiThreadedEventLoopGroup.singleton
+        let inside = try await UDPTransport.bind(
+            port: 0, group: group, logger: logger, networkNamespace: "/run/netns/\(name)")
+        let outside = try await UDPTransport.bind(port: 0, group: group, logger: logger)
+        let port = inside.port
+        // From this process's own namespace the port is not there; from inside the namespace it is.
+        outside.send([.unicast([1], to: try SocketAddress(ipAddress: "::1", port: port))])
+        inside.send([.unicast([2], to: try SocketAddress(ipAddress: "::1", port: port))])
+        let first = try await withThrowingTaskGroup(of: [UInt8].self) { tasks in
+            tasks.addTask {
+                try await Task.sleep(for: .seconds(10))
+                throw CancellationError()
+            }
+            tasks.addTask {
+                for await d in inside.datagrams { return d.bytes }
+                return []
+            }
+            let got = try await tasks.next()!
+            tasks.cancelAll()
+            return got
+        }
+        #expect(first == [2])
+        await inside.close()
+        await outside.close()
+    }
+
+    @Test func aMissingNamespaceIsNamedInTheError() async throws {
+        await #expect {
+            try await UDPTransport.bind(
+                port: 0, group: MultiThreadedEventLoopGroup.singleton, logger: Logger(label: "t"),
+                networkNamespace: "/run/netns/fleetmesh-no-such-namespace")
+        } throws: { "\($0)".contains("/run/netns/fleetmesh-no-such-namespace") }
     }
 }

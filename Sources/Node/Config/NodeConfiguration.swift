@@ -29,6 +29,12 @@ public struct NodeConfiguration: Sendable, Equatable {
     /// The interfaces the group channel uses (`[network] group_interfaces`); empty: every interface that is up,
     /// multicast-capable, not loopback, with an IPv6 address.
     public var groupInterfaces: [String] = []
+    /// Use the group channel even without `discover` (not in the config file): the lab's drone emulator, whose drones
+    /// dial their station as a static peer and share its link as drones in the field do.
+    public var groupWithoutDiscovery = false
+    /// Make the mesh socket in this network namespace, a path such as `/run/netns/NAME` (not in the config file): the
+    /// lab's drone emulator, one namespace per drone so that each has the link's port to itself.
+    public var networkNamespace: String?
     public var membership: MembershipConfiguration
     /// A pinned UAV number (drones only), 1–250.
     public var uavNumber: Int?
@@ -129,6 +135,6 @@ public struct MissionOrigin: Sendable, Equatable {
 
 extension NodeConfiguration {
     /// Whether the node uses the group channel: configured on, and the node discovers peers on its links (a node
-    /// that only has static peers sends no multicast at all).
-    public var usesGroup: Bool { group && discover }
+    /// that only has static peers sends no multicast at all, unless `groupWithoutDiscovery`).
+    public var usesGroup: Bool { group && (discover || groupWithoutDiscovery) }
 }

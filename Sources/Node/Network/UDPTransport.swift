@@ -27,6 +27,8 @@ public final class UDPTransport: Sendable {
     private let group: EventLoopGroup
     private let logger: Logger
     private let multicast: MulticastGroup?
+    /// The network namespace the socket is made in (`bind(…networkNamespace:)`); nil: the process's own.
+    private let networkNamespace: String?
 
     private struct State {
         var channel: Channel?
@@ -91,7 +93,8 @@ public final class UDPTransport: Sendable {
 
     private init(
         port: Int, group: EventLoopGroup, continuation: AsyncStream<Datagram>.Continuation,
-        datagrams: AsyncStream<Datagram>, logger: Logger, multicast: MulticastGroup?, state: NIOLockedValueBox<State>
+        datagrams: AsyncStream<Datagram>, logger: Logger, multicast: MulticastGroup?, networkNamespace: String?,
+        state: NIOLockedValueBox<State>
     ) {
         self.multicast = multicast
         self.port = port
@@ -99,22 +102,27 @@ public final class UDPTransport: Sendable {
         self.continuation = continuation
         self.datagrams = datagrams
         self.logger = logger
+        self.networkNamespace = networkNamespace
         self.state = state
     }
 
-    /// Binds `[::]:port` (0 picks a free port); with `multicast`, joins that group on its interfaces.
+    /// Binds `[::]:port` (0 picks a free port); with `multicast`, joins that group on its interfaces. With
+    /// `networkNamespace` (a path such as `/run/netns/NAME`) the socket is made in that network namespace: the lab's
+    /// drone emulator gives each of its drones one.
     public static func bind(
-        port: Int, group: EventLoopGroup, logger: Logger, multicast: MulticastGroup? = nil
+        port: Int, group: EventLoopGroup, logger: Logger, multicast: MulticastGroup? = nil,
+        networkNamespace: String? = nil
     ) async throws -> UDPTransport {
         let (stream, continuation) = AsyncStream.makeStream(
             of: Datagram.self, bufferingPolicy: .bufferingNewest(queueLimit))
         let state = NIOLockedValueBox(State())
-        let channel = try await makeChannel(port: port, group: group, continuation: continuation, state: state)
+        let (channel, devices) = try await makeChannel(
+            port: port, group: group, networkNamespace: networkNamespace, continuation: continuation, state: state)
         let transport = UDPTransport(
             port: channel.localAddress?.port ?? port, group: group, continuation: continuation,
-            datagrams: stream, logger: logger, multicast: multicast, state: state)
+            datagrams: stream, logger: logger, multicast: multicast, networkNamespace: networkNamespace, state: state)
         await transport.checkReceiveBuffer(of: channel)
-        await transport.adopt(channel)
+        await transport.adopt(channel, devices: devices)
         return transport
     }
 
@@ -134,9 +142,9 @@ public final class UDPTransport: Sendable {
 
     /// Joins the multicast group on its interfaces (hop limit 1, no loopback of this node's own datagrams) and
     /// returns where group datagrams go. An interface that cannot join is logged and skipped.
-    private func join(_ channel: Channel) async -> [SocketAddress] {
+    private func join(_ channel: Channel, devices: [NIONetworkDevice]?) async -> [SocketAddress] {
         guard let multicast, let multicastChannel = channel as? MulticastChannel else { return [] }
-        let devices = (try? System.enumerateDevices()) ?? []
+        let devices = devices ?? (try? System.enumerateDevices()) ?? []
         var chosen: [Int: NIONetworkDevice] = [:]
         for d in devices where d.address?.protocol == .inet6 && d.name != "lo" && d.multicastSupported {
             if multicast.interfaces.isEmpty || multicast.interfaces.contains(d.name) { chosen[d.interfaceIndex] = d }
@@ -172,11 +180,12 @@ public final class UDPTransport: Sendable {
         return targets
     }
 
+    /// The channel, and the devices of the namespace it was made in when that is not the process's own.
     private static func makeChannel(
-        port: Int, group: EventLoopGroup,
+        port: Int, group: EventLoopGroup, networkNamespace: String?,
         continuation: AsyncStream<Datagram>.Continuation, state: NIOLockedValueBox<State>
-    ) async throws -> Channel {
-        try await DatagramBootstrap(group: group)
+    ) async throws -> (Channel, [NIONetworkDevice]?) {
+        let bootstrap = DatagramBootstrap(group: group)
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
             .channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(requestedReceiveBuffer))
             // Room for the largest UDP datagram: SwiftNIO reads datagrams into 2,048 bytes by default and cuts what is
@@ -189,11 +198,13 @@ public final class UDPTransport: Sendable {
                         InboundHandler(continuation: continuation, state: state))
                 }
             }
-            .bind(host: "::", port: port).get()
+        guard let networkNamespace else { return (try await bootstrap.bind(host: "::", port: port).get(), nil) }
+        let socket = try socket(inNamespace: networkNamespace, port: port)
+        return (try await bootstrap.withBoundSocket(socket.descriptor).get(), socket.devices)
     }
 
-    private func adopt(_ channel: Channel) async {
-        let targets = await join(channel)
+    private func adopt(_ channel: Channel, devices: [NIONetworkDevice]?) async {
+        let targets = await join(channel, devices: devices)
         state.withLockedValue {
             $0.channel = channel
             $0.groupTargets = targets
@@ -223,8 +234,9 @@ public final class UDPTransport: Sendable {
         var delay = Duration.milliseconds(5)
         while !state.withLockedValue({ $0.closing }) {
             do {
-                let channel = try await UDPTransport.makeChannel(
-                    port: port, group: group, continuation: continuation, state: state)
+                let (channel, devices) = try await UDPTransport.makeChannel(
+                    port: port, group: group, networkNamespace: networkNamespace, continuation: continuation,
+                    state: state)
                 let (count, cause) = state.withLockedValue { s -> (Int, String) in
                     s.rebinds += 1
                     return (s.rebinds, s.lastSendError ?? "unknown error")
@@ -232,7 +244,7 @@ public final class UDPTransport: Sendable {
                 logger.warning(
                     "UDP socket closed after a send error (\(cause)); bound port \(port) again (\(count) time(s) so far)"
                 )
-                await adopt(channel)
+                await adopt(channel, devices: devices)
                 return
             } catch {
                 logger.error("cannot bind UDP port \(port) again: \(error); retrying in \(delay)")

@@ -94,7 +94,8 @@ public struct NodeServices: CustomStringConvertible {
     public func services() async throws -> [ServiceGroupConfiguration.ServiceConfiguration] {
         let transport = try await UDPTransport.bind(
             port: configuration.port, group: MultiThreadedEventLoopGroup.singleton, logger: logger,
-            multicast: configuration.usesGroup ? .init(interfaces: configuration.groupInterfaces) : nil)
+            multicast: configuration.usesGroup ? .init(interfaces: configuration.groupInterfaces) : nil,
+            networkNamespace: configuration.networkNamespace)
         let discovery = self.discovery
         await shell.attach(transport, discovery: discovery)
         let ad = await shell.advertisement
