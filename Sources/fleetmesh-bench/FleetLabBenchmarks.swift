@@ -31,6 +31,13 @@ enum FleetLabBenchmarks {
         try await manualControl(out, emulated: 100)
     }
 
+    /// The same with the 100 emulated drones on the station's link (`startEmulatorOnTheLink`), as in the field.
+    static func manualUnderFleetOnTheLink(_ out: BenchOutput) async throws {
+        out.heading("Fleet: manual control at 100 Hz to 10 drones while the station carries 100 more on its link")
+        out.line("load average at start (1/5/15 min)", MeshLabBenchmarks.loadAverage())
+        try await manualControl(out, emulated: 100, onTheLink: true)
+    }
+
     /// Starts `emulate-drones` for `n` drones on the lab's shared link: `scripts/lab bare` makes a namespace for each
     /// (host numbers 101…), and the emulator, run outside the lab's hosts (their mount namespaces do not see
     /// namespaces made after them), makes each drone's socket in its own. Its output goes to `emulator.log`.
@@ -118,9 +125,12 @@ enum FleetLabBenchmarks {
 
     /// One station streams 100 Hz to 10 drones for 5 s; each drone reports what it obeyed. With `emulated` drones
     /// (`emulate-drones` on host 12, the station their only peer, on the ground) the station carries them too; the
-    /// stream starts once it hears all of them live, and the station's CPU during the stream is reported.
-    static func manualControl(_ out: BenchOutput, emulated: Int = 0) async throws {
-        try await Lab.with(hosts: emulated > 0 ? 12 : 11) { lab in
+    /// stream starts once it hears all of them live, and the station's CPU during the stream is reported. `onTheLink`:
+    /// the emulated drones share the station's link (and the ten drones') instead.
+    static func manualControl(_ out: BenchOutput, emulated: Int = 0, onTheLink: Bool = false) async throws {
+        try await Lab.with(hosts: emulated > 0 && !onTheLink ? 12 : 11) { lab in
+            var linked: ChildProcess?
+            defer { linked?.signal(SIGKILL) }
             let station = try lab.startNode(host: 1, name: "station", role: "station", logLevel: "warning")
             let drones = try (2...11).map { try lab.startNode(host: $0, name: "d\($0)", logLevel: "warning") }
             var numbers: [Int] = []
@@ -138,13 +148,22 @@ enum FleetLabBenchmarks {
                 let up = try send(station, n, ["takeoff", "5"])
                 guard up.succeeded else { throw LabError("takeoff of UAV \(n) failed: \(up.answers)") }
             }
-            if emulated > 0 {
+            if emulated > 0 && onTheLink {
+                // Every drone hears the station, none another drone (a station in the middle of its fleet): the ten
+                // drones would otherwise each hold a session with all 100 emulated ones, 1,000 more sessions than the
+                // machine's two cores carry.
+                for host in 2...11 { try lab.lab("isolate", String(host)) }
+                linked = try startEmulatorOnTheLink(
+                    lab, drones: emulated, station: "\(try lab.address(1)):47800", seconds: 120)
+            } else if emulated > 0 {
                 _ = try lab.start(
                     host: 12, tag: "emulator",
                     [
                         CommandLine.arguments[0], "emulate-drones", String(emulated), "\(try lab.address(1)):47800",
                         lab.keyPath, lab.directory.path + "/emu", "120",
                     ])
+            }
+            if emulated > 0 {
                 let total = emulated + drones.count
                 try await waitUntil(
                     "the station hears \(total) live drones", timeout: .seconds(60), poll: .milliseconds(250)

@@ -10,6 +10,7 @@ let all: [(String, (BenchOutput) async throws -> Void)] = [
     ("commands", FleetLabBenchmarks.commands),
     ("manual", FleetLabBenchmarks.manual),
     ("manual-fleet", FleetLabBenchmarks.manualUnderFleet),
+    ("manual-fleet-link", FleetLabBenchmarks.manualUnderFleetOnTheLink),
     ("station", FleetLabBenchmarks.station),
     ("secure", SecureTransportBenchmarks.run),
     ("datagram", DatagramBenchmarks.run),
