@@ -316,7 +316,18 @@ import Testing
                 else { return false }
                 let f = line.split(separator: ";", omittingEmptySubsequences: false)
                 guard f.count > 8 else { return false }
-                endpoint = "\(f[7]):\(f[8])"
+                // The record's address is whichever the resolver got first: over mDNS on IPv4 that may be the host's
+                // IPv6 link-local address (a CI run resolved fe80::…). The host name's IPv4 address, as a ground
+                // station that prefers IPv4 asks for it:
+                var address = String(f[7])
+                if address.contains(":") {
+                    let a = try shell(lab.onHost(3, ["avahi-resolve-host-name", "-4", String(f[6])]))
+                    guard a.status == 0, let v4 = a.output.split(whereSeparator: \.isWhitespace).last else {
+                        return false
+                    }
+                    address = String(v4)
+                }
+                endpoint = "\(address):\(f[8])"
                 return true
             }
             #expect(endpoint == "\(stationAddress):14550")
