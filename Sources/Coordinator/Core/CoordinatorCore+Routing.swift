@@ -110,11 +110,11 @@ extension CoordinatorCore {
         return LinkStateSummary(entries: entries)
     }
 
-    /// A neighbour's summary of its database (or a part of it): this node asks it for every advertisement it lists newer than this
-    /// node holds, or that this node lacks, compared now (the summary may be a round trip old; what arrived by flood
-    /// meanwhile is not asked for). What this node holds newer the neighbour asks for, answering this node's own
-    /// summary. An entry for this node newer than its own advertisement (an earlier start's) makes it jump past it,
-    /// as a copy would.
+    /// A neighbour's summary of its database (or a part of it): this node asks it for every advertisement it lists
+    /// newer than this node holds, or that this node lacks, compared now (the summary may be a round trip old; what
+    /// arrived by flood meanwhile is not asked for), in requests of at most `originsPerRequest`. What this node holds
+    /// newer the neighbour asks for, answering this node's own summary. An entry for this node newer than its own
+    /// advertisement (an earlier start's) makes it jump past it, as a copy would.
     mutating func handleSummary(_ summary: LinkStateSummary, from: NodeID) -> [Directive] {
         var wanted: [NodeID] = []
         for e in summary.entries {
@@ -323,11 +323,4 @@ struct PendingFlood: Sendable {
     /// The version waiting (it came from its origin).
     var sequence: UInt64
     var dueAt: MeshInstant
-}
-
-extension Array {
-    /// The elements in consecutive slices of at most `size`, in order (none when empty).
-    func chunks(of size: Int) -> [[Element]] {
-        stride(from: 0, to: count, by: size).map { Array(self[$0..<Swift.min($0 + size, count)]) }
-    }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
@@ -15,15 +14,10 @@ extension UDPTransport {
     /// Makes the UDP socket inside the network namespace at `path` (such as `/run/netns/NAME`), on a thread of its own
     /// that enters it (only that thread does): the socket stays in that namespace for its life. For the lab's drone
     /// emulator, which gives each of its drones a namespace of its own; a node in the field never uses it.
-    static func socket(inNamespace path: String, port: Int) throws -> ForeignSocket {
-        let made = NIOLockedValueBox<Result<ForeignSocket, Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            made.withLockedValue { $0 = Result { try makeSocket(inNamespace: path, port: port) } }
-            done.signal()
+    static func socket(inNamespace path: String, port: Int) async throws -> ForeignSocket {
+        try await withCheckedThrowingContinuation { made in
+            Thread.detachNewThread { made.resume(with: Result { try makeSocket(inNamespace: path, port: port) }) }
         }
-        done.wait()
-        return try made.withLockedValue { $0! }.get()
     }
 
     private static func makeSocket(inNamespace path: String, port: Int) throws -> ForeignSocket {

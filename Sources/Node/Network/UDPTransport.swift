@@ -199,7 +199,7 @@ public final class UDPTransport: Sendable {
                 }
             }
         guard let networkNamespace else { return (try await bootstrap.bind(host: "::", port: port).get(), nil) }
-        let socket = try socket(inNamespace: networkNamespace, port: port)
+        let socket = try await socket(inNamespace: networkNamespace, port: port)
         return (try await bootstrap.withBoundSocket(socket.descriptor).get(), socket.devices)
     }
 
