@@ -58,6 +58,10 @@ public struct AirtimeSimulation {
     public private(set) var groupSent: [Int] = []
     /// Unicast datagrams from one drone to another since `resetCounts()`.
     public private(set) var unicastBetweenDrones = 0
+    /// Datagrams each node received, unicast or group, since `resetCounts()`.
+    public private(set) var received: [Int] = []
+    /// Manual-control samples each node's coordinator handed to its vehicle since `resetCounts()`.
+    public private(set) var manualApplied: [Int] = []
     /// Bytes sent by every node since the start, framing included.
     public private(set) var sentBytes = 0
     private var inFlight: [(to: Int, from: Int, bytes: [UInt8])] = []
@@ -88,6 +92,8 @@ public struct AirtimeSimulation {
         result = Result(nodes: count, seconds: 0, whole: false)
         unicastSent = Array(repeating: 0, count: count)
         groupSent = unicastSent
+        received = unicastSent
+        manualApplied = unicastSent
         for i in 0..<count {
             let id = NodeID(high: UInt64(i + 1) << 32 | rng.next() >> 32, low: rng.next())
             let incarnation: Incarnation = rng.next()
@@ -196,7 +202,15 @@ public struct AirtimeSimulation {
     public mutating func resetCounts() {
         unicastSent = Array(repeating: 0, count: nodes.count)
         groupSent = unicastSent
+        received = unicastSent
+        manualApplied = unicastSent
         unicastBetweenDrones = 0
+    }
+
+    /// Lets node `i` act now (a command, a manual-control sample) and sends what it sends.
+    public mutating func act(at i: Int, _ body: (inout CoordinatorCore) -> [Directive]) {
+        let moment = now
+        carry(nodes[i].withCoordinator(now: moment, body), at: i)
     }
 
     private mutating func carry(_ effects: [NodeCore<Int>.Effect], at i: Int) {
@@ -224,6 +238,8 @@ public struct AirtimeSimulation {
                 for to in nodes.indices where to != i { inFlight.append((to, i, bytes)) }
             case .peerState(_, _, let from, let to):
                 if counting, from == .established, to != .established { result.flaps += 1 }
+            case .coordinator(.applyManualControl):
+                manualApplied[i] += 1
             default:
                 break
             }
@@ -249,6 +265,7 @@ public struct AirtimeSimulation {
                 let d = inFlight[k]
                 k += 1
                 guard started[d.to] else { continue }
+                received[d.to] += 1
                 carry(nodes[d.to].onDatagram(d.bytes, from: d.from, now: now), at: d.to)
             }
             inFlight.removeAll(keepingCapacity: true)

@@ -244,9 +244,10 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
     /// Carries out the coordinator's directives: sends through the mesh layer, the UAV number into it, the rest out.
     mutating func perform(_ directives: [Directive], now: MeshInstant) -> [Effect] {
         var effects: [Effect] = []
-        // Unreliable messages for neighbours that hear this node's group leave by group, after the rest, packed
-        // together: one flood's copies once; a message for a neighbour that is its destination (telemetry to a
-        // station next door) in the same datagram, which the other nodes hear as this node's presence and drop.
+        // Unreliable messages for several neighbours that hear this node's group leave by group, after the rest,
+        // packed together: one flood's copies once; telemetry for the stations next door once. A message for one
+        // neighbour that is its destination (manual control to a drone next door) goes by unicast: by group every
+        // node on the link would open it to drop it.
         var byGroup: [(type: UInt16, payload: [UInt8])] = []
         var grouped: Set<FloodCopy> = []
         var telemetryOnce: Set<NodeID> = []
@@ -263,7 +264,7 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
                     byGroup.append(groupForm(.routed(once, .telemetry(uavNumber: n, state: s))))
                 }
             case .send(.routed(let env, let payload), let to, .unreliable)
-            where (env.destination == .broadcast || env.destination == .node(to)) && mesh.reachesOverGroup(to, now: now):
+            where env.destination == .broadcast && mesh.reachesOverGroup(to, now: now):
                 if grouped.insert(FloodCopy(origin: env.origin, sequence: env.sequence, ttl: env.ttl)).inserted {
                     byGroup.append(groupForm(.routed(env, payload)))
                 }

@@ -91,6 +91,34 @@ import Testing
             "unicast between drones once the group is back: \(segment.unicastBetweenDrones)")
     }
 
+    @Test("manual control to a drone next door goes by unicast: the other drones on the link never receive it")
+    func aStreamForOneNodeGoesByUnicast() throws {
+        var segment = AirtimeSimulation(stations: 1, drones: 4, group: true)
+        segment.advance(.seconds(3))
+        #expect(segment.whole)
+        let number = try #require(segment.nodes[1].coordinator.uavNumber)
+        segment.resetCounts()
+        // Half a second of a 100 Hz stream from the station to drone 1.
+        for k in 0..<50 {
+            let now = segment.now
+            segment.act(at: 0) {
+                $0.sendManualControl(
+                    ManualControl(x: Int16(k), y: 0, z: 500, r: 0, buttons: 0, sentAtMicros: UInt64(k)),
+                    toUAV: number, takeover: true, now: now)
+            }
+            segment.advance(.milliseconds(10))
+        }
+        #expect(segment.manualApplied[1] == 50, "drone 1 applied \(segment.manualApplied[1]) of 50 samples")
+        // The samples went by unicast to drone 1; the station's group datagrams stayed its presence (10 a second).
+        #expect(segment.unicastSent[0] >= 50, "station unicast: \(segment.unicastSent[0])")
+        #expect(segment.groupSent[0] <= 8, "station group datagrams in 0.5 s: \(segment.groupSent[0])")
+        // Every other drone hears the station's presence and the drones' own traffic, not 50 samples more: by group
+        // each of them would open every sample only to drop it.
+        for i in 2...4 {
+            #expect(segment.received[i] < segment.received[1] - 40, "received: \(segment.received)")
+        }
+    }
+
     @Test("the group costs fewer datagrams than unicast: ten nodes, the same traffic")
     func theGroupCostsLessThanUnicast() {
         var withGroup = AirtimeSimulation(stations: 1, drones: 9, group: true)
