@@ -38,8 +38,14 @@ extension UDPTransport {
         guard fd >= 0 else { throw NamespaceError("cannot make a UDP socket in \(path): errno \(errno)") }
         var on: CInt = 1
         var off: CInt = 0
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<CInt>.size))
-        setsockopt(fd, CInt(IPPROTO_IPV6), IPV6_V6ONLY, &off, socklen_t(MemoryLayout<CInt>.size))
+        // Dual-stack, as NIO's own bind: the emulated drones dial their station at its IPv4 address.
+        guard setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<CInt>.size)) == 0,
+            setsockopt(fd, CInt(IPPROTO_IPV6), IPV6_V6ONLY, &off, socklen_t(MemoryLayout<CInt>.size)) == 0
+        else {
+            let e = errno
+            Glibc.close(fd)
+            throw NamespaceError("cannot set up the UDP socket in \(path) (SO_REUSEADDR, IPV6_V6ONLY): errno \(e)")
+        }
         var address = sockaddr_in6()
         address.sin6_family = sa_family_t(AF_INET6)
         address.sin6_port = in_port_t(UInt16(port)).bigEndian
