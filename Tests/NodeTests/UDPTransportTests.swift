@@ -22,24 +22,7 @@ struct UDPTransportTests {
         for (i, size) in sizes.enumerated() {
             sender.send([.unicast((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ i) }, to: to)])
         }
-        let expected = sizes.count
-        let received = try await withThrowingTaskGroup(of: [[UInt8]].self) { tasks in
-            tasks.addTask {
-                try await Task.sleep(for: .seconds(10))
-                throw CancellationError()
-            }
-            tasks.addTask {
-                var got: [[UInt8]] = []
-                for await d in receiver.datagrams {
-                    got.append(d.bytes)
-                    if got.count == expected { break }
-                }
-                return got
-            }
-            let first = try await tasks.next()!
-            tasks.cancelAll()
-            return first
-        }
+        let received = try await receiver.firstDatagrams(sizes.count)
         #expect(received.map(\.count) == sizes)
         for (i, size) in sizes.enumerated() where received.count > i {
             let sent = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ i) }
@@ -69,24 +52,7 @@ struct UDPTransportNamespaceTests {
         inside.send([.unicast([2], to: try SocketAddress(ipAddress: "::1", port: port))])
         // Dual-stack: IPv4 reaches it too (the emulated drones dial their station at its IPv4 address).
         inside.send([.unicast([3], to: try SocketAddress(ipAddress: "::ffff:127.0.0.1", port: port))])
-        let got = try await withThrowingTaskGroup(of: [[UInt8]].self) { tasks in
-            tasks.addTask {
-                try await Task.sleep(for: .seconds(10))
-                throw CancellationError()
-            }
-            tasks.addTask {
-                var got: [[UInt8]] = []
-                for await d in inside.datagrams {
-                    got.append(d.bytes)
-                    if got.count == 2 { break }
-                }
-                return got
-            }
-            let got = try await tasks.next()!
-            tasks.cancelAll()
-            return got
-        }
-        #expect(got == [[2], [3]])
+        #expect(try await inside.firstDatagrams(2) == [[2], [3]])
         await inside.close()
         await outside.close()
     }
@@ -97,5 +63,28 @@ struct UDPTransportNamespaceTests {
                 port: 0, group: MultiThreadedEventLoopGroup.singleton, logger: Logger(label: "t"),
                 networkNamespace: "/run/netns/fleetmesh-no-such-namespace")
         } throws: { "\($0)".contains("/run/netns/fleetmesh-no-such-namespace") }
+    }
+}
+
+extension UDPTransport {
+    /// The bytes of the first `count` datagrams to arrive; fails if they have not all come within 10 s.
+    fileprivate func firstDatagrams(_ count: Int) async throws -> [[UInt8]] {
+        try await withThrowingTaskGroup(of: [[UInt8]]?.self) { tasks in
+            tasks.addTask {
+                try await Task.sleep(for: .seconds(10))
+                return nil
+            }
+            tasks.addTask {
+                var got: [[UInt8]] = []
+                for await d in self.datagrams {
+                    got.append(d.bytes)
+                    if got.count == count { break }
+                }
+                return got
+            }
+            let first = try await tasks.next()!
+            tasks.cancelAll()
+            return try #require(first, "fewer than \(count) datagrams arrived within 10 s")
+        }
     }
 }
