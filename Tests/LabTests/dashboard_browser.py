@@ -101,17 +101,42 @@ try:
     findings["pathAltitudeDefault"] = float(driver.find_element(By.ID, "path-alt").get_attribute("value"))
     lat, lon = drone_position()[:2]
     per_lon = 111320 * math.cos(math.radians(lat))
-    waypoints = [(lat, lon + 22 / per_lon), (lat + 18 / 111320, lon + 22 / per_lon)]
     map_element = driver.find_element(By.ID, "map")
-    # The operator zooms so the path fits the map (at once, without Leaflet's animation).
-    driver.execute_script("map.fitBounds(L.latLngBounds(arguments[0]).pad(0.3), { maxZoom: 19, animate: false });",
-                          [[lat, lon]] + [list(w) for w in waypoints])
+
+    def free_for_a_click(w):
+        # No clickable marker within 40 px (a click on another drone's marker selects it instead of adding a
+        # waypoint; the other drone's place depends on the fleet's homes), and the point well inside the map.
+        return driver.execute_script("""
+          const here = L.latLng(arguments[0], arguments[1]);
+          const p = map.latLngToContainerPoint(here);
+          let free = true;
+          map.eachLayer((l) => {
+            if (l.options.interactive === false) return;
+            if (l instanceof L.Marker && p.distanceTo(map.latLngToContainerPoint(l.getLatLng())) < 40) free = false;
+            if (l instanceof L.CircleMarker && p.distanceTo(map.latLngToContainerPoint(l.getLatLng())) < 20) free = false;
+          });
+          const s = map.getSize();
+          return free && p.x > 30 && p.y > 30 && p.x < s.x - 30 && p.y < s.y - 30;
+        """, w[0], w[1])
+
+    # 22 m east (or west) of the drone, then 18 m north (or south) of that: the first of the four where both clicks
+    # are free. The operator zooms so the path fits the map (at once, without Leaflet's animation).
+    for east, north in [(1, 1), (-1, 1), (1, -1), (-1, -1)]:
+        waypoints = [(lat, lon + east * 22 / per_lon), (lat + north * 18 / 111320, lon + east * 22 / per_lon)]
+        driver.execute_script(
+            "map.fitBounds(L.latLngBounds(arguments[0]).pad(0.3), { maxZoom: 19, animate: false });",
+            [[lat, lon]] + [list(w) for w in waypoints])
+        if all(free_for_a_click(w) for w in waypoints):
+            break
+    else:
+        raise AssertionError("no free place on the map for a two-waypoint path beside the drone")
     size = map_element.size
     for w in waypoints:
         point = driver.execute_script("const p = map.latLngToContainerPoint(L.latLng(arguments[0], arguments[1]));"
                                       "return [p.x, p.y];", w[0], w[1])
         ActionChains(driver).move_to_element_with_offset(
             map_element, round(point[0] - size["width"] / 2), round(point[1] - size["height"] / 2)).click().perform()
+    driver.save_screenshot(os.path.join(shots, "3-waypoints-clicked.png"))
     wait_for("two numbered waypoints on the map", 5,
              lambda: len(driver.find_elements(By.CSS_SELECTOR, ".waypoint")) == 2)
     clicked = driver.execute_script("return path.waypoints.map((w) => [w.lat, w.lng]);")
