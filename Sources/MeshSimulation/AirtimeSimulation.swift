@@ -15,6 +15,16 @@ public struct AirtimeSimulation {
     /// Bytes a link adds to each UDP payload: Ethernet header 14, IPv6 40, UDP 8.
     public static let framing = 62
 
+    /// Where the nodes are, and who hears whom.
+    public enum Layout: Sendable, Equatable {
+        /// One shared link: every node hears every other; drones 20 m apart in a line.
+        case oneLink
+        /// A field: the nodes (stations first) on a grid `columns` wide, `spacing` metres apart, each hearing only
+        /// those within `range` metres (radio range): its datagrams, group or unicast, reach those and no others,
+        /// and its DNS-SD records are found by those. Every transmission still counts once.
+        case field(columns: Int, spacing: Double, range: Double)
+    }
+
     public struct Result: Sendable {
         public var nodes: Int
         /// Seconds counted.
@@ -80,21 +90,52 @@ public struct AirtimeSimulation {
     /// meanwhile, waiting in its socket.
     private var stalls: [Int: (since: MeshInstant, until: MeshInstant)] = [:]
     private var backlog: [Int: [(from: Int, bytes: [UInt8], arrived: MeshInstant)]] = [:]
+    /// The layout; in a field, each node's position (metres north and east of the first) and the nodes it hears.
+    public let layout: Layout
+    private var positions: [(north: Double, east: Double)] = []
+    /// In a field, the nodes each node hears (ascending), and the same as a flat matrix; nil on one link.
+    private var inRange: [[Int]]?
+    private var hearsMatrix: [Bool] = []
 
     /// `stations` stations and `drones` drones, with the group channel or without (unicast to every peer). With a
     /// `startSpread`, each node starts at a moment drawn evenly from it, as when a field team powers a fleet on;
     /// without, all start at once and find each other at the first instant.
     /// `seesRecord(i, j)`: whether node `i`'s DNS-SD finds node `j`'s record (by default every node finds every
     /// other; a node may still learn of another from its group datagrams).
+    /// `layout`: one shared link (the default) or a field where each node hears only those in radio range.
+    /// `configure`: changes to every node's coordinator configuration (a benchmark's other refresh interval).
     public init(
         stations: Int = 2, drones: Int, group: Bool, startSpread: Duration = .zero, seed: UInt64 = 1,
-        seesRecord: @escaping (Int, Int) -> Bool = { _, _ in true }
+        layout: Layout = .oneLink, seesRecord: @escaping (Int, Int) -> Bool = { _, _ in true },
+        configure: (inout CoordinatorConfiguration) -> Void = { _ in }
     ) {
         self.seesRecord = seesRecord
         self.stations = stations
+        self.layout = layout
         var rng = SeededRandom(seed: seed)
         let key = try! MeshKey(bytes: (0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) })
         let count = stations + drones
+        switch layout {
+        case .oneLink:
+            positions = (0..<count).map { (north: Double($0) * 20, east: 0) }
+        case .field(let columns, let spacing, let range):
+            let columns = max(1, columns)
+            positions = (0..<count).map {
+                (north: Double($0 / columns) * spacing, east: Double($0 % columns) * spacing)
+            }
+            hearsMatrix = Array(repeating: false, count: count * count)
+            var lists: [[Int]] = Array(repeating: [], count: count)
+            for i in 0..<count {
+                for j in 0..<count where j != i {
+                    let dn = positions[i].north - positions[j].north
+                    let de = positions[i].east - positions[j].east
+                    guard dn * dn + de * de <= range * range else { continue }
+                    hearsMatrix[i * count + j] = true
+                    lists[i].append(j)
+                }
+            }
+            inRange = lists
+        }
         result = Result(nodes: count, seconds: 0, whole: false)
         unicastSent = Array(repeating: 0, count: count)
         groupSent = unicastSent
@@ -107,9 +148,10 @@ public struct AirtimeSimulation {
             let mesh = MeshCore<Int>(
                 key: key, localID: id, incarnation: incarnation, role: role, name: "n\(i)", uavNumber: nil,
                 group: group ? GroupSettings() : nil, random: SeededRandom(seed: rng.next()))
+            var configuration = CoordinatorConfiguration(nodeID: id, role: role, name: "n\(i)")
+            configure(&configuration)
             let coordinator = CoordinatorCore(
-                configuration: CoordinatorConfiguration(nodeID: id, role: role, name: "n\(i)"),
-                incarnation: incarnation, persistedUAVNumber: nil, now: now)
+                configuration: configuration, incarnation: incarnation, persistedUAVNumber: nil, now: now)
             nodes.append(NodeCore(mesh: mesh, coordinator: coordinator))
         }
         let spread = startSpread.components.seconds * 1_000_000_000 + startSpread.components.attoseconds / 1_000_000_000
@@ -125,7 +167,7 @@ public struct AirtimeSimulation {
     private mutating func startDue() {
         for i in nodes.indices where !started[i] && startsAt[i] <= now {
             started[i] = true
-            for j in nodes.indices where j != i && started[j] {
+            for j in nodes.indices where j != i && started[j] && hears(i, j) {
                 if seesRecord(i, j) {
                     carry(
                         nodes[i].onDiscovered(
@@ -151,10 +193,12 @@ public struct AirtimeSimulation {
     /// fleet — is counted exactly once whatever the window's phase.
     public static func run(
         stations: Int = 2, drones: Int, group: Bool, startSpread: Duration = .zero, settle: Duration = .seconds(3),
-        measure: Duration = .seconds(10), seed: UInt64 = 1
+        measure: Duration = .seconds(10), seed: UInt64 = 1, layout: Layout = .oneLink,
+        configure: (inout CoordinatorConfiguration) -> Void = { _ in }
     ) -> Result {
         var sim = AirtimeSimulation(
-            stations: stations, drones: drones, group: group, startSpread: startSpread, seed: seed)
+            stations: stations, drones: drones, group: group, startSpread: startSpread, seed: seed, layout: layout,
+            configure: configure)
         let start = sim.now
         // Formation and convergence, checked every 100 ms (the counts so far are theirs), then the rest of `settle`.
         while sim.now - start < settle, sim.result.convergedAfter == nil {
@@ -183,23 +227,40 @@ public struct AirtimeSimulation {
         return sim.result
     }
 
-    /// Every node in session with every other.
+    /// Every node in session with every other (in a field: with every node in its range).
     public var whole: Bool {
-        nodes.indices.allSatisfy { i in
-            nodes[i].mesh.membership.peers.count == nodes.count - 1
-                && nodes[i].mesh.membership.peers.values.allSatisfy { $0.state == .established }
+        guard let inRange else {
+            return nodes.indices.allSatisfy { i in
+                nodes[i].mesh.membership.peers.count == nodes.count - 1
+                    && nodes[i].mesh.membership.peers.values.allSatisfy { $0.state == .established }
+            }
+        }
+        return nodes.indices.allSatisfy { i in
+            let peers = nodes[i].mesh.membership.peers
+            return inRange[i].allSatisfy { peers[nodes[$0].mesh.localID]?.state == .established }
         }
     }
+
+    /// Whether node `i` hears node `j` (always on one link).
+    public func hears(_ i: Int, _ j: Int) -> Bool {
+        inRange == nil || hearsMatrix[i * nodes.count + j]
+    }
+
+    /// In a field, how many nodes each node hears (nil on one link).
+    public var neighbourCounts: [Int]? { inRange?.map(\.count) }
 
     /// Unicast and group datagrams sent by every node since `resetCounts()`.
     public var framesSent: Int { unicastSent.reduce(0, +) + groupSent.reduce(0, +) }
 
-    /// Every node holds every other node's advertisement listing all the others as neighbours.
+    /// Every node holds every other node's advertisement listing all the nodes it hears as neighbours (on one link:
+    /// all the others).
     public var converged: Bool {
         let ids = nodes.map(\.mesh.localID)
+        let expected = inRange?.map(\.count) ?? Array(repeating: ids.count - 1, count: ids.count)
         return nodes.allSatisfy { node in
-            ids.allSatisfy { id in
-                id == node.mesh.localID || node.coordinator.advertisement(of: id)?.neighbours.count == ids.count - 1
+            ids.indices.allSatisfy { j in
+                ids[j] == node.mesh.localID
+                    || node.coordinator.advertisement(of: ids[j])?.neighbours.count == expected[j]
             }
         }
     }
@@ -232,7 +293,7 @@ public struct AirtimeSimulation {
                     result.unicastBytes += bytes.count + Self.framing
                     result.unicastFrames += 1
                 }
-                inFlight.append((to, i, bytes))
+                if hears(to, i) { inFlight.append((to, i, bytes)) }
             case .groupDatagram(let bytes):
                 groupSent[i] += 1
                 sentBytes += bytes.count + Self.framing
@@ -242,7 +303,11 @@ public struct AirtimeSimulation {
                     result.groupFrames += 1
                 }
                 guard groupPasses else { continue }
-                for to in nodes.indices where to != i { inFlight.append((to, i, bytes)) }
+                if let inRange {
+                    for to in inRange[i] { inFlight.append((to, i, bytes)) }
+                } else {
+                    for to in nodes.indices where to != i { inFlight.append((to, i, bytes)) }
+                }
             case .peerState(_, _, let from, let to):
                 guard from == .established, to != .established else { continue }
                 leftEstablished += 1
@@ -304,11 +369,15 @@ public struct AirtimeSimulation {
         }
     }
 
-    /// Drone `i` flies east at 5 m/s at 10 m, 20 m north of the previous drone: its state and its prediction.
+    /// Drone `i` flies east at 5 m/s at 10 m from its place in the layout (on one link 20 m north of the previous
+    /// drone): its state and its prediction. The whole fleet moves together, so who hears whom stays as laid out.
     private mutating func report(_ i: Int) {
         let t = Double(now.nanoseconds) / 1e9
+        let place = positions[i]
         func at(_ s: Double) -> GeoPoint {
-            GeoPoint(latitude: 50.0755 + Double(i) * 20 / 111_200, longitude: 14.4378 + 5 * s / 71_400, altitude: 10)
+            GeoPoint(
+                latitude: 50.0755 + place.north / 111_200, longitude: 14.4378 + (place.east + 5 * s) / 71_400,
+                altitude: 10)
         }
         let state = VehicleState(
             position: at(t), velocityNorthCmS: 0, velocityEastCmS: 500, velocityDownCmS: 0, headingCentidegrees: 9000,

@@ -8,7 +8,8 @@ import MeshTypes
 /// in the same run, with it off (per-peer unicast) for FLEETMESH_BENCH_AIRSIM_BASELINE (default 10,25). Formation is
 /// reported for each (time, datagrams and bytes until every node is in session with every other), also with the
 /// nodes started over FLEETMESH_BENCH_AIRSIM_SPREAD seconds (default 2) for FLEETMESH_BENCH_AIRSIM_SPREAD_SIZES
-/// (default 25,50).
+/// (default 25,50). And a fleet spread over a field, several hops across (FLEETMESH_BENCH_AIRSIM_FIELD, default
+/// 50,100,200 drones; `fieldRows`).
 enum AirtimeSimulationBenchmarks {
     static func run(_ out: BenchOutput) async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -46,10 +47,41 @@ enum AirtimeSimulationBenchmarks {
                 settle: .seconds(spread + 5))
             out.line("\(n) drones started over \(spread) s", describe(r))
         }
+        fieldRows(out, sizes("FLEETMESH_BENCH_AIRSIM_FIELD", "50,100,200"))
         if let first = rows.first, let last = rows.last, last.nodes > first.nodes {
             let k = log(last.bitsPerSecond / first.bitsPerSecond) / log(Double(last.nodes) / Double(first.nodes))
             out.line(
                 "growth with the fleet (bytes ∝ N^k)",
+                String(format: "k = %.2f (%d → %d nodes)", k, first.nodes, last.nodes))
+        }
+    }
+
+    /// A fleet spread over a field instead of one link: 2 stations and N drones on a grid 10 wide, 20 m apart, each
+    /// hearing the nodes within 50 m (radio range: 20 neighbours inside the grid), so routes are several hops long and
+    /// every advertisement floods across the whole fleet. 10 s to form, 10 s counted; then the same with link-state
+    /// refreshes every 60 s (age limit 200 s) instead of 10 s, which leaves them out of the window: the difference is
+    /// what the 10 s refresh flood costs as the fleet grows.
+    static func fieldRows(_ out: BenchOutput, _ sizes: [Int]) {
+        guard !sizes.isEmpty else { return }
+        let layout = AirtimeSimulation.Layout.field(columns: 10, spacing: 20, range: 50)
+        var rows: [(nodes: Int, r: AirtimeSimulation.Result)] = []
+        for n in sizes {
+            let clock = ContinuousClock()
+            let t0 = clock.now
+            let r = AirtimeSimulation.run(drones: n, group: true, settle: .seconds(10), layout: layout)
+            rows.append((n + 2, r))
+            out.line("field, \(n) drones", describe(r) + "  (simulated in \(clock.now - t0))")
+            let slow = AirtimeSimulation.run(drones: n, group: true, settle: .seconds(10), layout: layout) {
+                $0.linkStateRefreshInterval = .seconds(60)
+                $0.linkStateMaxAge = .seconds(200)
+            }
+            out.line("field, \(n) drones, no refresh in the window", describe(slow))
+        }
+        if let first = rows.first, let last = rows.last, last.nodes > first.nodes {
+            let k =
+                log(last.r.bitsPerSecond / first.r.bitsPerSecond) / log(Double(last.nodes) / Double(first.nodes))
+            out.line(
+                "field: growth with the fleet (bytes ∝ N^k)",
                 String(format: "k = %.2f (%d → %d nodes)", k, first.nodes, last.nodes))
         }
     }

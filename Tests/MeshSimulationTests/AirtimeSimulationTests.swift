@@ -1,3 +1,4 @@
+import Coordinator
 import MeshSimulation
 import Testing
 
@@ -26,5 +27,26 @@ import Testing
             unicastLarge.bitsPerSecondPerNode >= 1.7 * unicastSmall.bitsPerSecondPerNode,
             "unicast per node: \(Int(unicastSmall.bitsPerSecondPerNode)) at 6 nodes, \(Int(unicastLarge.bitsPerSecondPerNode)) at 12"
         )
+    }
+
+    @Test("in a field each node is in session only with the nodes in its radio range, and routes reach across hops")
+    func aFieldFormsAcrossSeveralHops() throws {
+        // 12 nodes on a 4 × 3 grid 20 m apart, radio range 25 m: each hears the nodes beside it, not diagonally.
+        var field = AirtimeSimulation(
+            stations: 1, drones: 11, group: true, layout: .field(columns: 4, spacing: 20, range: 25))
+        #expect(field.neighbourCounts == [2, 3, 3, 2, 3, 4, 4, 3, 2, 3, 3, 2])
+        field.advance(.seconds(5))
+        #expect(field.whole)
+        #expect(field.converged, "every node holds every advertisement, each listing the nodes its origin hears")
+        let station = field.nodes[0]
+        let far = field.nodes[11].mesh.localID
+        // Out of range: no session, though the far corner's advertisement arrived over four other nodes.
+        #expect(station.mesh.membership.peers[far] == nil)
+        #expect(station.coordinator.advertisement(of: far) != nil)
+        // The station reaches it over 5 hops (3 east, 2 north), and every drone is numbered, once.
+        let route = try #require(station.coordinator.route(to: far))
+        #expect(route.hops == 5)
+        let numbers = field.nodes.dropFirst().compactMap(\.coordinator.uavNumber)
+        #expect(numbers.count == 11 && Set(numbers).count == 11, "numbers: \(numbers)")
     }
 }
