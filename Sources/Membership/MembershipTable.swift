@@ -247,8 +247,7 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
     /// Advances time: heartbeats, suspicion, loss, reconnection, forgetting. Peers for which `quiet` is true get no
     /// heartbeat this tick (they hear this node another way: its group datagrams); asked only of a peer due one.
     /// `allowance` is subtracted from every peer's silence before it is judged: how late this node itself has lately
-    /// been in handling datagrams and ticks (its own backlog is not the peer's silence); it is added to the interval
-    /// between connection attempts and probes (a node short of CPU dials less often).
+    /// been in handling datagrams and ticks (its own backlog is not the peer's silence).
     @_specialize(exported:true,where Address == SocketAddress)
     @_specialize(exported:true,where Address == Int)
     public mutating func onTick(
@@ -287,9 +286,8 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
         for (_, directives) in said { out += directives }
         for id in [NodeID](forgotten.keys).sorted() {
             guard var gone = forgotten[id],
-                gone.lastConnectAttempt.map({
-                    now - $0 >= Self.probeStep(configuration.reconnectInterval + allowance, gone)
-                }) ?? true,
+                gone.lastConnectAttempt.map({ now - $0 >= Self.probeStep(configuration.reconnectInterval, gone) })
+                    ?? true,
                 let address = gone.nextCandidate()
             else { continue }
             gone.lastConnectAttempt = now
@@ -328,16 +326,14 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
             case .discovered, .handshaking, .lost:
                 if peer.state == .lost { consider(peer.stateSince + c.forgetAfter) }
                 guard !peer.candidateOrder.isEmpty else { continue }
-                let interval =
-                    peer.state == .lost
-                    ? Self.probeStep(c.reconnectInterval + allowance, peer) : c.reconnectInterval + allowance
+                let interval = peer.state == .lost ? Self.probeStep(c.reconnectInterval, peer) : c.reconnectInterval
                 consider(peer.lastConnectAttempt.map { $0 + interval } ?? now)
             case .left:
                 consider(peer.stateSince + c.forgetAfter)
             }
         }
         for gone in forgotten.values where !gone.candidateOrder.isEmpty {
-            consider(gone.lastConnectAttempt.map { $0 + Self.probeStep(c.reconnectInterval + allowance, gone) } ?? now)
+            consider(gone.lastConnectAttempt.map { $0 + Self.probeStep(c.reconnectInterval, gone) } ?? now)
         }
         for last in staticAddresses.values { consider(last.map { $0 + c.reconnectInterval } ?? now) }
         return best
@@ -374,13 +370,9 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
             }
         case .discovered, .handshaking, .lost:
             if peer.state == .lost, now - peer.stateSince >= configuration.forgetAfter { return .forgotten }
-            // A node late itself (short of CPU) dials and probes that much less often: after a stall, many of its
-            // peers may be lost at once, and a probe of each address every 500 ms (a handshake each end computes)
-            // kept the machine busy and the peers flapping (docs/BENCHMARKS.md §10.14).
             let interval =
                 peer.state == .lost
-                ? probeStep(configuration.reconnectInterval + allowance, peer)
-                : configuration.reconnectInterval + allowance
+                ? probeStep(configuration.reconnectInterval, peer) : configuration.reconnectInterval
             if peer.lastConnectAttempt.map({ now - $0 >= interval }) ?? true, let address = peer.nextCandidate() {
                 if peer.state == .lost {
                     peer.lastConnectAttempt = now

@@ -208,11 +208,6 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
     /// it was heard on the group within `freshness` (it hears this node there too), or while other datagrams reach
     /// it (`UnicastRhythm.carriedUntil`). `onTick` skips heartbeats while this is set; `nextDeadline` waits for its
     /// end. Static, on copies: `onTick` asks it while the membership table is being changed.
-    ///
-    /// The group's freshness is not widened by this node's own lateness: tried (BENCHMARKS §10.14), it spared the lab
-    /// a burst of heartbeats after each stall but broke scheduled starts (the demo's three drones took off 535 ms
-    /// apart instead of within 2 ms, twice); why is not yet known (the unicast heartbeats a late node sends are one
-    /// source of its round-trip samples, and so of its clock estimates).
     static func quietUntil(
         _ id: NodeID, now: MeshInstant, clocks: [NodeID: PeerClock], group: GroupState?, rhythm: UnicastRhythm,
         interval: Duration
@@ -274,19 +269,16 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
     }
 
     /// Sends a message on the peer's reliable-ordered channel. Without a channel (no session yet) it is dropped with a
-    /// note; a full window is refused with a note. `supersedes`: the earlier message with that key still in flight is
-    /// obsolete (`ReliableChannel.SupersedeKey`).
+    /// note; a full window is refused with a note.
     @_specialize(exported:true,where Address == SocketAddress)
     @_specialize(exported:true,where Address == Int)
-    public mutating func sendReliable(
-        _ type: UInt16, _ payload: [UInt8], to peer: NodeID, now: MeshInstant,
-        supersedes key: ReliableChannel.SupersedeKey? = nil
-    ) -> [Directive] {
+    public mutating func sendReliable(_ type: UInt16, _ payload: [UInt8], to peer: NodeID, now: MeshInstant)
+        -> [Directive]
+    {
         guard channels[peer] != nil else { return [] }
         var out: [Directive] = []
         do {
-            guard let actions = try channels[peer]?.send(type: type, payload: payload, now: now, supersedes: key)
-            else { return [] }
+            guard let actions = try channels[peer]?.send(type: type, payload: payload, now: now) else { return [] }
             perform(actions, peer: peer, now: now, into: &out)
         } catch {
             out.append(.note(.warning, "reliable send to \(peer) refused: \(error)"))

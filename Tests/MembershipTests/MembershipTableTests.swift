@@ -76,19 +76,6 @@ private func established(at t: Int = 0) -> Table {
         #expect(probes == [1250, 1750, 2250, 2750])
     }
 
-    @Test("a node late itself probes a lost peer less often: every 500 ms plus its own lateness")
-    func aLateNodeProbesLessOften() {
-        var table = established()
-        var probes: [Int] = []
-        for t in stride(from: 10, through: 6000, by: 10) {
-            if t == 3000 { #expect(table.nextDeadline(now: ms(t), allowance: .seconds(1)) == ms(3250)) }
-            let out = table.onTick(now: ms(t), allowance: .seconds(1))
-            if out.contains(.probe(peer: peerA, address: "A")) { probes.append(t) }
-        }
-        // Lost at 750 ms of silence net of the 1 s allowance (1,750 ms), then a probe every 1.5 s.
-        #expect(probes == [3250, 4750])
-    }
-
     @Test(
         "any authenticated datagram brings a peer back, whatever its state",
         arguments: [PeerState.suspect, .lost, .handshaking])

@@ -1,4 +1,5 @@
 import Determinism
+import MeshCore
 import MeshSimulation
 import MeshTypes
 import NodeCore
@@ -6,7 +7,6 @@ import SecureTransport
 import Testing
 
 @testable import Coordinator
-@testable import MeshCore
 
 /// Whole nodes (`NodeCore`) with the segment's group channel, on one virtual link where a group datagram reaches every
 /// other node: presence and floods go once by group; unicast heartbeats come back only where the group fails.
@@ -89,31 +89,6 @@ import Testing
         #expect(
             segment.unicastBetweenDrones <= 6,
             "unicast between drones once the group is back: \(segment.unicastBetweenDrones)")
-    }
-
-    @Test("a drone's advertisements to a neighbour that acknowledges late supersede each other: the newest arrives")
-    func advertisementsInFlightSupersedeEachOther() throws {
-        var segment = AirtimeSimulation(stations: 1, drones: 3, group: true)
-        segment.advance(.seconds(3))
-        #expect(segment.whole)
-        let (drone, late) = (1, 2)
-        let lateID = segment.nodes[late].mesh.localID
-        // The late drone neither reads nor acknowledges for 600 ms, while the drone's own state changes three
-        // times: each change is a new advertisement, reliably to every neighbour.
-        segment.stall([late], for: .milliseconds(600))
-        for flying in [false, true, false] {
-            let t = segment.now
-            segment.act(at: drone) { $0.onFlyingChanged(flying, now: t) }
-            segment.advance(.milliseconds(100))
-        }
-        let channel = try #require(segment.nodes[drone].mesh.channels[lateID])
-        #expect(channel.superseded >= 2, "superseded on the way to the late drone: \(channel.superseded)")
-        segment.advance(.seconds(1))
-        #expect(segment.whole)
-        // What the late drone holds of the drone is the drone's newest advertisement.
-        let sequence = segment.nodes[drone].coordinator.ownSequence
-        let held = try #require(segment.nodes[late].coordinator.advertisement(of: segment.nodes[drone].mesh.localID))
-        #expect(held.sequence == sequence, "held \(held.sequence), newest \(sequence)")
     }
 
     @Test("manual control to a drone next door goes by unicast: the other drones on the link never receive it")
