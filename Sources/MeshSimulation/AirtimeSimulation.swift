@@ -70,8 +70,6 @@ public struct AirtimeSimulation {
     public private(set) var unicastBetweenDrones = 0
     /// Datagrams each node received, unicast or group, since `resetCounts()`.
     public private(set) var received: [Int] = []
-    /// Times a node saw a peer leave `established` since `resetCounts()`.
-    public private(set) var leftEstablished = 0
     /// Manual-control samples each node's coordinator handed to its vehicle since `resetCounts()`.
     public private(set) var manualApplied: [Int] = []
     /// Bytes sent by every node since the start, framing included.
@@ -86,10 +84,6 @@ public struct AirtimeSimulation {
     /// When each node starts (a node not started neither sends nor hears).
     private var startsAt: [MeshInstant] = []
     private var started: [Bool] = []
-    /// Nodes short of CPU (`stall`): since when and until when each neither ticks nor reads, and what reached it
-    /// meanwhile, waiting in its socket.
-    private var stalls: [Int: (since: MeshInstant, until: MeshInstant)] = [:]
-    private var backlog: [Int: [(from: Int, bytes: [UInt8], arrived: MeshInstant)]] = [:]
     /// The layout; in a field, each node's position (metres north and east of the first) and the nodes it hears.
     public let layout: Layout
     private var positions: [(north: Double, east: Double)] = []
@@ -272,7 +266,6 @@ public struct AirtimeSimulation {
         received = unicastSent
         manualApplied = unicastSent
         unicastBetweenDrones = 0
-        leftEstablished = 0
     }
 
     /// Lets node `i` act now (a command, a manual-control sample) and sends what it sends.
@@ -309,22 +302,13 @@ public struct AirtimeSimulation {
                     for to in nodes.indices where to != i { inFlight.append((to, i, bytes)) }
                 }
             case .peerState(_, _, let from, let to):
-                guard from == .established, to != .established else { continue }
-                leftEstablished += 1
-                if counting { result.flaps += 1 }
+                if counting, from == .established, to != .established { result.flaps += 1 }
             case .coordinator(.applyManualControl):
                 manualApplied[i] += 1
             default:
                 break
             }
         }
-    }
-
-    /// Stalls nodes `indices` for `span` from now, as a machine short of CPU does: they neither tick nor read, and what
-    /// reaches them waits. When a stall ends the node is told how late it is (as the shell tells it of a late timer),
-    /// ticks, then reads what waited, each datagram's wait told too.
-    public mutating func stall(_ indices: some Sequence<Int>, for span: Duration) {
-        for i in indices { stalls[i] = (now, now + span) }
     }
 
     /// Runs the fleet for `span` of virtual time (10 ms mesh ticks, 50 ms coordinator ticks and vehicle reports).
@@ -336,19 +320,7 @@ public struct AirtimeSimulation {
             tick += 1
             startDue()
             for i in nodes.indices where started[i] {
-                if let stall = stalls[i] {
-                    guard now >= stall.until else { continue }
-                    stalls[i] = nil
-                    nodes[i].onOwnDelay(now - stall.since, now: now)
-                    carry(nodes[i].onMeshTick(now: now, wallClockMicros: now.nanoseconds / 1000), at: i)
-                    for d in backlog.removeValue(forKey: i) ?? [] {
-                        received[i] += 1
-                        nodes[i].onOwnDelay(now - d.arrived, now: now)
-                        carry(nodes[i].onDatagram(d.bytes, from: d.from, now: now, arrivedAt: d.arrived), at: i)
-                    }
-                } else {
-                    carry(nodes[i].onMeshTick(now: now, wallClockMicros: now.nanoseconds / 1000), at: i)
-                }
+                carry(nodes[i].onMeshTick(now: now, wallClockMicros: now.nanoseconds / 1000), at: i)
                 guard tick % 5 == 0 else { continue }
                 if i >= stations { report(i) }
                 carry(nodes[i].onCoordinatorTick(now: now), at: i)
@@ -358,10 +330,6 @@ public struct AirtimeSimulation {
                 let d = inFlight[k]
                 k += 1
                 guard started[d.to] else { continue }
-                if stalls[d.to] != nil {
-                    backlog[d.to, default: []].append((d.from, d.bytes, now))
-                    continue
-                }
                 received[d.to] += 1
                 carry(nodes[d.to].onDatagram(d.bytes, from: d.from, now: now), at: d.to)
             }

@@ -48,12 +48,7 @@ enum AirtimeSimulationBenchmarks {
             out.line("\(n) drones started over \(spread) s", describe(r))
         }
         fieldRows(out, sizes("FLEETMESH_BENCH_AIRSIM_FIELD", "25,50"))
-        if let first = rows.first, let last = rows.last, last.nodes > first.nodes {
-            let k = log(last.bitsPerSecond / first.bitsPerSecond) / log(Double(last.nodes) / Double(first.nodes))
-            out.line(
-                "growth with the fleet (bytes ∝ N^k)",
-                String(format: "k = %.2f (%d → %d nodes)", k, first.nodes, last.nodes))
-        }
+        growth(out, "growth with the fleet (bytes ∝ N^k)", rows.map { ($0.nodes, $0.bitsPerSecond) })
     }
 
     /// A fleet spread over a field instead of one link: 2 stations and N drones on a grid 10 wide, 20 m apart, each
@@ -77,13 +72,14 @@ enum AirtimeSimulationBenchmarks {
             }
             out.line("field, \(n) drones, no refresh in the window", describe(slow))
         }
-        if let first = rows.first, let last = rows.last, last.nodes > first.nodes {
-            let k =
-                log(last.r.bitsPerSecond / first.r.bitsPerSecond) / log(Double(last.nodes) / Double(first.nodes))
-            out.line(
-                "field: growth with the fleet (bytes ∝ N^k)",
-                String(format: "k = %.2f (%d → %d nodes)", k, first.nodes, last.nodes))
-        }
+        growth(out, "field: growth with the fleet (bytes ∝ N^k)", rows.map { ($0.nodes, $0.r.bitsPerSecond) })
+    }
+
+    /// The log–log slope of bytes against nodes from the smallest fleet to the largest (1: linear, 2: quadratic).
+    static func growth(_ out: BenchOutput, _ label: String, _ rows: [(nodes: Int, bitsPerSecond: Double)]) {
+        guard let first = rows.first, let last = rows.last, last.nodes > first.nodes else { return }
+        let k = log(last.bitsPerSecond / first.bitsPerSecond) / log(Double(last.nodes) / Double(first.nodes))
+        out.line(label, String(format: "k = %.2f (%d → %d nodes)", k, first.nodes, last.nodes))
     }
 
     static func describe(_ r: AirtimeSimulation.Result) -> String {
