@@ -105,6 +105,42 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
         return []
     }
 
+    /// A peer out of session (lost, or forgotten) was heard on the group channel, from `address` (its unicast socket).
+    /// The first such datagram after `lostAfter` of silence means its link is back: it is probed there at once
+    /// instead of at its next probe step (up to `reconnectInterval` later). Only the first: a peer heard on the group
+    /// all along (lost to a stall, not to the link) gets no more probes than the tick gives it.
+    public mutating func onHeardOutOfSession(id: NodeID, address: Address, now: MeshInstant)
+        -> [MembershipDirective<Address>]
+    {
+        if var peer = peers[id], peer.state == .lost {
+            let out = Self.probeBack(&peer, at: address, now: now, configuration: configuration)
+            peers[id] = peer
+            return out
+        }
+        if var gone = forgotten[id] {
+            let out = Self.probeBack(&gone, at: address, now: now, configuration: configuration)
+            forgotten[id] = gone
+            return out
+        }
+        return []
+    }
+
+    private static func probeBack(
+        _ peer: inout PeerRecord<Address>, at address: Address, now: MeshInstant,
+        configuration: MembershipConfiguration
+    ) -> [MembershipDirective<Address>] {
+        let previous = peer.heardOutOfSession
+        peer.heardOutOfSession = now
+        guard previous.map({ now - $0 >= configuration.lostAfter }) ?? true,
+            // Not two initiations at nearly one moment (the later-stamped one would make the other a replay).
+            peer.lastConnectAttempt.map({ now - $0 >= configuration.reconnectInterval / 10 }) ?? true
+        else { return [] }
+        if !peer.candidates.contains(address) { peer.candidates.append(address) }
+        peer.lastConnectAttempt = now
+        peer.attempted(address)
+        return [.probe(peer: peer.id, address: address)]
+    }
+
     /// The secure endpoint established a session (new or rekeyed after loss, or with a new incarnation).
     public mutating func onEstablished(
         id: NodeID, incarnation: Incarnation, role: NodeRole, address: Address,
@@ -135,6 +171,7 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
         peer.lastHeard = now
         peer.establishedAt = now
         peer.attempts = 0
+        peer.heardOutOfSession = nil
         staticAddresses[address] = nil
         if peer.state != .established {
             peer.state = .established
@@ -179,6 +216,7 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
         if peer.state != .established {
             if peer.establishedAt == nil { peer.establishedAt = now }
             peer.attempts = 0
+            peer.heardOutOfSession = nil
             out.append(.stateChanged(peer: id, from: peer.state, to: .established))
             peer.state = .established
             peer.stateSince = now

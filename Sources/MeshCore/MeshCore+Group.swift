@@ -206,6 +206,8 @@ extension MeshCore {
             // not counted as a refusal.
             logGroupRefusal(
                 "group datagram from \(peer.short), which is not in session in that incarnation", now: t, into: &out)
+            // A lost peer heard again: its link may be back, probed now rather than at its next probe step.
+            apply(membership.onHeardOutOfSession(id: peer, address: address, now: t), now: t, into: &out)
             return
         }
         let frames: [Frame]

@@ -1,6 +1,7 @@
 import Coordinator
 import Determinism
 import Foundation
+import Membership
 import MeshCore
 import MeshTypes
 import NodeCore
@@ -63,6 +64,8 @@ public struct AirtimeSimulation {
     public private(set) var now = MeshInstant(nanoseconds: 1_000_000)
     /// Whether group datagrams reach the other nodes (multicast working on the link).
     public var groupPasses = true
+    /// Nodes cut off the link (a port down): nothing they send arrives, nothing reaches them.
+    public var isolated: Set<Int> = []
     /// Unicast and group datagrams each node sent since `resetCounts()`.
     public private(set) var unicastSent: [Int] = []
     public private(set) var groupSent: [Int] = []
@@ -97,10 +100,12 @@ public struct AirtimeSimulation {
     /// `seesRecord(i, j)`: whether node `i`'s DNS-SD finds node `j`'s record (by default every node finds every
     /// other; a node may still learn of another from its group datagrams).
     /// `layout`: one shared link (the default) or a field where each node hears only those in radio range.
+    /// `membership`: every node's failure detection and reconnection timing.
     /// `configure`: changes to every node's coordinator configuration (a benchmark's other refresh interval).
     public init(
         stations: Int = 2, drones: Int, group: Bool, startSpread: Duration = .zero, seed: UInt64 = 1,
         layout: Layout = .oneLink, seesRecord: @escaping (Int, Int) -> Bool = { _, _ in true },
+        membership: MembershipConfiguration = .init(),
         configure: (inout CoordinatorConfiguration) -> Void = { _ in }
     ) {
         self.seesRecord = seesRecord
@@ -141,7 +146,7 @@ public struct AirtimeSimulation {
             let role: NodeRole = i < stations ? .station : .drone
             let mesh = MeshCore<Int>(
                 key: key, localID: id, incarnation: incarnation, role: role, name: "n\(i)", uavNumber: nil,
-                group: group ? GroupSettings() : nil, random: SeededRandom(seed: rng.next()))
+                membership: membership, group: group ? GroupSettings() : nil, random: SeededRandom(seed: rng.next()))
             var configuration = CoordinatorConfiguration(nodeID: id, role: role, name: "n\(i)")
             configure(&configuration)
             let coordinator = CoordinatorCore(
@@ -286,7 +291,7 @@ public struct AirtimeSimulation {
                     result.unicastBytes += bytes.count + Self.framing
                     result.unicastFrames += 1
                 }
-                if hears(to, i) { inFlight.append((to, i, bytes)) }
+                if hears(to, i), !isolated.contains(i), !isolated.contains(to) { inFlight.append((to, i, bytes)) }
             case .groupDatagram(let bytes):
                 groupSent[i] += 1
                 sentBytes += bytes.count + Self.framing
@@ -295,11 +300,11 @@ public struct AirtimeSimulation {
                     result.groupBytes += bytes.count + Self.framing
                     result.groupFrames += 1
                 }
-                guard groupPasses else { continue }
+                guard groupPasses, !isolated.contains(i) else { continue }
                 if let inRange {
-                    for to in inRange[i] { inFlight.append((to, i, bytes)) }
+                    for to in inRange[i] where !isolated.contains(to) { inFlight.append((to, i, bytes)) }
                 } else {
-                    for to in nodes.indices where to != i { inFlight.append((to, i, bytes)) }
+                    for to in nodes.indices where to != i && !isolated.contains(to) { inFlight.append((to, i, bytes)) }
                 }
             case .peerState(_, _, let from, let to):
                 if counting, from == .established, to != .established { result.flaps += 1 }

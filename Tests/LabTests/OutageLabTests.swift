@@ -4,7 +4,7 @@ import LabKit
 import Node
 import Testing
 
-/// Link outages in real processes, as the field has them: a station and five flying drones lose each other for
+/// Link outages in real processes, as the field has them: a station and five drones lose each other for
 /// 1, 3, 6 and 10 s after the loss is detected, and for longer than the forget interval (20 s) — by link (the port goes
 /// down), by firewall both ways and by firewall one way; by firewall both ways one drone's outage lasts 30 s instead
 /// of 6. Every pair must have a command answered by the drone and be back in session within 1 s of the restore (1.5 s

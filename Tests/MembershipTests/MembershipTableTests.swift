@@ -206,6 +206,50 @@ private func established(at t: Int = 0) -> Table {
         }
     }
 
+    /// A lost peer heard on the group channel again after a silence (its link is back) is probed at once, at the
+    /// datagram's source, instead of at its next probe step; one heard on the group all along gets no extra probes.
+    @Test func aLostPeerHeardOnTheGroupAgainIsProbedAtOnce() {
+        var table = established()
+        var probes: [Int] = []
+        for t in stride(from: 10, through: 1260, by: 10) {
+            if table.onTick(now: ms(t)).contains(.probe(peer: peerA, address: "A")) { probes.append(t) }
+        }
+        #expect(probes == [1250] && table.peers[peerA]?.state == .lost)
+        // Its group datagram at 1300 ms: probed there now (the tick's next would be at 1750 ms).
+        #expect(
+            table.onHeardOutOfSession(id: peerA, address: "G", now: ms(1300)) == [.probe(peer: peerA, address: "G")])
+        #expect(table.peers[peerA]?.candidates.contains("G") == true)
+        // Its next group datagrams, 50 ms apart, add nothing; the tick's rhythm restarts from the probe.
+        var extra: [Int] = []
+        for t in stride(from: 1310, through: 1790, by: 10) {
+            if !table.onHeardOutOfSession(id: peerA, address: "G", now: ms(t)).isEmpty { extra.append(t) }
+            if table.onTick(now: ms(t)).contains(where: { if case .probe = $0 { true } else { false } }) {
+                probes.append(t)
+            }
+        }
+        #expect(extra.isEmpty && probes == [1250, 1550], "\(extra) \(probes)")
+        // Silent on the group for longer than the loss interval, then heard: probed at once again.
+        #expect(!table.onHeardOutOfSession(id: peerA, address: "G", now: ms(2600)).isEmpty)
+        // Established again: a later loss starts afresh; a peer in session is never probed this way.
+        _ = table.onHeard(id: peerA, now: ms(2610))
+        #expect(table.onHeardOutOfSession(id: peerA, address: "G", now: ms(2620)).isEmpty)
+    }
+
+    /// A forgotten peer heard on the group again is probed at once too (it stays forgotten until it answers).
+    @Test func aForgottenPeerHeardOnTheGroupAgainIsProbedAtOnce() {
+        var table = Table(localID: me, configuration: .init(forgetAfter: .seconds(5)))
+        _ = table.onEstablished(id: peerA, incarnation: 1, role: .drone, address: "A", now: ms(0))
+        var t = 10
+        while table.forgotten[peerA] == nil, t < 10_000 {
+            _ = table.onTick(now: ms(t))
+            t += 10
+        }
+        #expect(table.forgotten[peerA] != nil)
+        #expect(
+            table.onHeardOutOfSession(id: peerA, address: "A", now: ms(t + 200)) == [.probe(peer: peerA, address: "A")])
+        #expect(table.peers[peerA] == nil)
+    }
+
     @Test func hearingASuspectRestoresIt() {
         var table = established()
         _ = table.onTick(now: ms(300))

@@ -91,6 +91,31 @@ import Testing
             "unicast between drones once the group is back: \(segment.unicastBetweenDrones)")
     }
 
+    @Test("a node cut off the link is back in session as soon as its group datagrams are heard, not at the next probe")
+    func aLinkBackIsProbedWhenTheGroupIsHeard() {
+        // Probes 5 s apart: without the group's cue the pair would wait up to 5 s after the link came back.
+        var segment = AirtimeSimulation(
+            stations: 1, drones: 2, group: true, membership: .init(reconnectInterval: .seconds(5)))
+        segment.advance(.seconds(3))
+        #expect(segment.whole)
+        segment.isolated = [2]
+        segment.advance(.seconds(3))
+        let station = segment.nodes[0].mesh.localID
+        let drone = segment.nodes[2].mesh.localID
+        #expect(segment.nodes[0].mesh.membership.peers[drone]?.state == .lost)
+        #expect(segment.nodes[2].mesh.membership.peers[station]?.state == .lost)
+        segment.isolated = []
+        var back: Duration?
+        let restored = segment.now
+        while back == nil, segment.now - restored < .seconds(6) {
+            segment.advance(.milliseconds(10))
+            if segment.whole { back = segment.now - restored }
+        }
+        #expect(
+            back.map { $0 <= .milliseconds(300) } ?? false,
+            "back in session \(String(describing: back)) after the restore")
+    }
+
     @Test("manual control to a drone next door goes by unicast: the other drones on the link never receive it")
     func aStreamForOneNodeGoesByUnicast() throws {
         var segment = AirtimeSimulation(stations: 1, drones: 4, group: true)
