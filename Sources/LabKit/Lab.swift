@@ -29,7 +29,8 @@ public struct LabError: Error, CustomStringConvertible {
     public init(_ d: String) { description = d }
 }
 
-/// Waits until `condition` holds, polling every `poll`; fails with `what` after `timeout`.
+/// Waits until `condition` holds, polling every `poll`; fails with `what` after `timeout`, and at once (before the
+/// first poll too) when the task is cancelled.
 @discardableResult
 public func waitUntil(
     _ what: String, timeout: Duration, poll: Duration = .milliseconds(20),
@@ -38,6 +39,7 @@ public func waitUntil(
     let clock = ContinuousClock()
     let start = clock.now
     while true {
+        try Task.checkCancellation()
         if (try? condition()) == true { return clock.now - start }
         if clock.now - start > timeout { throw LabError("timed out after \(timeout) waiting until \(what)") }
         try await Task.sleep(for: poll)

@@ -225,7 +225,7 @@ extension MeshCore {
         for frame in frames {
             switch frame {
             case .heartbeat(_, let sent):
-                group?.stamps[peer] = GroupState.Stamp(sentAtMicros: sent, at: t)
+                group?.stamps[peer] = GroupState.Stamp(sentAtMicros: sent, at: arrival ?? t)
                 clocks[peer, default: PeerClock()].onHeartbeat(sentAtMicros: sent, now: arrival ?? t)
             case .echo(let echoed, let sent, let held) where echoed == localID:
                 let rtt = Duration.microseconds(

@@ -31,6 +31,20 @@ enum DemoQueries {
     }
 }
 
+/// Calls `handler` on each SIGINT and SIGTERM, from a dispatch queue (outside any actor: a handler written in
+/// main.swift's top-level code would be the main actor's, and the runtime traps when a queue runs it). The signals'
+/// default action is turned off; keep the sources alive as long as they should act.
+func onStopSignals(_ handler: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
+    [SIGINT, SIGTERM].map { sig in
+        signal(sig, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+        source.setEventHandler(handler: handler)
+        source.resume()
+        return source
+    }
+}
+
+/// A flag set from any thread (a signal handler) and read by the walkthrough.
 final class StopFlag: @unchecked Sendable {
     private let lock = NSLock()
     private var value = false
@@ -74,11 +88,15 @@ func sendAll(_ bin: String, _ station: String, options: [String] = [], _ command
 /// Runs a command on a thread of its own (the commands block until the drone answers, and the cooperative pool
 /// has only as many threads as cores) and returns its output.
 func shellOffPool(_ arguments: [String]) async throws -> String {
-    try await withCheckedThrowingContinuation { continuation in
+    try Task.checkCancellation()
+    let output: String = try await withCheckedThrowingContinuation { continuation in
         Thread.detachNewThread {
             continuation.resume(with: Result { try shell(arguments).output })
         }
     }
+    // Ctrl-C meanwhile: the walkthrough stops here rather than acting on what the command said.
+    try Task.checkCancellation()
+    return output
 }
 
 /// The station's dashboard, made reachable from this machine's browser for the demo.

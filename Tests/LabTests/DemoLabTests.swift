@@ -5,10 +5,42 @@ import Testing
 /// `make demo` is the product's front door: it must run to its summary on a fresh machine. The demo drives a station
 /// and three drones through every capability; this runs it whole and checks what it reports.
 @Suite(.serialized) struct DemoLabTests {
-    @Test func theDemoRunsToItsSummaryAndTheDronesAvoidEachOther() async throws {
-        let demo = URL(fileURLWithPath: try fleetmeshBinary()).deletingLastPathComponent().appendingPathComponent(
+    static func demoBinary() throws -> String {
+        URL(fileURLWithPath: try fleetmeshBinary()).deletingLastPathComponent().appendingPathComponent(
             "fleetmesh-demo"
         ).path
+    }
+
+    /// Ctrl-C while the walkthrough runs (what a newcomer does who has seen enough): the demo says it stops, stops
+    /// after the step under way, takes every node and namespace down, and exits 130 — no crash (a signal handler
+    /// that ran on the main actor's behalf from a dispatch queue once trapped here, leaving the lab up).
+    @Test func ctrlCDuringTheWalkthroughStopsTheDemoAndTakesTheLabDown() async throws {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("demo-ctrl-c-\(getpid()).out").path
+        let fd = open(output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        #expect(fd >= 0)
+        let demo = try ChildProcess([try Self.demoBinary()], outputFD: fd)
+        close(fd)
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        func text() -> String { (try? String(contentsOfFile: output, encoding: .utf8)) ?? "" }
+        try await waitUntil("the demo's mesh formed", timeout: .seconds(60), poll: .milliseconds(50)) {
+            text().contains("mesh formed: every node in session") || !demo.isRunning
+        }
+        #expect(demo.isRunning, "the demo ended before its mesh formed: \(text())")
+        demo.signal(SIGINT)
+        try await waitUntil("the demo exits after Ctrl-C", timeout: .seconds(30), poll: .milliseconds(50)) {
+            !demo.isRunning
+        }
+        let said = text()
+        #expect(demo.wait() == 130, "\(said)")
+        #expect(said.contains("stopping after the step under way"), "\(said)")
+        #expect(said.contains("stopped (Ctrl-C) during the walkthrough"), "\(said)")
+        #expect(!said.contains("Fatal error") && !said.contains("crashed"), "\(said)")
+        let namespaces = try shell(["ip", "netns", "list"]).output
+        #expect(!namespaces.contains("demo-"), "namespaces left after Ctrl-C: \(namespaces)")
+    }
+
+    @Test func theDemoRunsToItsSummaryAndTheDronesAvoidEachOther() async throws {
+        let demo = try Self.demoBinary()
         let r = try shell([demo], environment: ["DEMO_SECONDS": "6"])
         print(r.output)
         #expect(r.status == 0)
