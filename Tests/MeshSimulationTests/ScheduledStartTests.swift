@@ -119,65 +119,85 @@ import Testing
     /// it 10 ms or more off (what a busy node's scheduled starts used to inherit).
     @Test("a node that handles datagrams late estimates a peer's clock from their arrival, not from its backlog")
     func clockSamplesAtArrival() throws {
-        func offsetError(stampArrival: Bool) throws -> Int64 {
-            let key = try MeshKey(bytes: Array(repeating: 0x3C, count: 32))
-            let skew: [Int64] = [5_000_000_000, 200_000_000]
-            var nodes: [NodeCore<Int>] = (0..<2).map { i in
-                let id = NodeID(high: UInt64(i + 1), low: 9)
-                let mesh = MeshCore<Int>(
-                    key: key, localID: id, incarnation: UInt64(50 + i), role: i == 0 ? .station : .drone,
-                    name: "n\(i)", uavNumber: nil, random: SeededRandom(seed: UInt64(i + 7)))
-                let configuration = CoordinatorConfiguration(
-                    nodeID: id, role: i == 0 ? .station : .drone, name: "n\(i)", pinnedUAVNumber: nil)
-                let coordinator = CoordinatorCore(
-                    configuration: configuration, incarnation: UInt64(50 + i), persistedUAVNumber: nil,
-                    now: MeshInstant(nanoseconds: UInt64(skew[i])))
-                return NodeCore(mesh: mesh, coordinator: coordinator)
-            }
-            var global: Int64 = 1_000_000_000
-            func local(_ i: Int, at g: Int64? = nil) -> MeshInstant {
-                MeshInstant(nanoseconds: UInt64((g ?? global) + skew[i]))
-            }
-            // Each datagram: when it arrives, and when its receiver gets to it.
-            var inFlight: [(arrives: Int64, handled: Int64, to: Int, from: Int, bytes: [UInt8])] = []
-            var sent = 0
-            func carry(_ effects: [NodeCore<Int>.Effect], at i: Int) {
-                for case .datagram(let bytes, let to) in effects {
-                    sent += 1
-                    let arrives = global + 1_000_000
-                    let backlog: Int64 = to == 1 ? 20_000_000 + Int64(sent % 6) * 5_000_000 : 0
-                    inFlight.append((arrives, arrives + backlog, to, i, bytes))
-                }
-            }
-            for (a, b) in [(0, 1), (1, 0)] {
-                carry(
-                    nodes[a].onDiscovered(
-                        id: nodes[b].mesh.localID, incarnation: nil, name: "n\(b)", role: nil, uavNumber: nil,
-                        address: b, now: local(a)), at: a)
-            }
-            let end = global + 3_000_000_000
-            while global < end {
-                global += 1_000_000
-                while let next = inFlight.indices.filter({ inFlight[$0].handled <= global }).min(by: {
-                    inFlight[$0].handled < inFlight[$1].handled
-                }) {
-                    let d = inFlight.remove(at: next)
-                    let arrived = stampArrival ? local(d.to, at: d.arrives) : nil
-                    carry(nodes[d.to].onDatagram(d.bytes, from: d.from, now: local(d.to), arrivedAt: arrived), at: d.to)
-                }
-                for i in 0..<2 where global % 10_000_000 == 0 {
-                    carry(
-                        nodes[i].onMeshTick(
-                            now: local(i), wallClockMicros: UInt64(global / 1000) + 1_700_000_000_000_000),
-                        at: i)
-                }
-            }
-            let estimate = try #require(nodes[1].mesh.clockOffset(of: nodes[0].mesh.localID, now: local(1)))
-            return (estimate - .nanoseconds(skew[0] - skew[1])).wholeNanoseconds
-        }
-        let atArrival = try offsetError(stampArrival: true)
-        let atHandling = try offsetError(stampArrival: false)
+        let atArrival = try Self.offsetError(group: false, stampArrival: true, estimatedBy: 1)
+        let atHandling = try Self.offsetError(group: false, stampArrival: false, estimatedBy: 1)
         #expect(abs(atArrival) < 100_000, "off by \(atArrival) ns")
         #expect(abs(atHandling) > 5_000_000, "off by \(atHandling) ns at handling")
+    }
+
+    /// The same late node 1 on a link with the group channel, seen from punctual node 0: its round trips to node 1 come
+    /// from node 1's echoes, whose time held counts from the stamp's arrival at node 1, so node 1's backlog is not
+    /// taken for link delay (counted from node 1's handling, it put node 0's estimate half the backlog off).
+    @Test("a late node's group echoes count its backlog as time held: a peer's estimate of its clock stays exact")
+    func echoesHoldFromArrival() throws {
+        let error = try Self.offsetError(group: true, stampArrival: true, estimatedBy: 0)
+        #expect(abs(error) < 100_000, "off by \(error) ns")
+    }
+
+    /// Two nodes 1 ms apart, node 1 handling every datagram 20–45 ms after its arrival (`arrivedAt` stamped by its
+    /// shell when `stampArrival`); after 3 s, how far `estimatedBy`'s estimate of the other's clock is off, in ns.
+    static func offsetError(group: Bool, stampArrival: Bool, estimatedBy me: Int) throws -> Int64 {
+        let key = try MeshKey(bytes: Array(repeating: 0x3C, count: 32))
+        let skew: [Int64] = [5_000_000_000, 200_000_000]
+        var nodes: [NodeCore<Int>] = (0..<2).map { i in
+            let id = NodeID(high: UInt64(i + 1), low: 9)
+            let mesh = MeshCore<Int>(
+                key: key, localID: id, incarnation: UInt64(50 + i), role: i == 0 ? .station : .drone,
+                name: "n\(i)", uavNumber: nil, group: group ? GroupSettings() : nil,
+                random: SeededRandom(seed: UInt64(i + 7)))
+            let configuration = CoordinatorConfiguration(
+                nodeID: id, role: i == 0 ? .station : .drone, name: "n\(i)", pinnedUAVNumber: nil)
+            let coordinator = CoordinatorCore(
+                configuration: configuration, incarnation: UInt64(50 + i), persistedUAVNumber: nil,
+                now: MeshInstant(nanoseconds: UInt64(skew[i])))
+            return NodeCore(mesh: mesh, coordinator: coordinator)
+        }
+        var global: Int64 = 1_000_000_000
+        func local(_ i: Int, at g: Int64? = nil) -> MeshInstant {
+            MeshInstant(nanoseconds: UInt64((g ?? global) + skew[i]))
+        }
+        // Each datagram: when it arrives, and when its receiver gets to it.
+        var inFlight: [(arrives: Int64, handled: Int64, to: Int, from: Int, bytes: [UInt8])] = []
+        var sent = 0
+        func carry(_ effects: [NodeCore<Int>.Effect], at i: Int) {
+            for effect in effects {
+                let bytes: [UInt8]
+                switch effect {
+                case .datagram(let b, _): bytes = b
+                case .groupDatagram(let b): bytes = b
+                default: continue
+                }
+                let to = 1 - i
+                sent += 1
+                let arrives = global + 1_000_000
+                let backlog: Int64 = to == 1 ? 20_000_000 + Int64(sent % 6) * 5_000_000 : 0
+                inFlight.append((arrives, arrives + backlog, to, i, bytes))
+            }
+        }
+        for (a, b) in [(0, 1), (1, 0)] {
+            carry(
+                nodes[a].onDiscovered(
+                    id: nodes[b].mesh.localID, incarnation: nil, name: "n\(b)", role: nil, uavNumber: nil,
+                    address: b, now: local(a)), at: a)
+        }
+        let end = global + 3_000_000_000
+        while global < end {
+            global += 1_000_000
+            while let next = inFlight.indices.filter({ inFlight[$0].handled <= global }).min(by: {
+                inFlight[$0].handled < inFlight[$1].handled
+            }) {
+                let d = inFlight.remove(at: next)
+                let arrived = stampArrival ? local(d.to, at: d.arrives) : nil
+                carry(nodes[d.to].onDatagram(d.bytes, from: d.from, now: local(d.to), arrivedAt: arrived), at: d.to)
+            }
+            for i in 0..<2 where global % 10_000_000 == 0 {
+                carry(
+                    nodes[i].onMeshTick(now: local(i), wallClockMicros: UInt64(global / 1000) + 1_700_000_000_000_000),
+                    at: i)
+            }
+        }
+        let other = 1 - me
+        let estimate = try #require(nodes[me].mesh.clockOffset(of: nodes[other].mesh.localID, now: local(me)))
+        return (estimate - .nanoseconds(skew[other] - skew[me])).wholeNanoseconds
     }
 }
