@@ -269,16 +269,19 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
     }
 
     /// Sends a message on the peer's reliable-ordered channel. Without a channel (no session yet) it is dropped with a
-    /// note; a full window is refused with a note.
+    /// note; a full window is refused with a note. `supersedes`: the earlier message with that key still in flight is
+    /// obsolete (`ReliableChannel.SupersedeKey`).
     @_specialize(exported:true,where Address == SocketAddress)
     @_specialize(exported:true,where Address == Int)
-    public mutating func sendReliable(_ type: UInt16, _ payload: [UInt8], to peer: NodeID, now: MeshInstant)
-        -> [Directive]
-    {
+    public mutating func sendReliable(
+        _ type: UInt16, _ payload: [UInt8], to peer: NodeID, now: MeshInstant,
+        supersedes key: ReliableChannel.SupersedeKey? = nil
+    ) -> [Directive] {
         guard channels[peer] != nil else { return [] }
         var out: [Directive] = []
         do {
-            guard let actions = try channels[peer]?.send(type: type, payload: payload, now: now) else { return [] }
+            guard let actions = try channels[peer]?.send(type: type, payload: payload, now: now, supersedes: key)
+            else { return [] }
             perform(actions, peer: peer, now: now, into: &out)
         } catch {
             out.append(.note(.warning, "reliable send to \(peer) refused: \(error)"))

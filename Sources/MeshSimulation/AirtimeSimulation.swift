@@ -52,6 +52,9 @@ public struct AirtimeSimulation {
         public var convergedAfter: Duration?
         public var convergenceFrames = 0
         public var convergenceBytes = 0
+        /// At the end of the count, the predictions missing from the nodes' airspace pictures: every node should hold
+        /// every other drone's (the fleet is within every prediction's hop limit).
+        public var predictionsMissing = 0
 
         public var bitsPerSecond: Double { Double(bytes) * 8 / seconds }
         public var bitsPerSecondPerNode: Double { bitsPerSecond / Double(nodes) }
@@ -223,7 +226,19 @@ public struct AirtimeSimulation {
         sim.advance(measure)
         sim.result.seconds = Double(measure.components.seconds) + Double(measure.components.attoseconds) / 1e18
         sim.result.whole = sim.whole
+        sim.result.predictionsMissing = sim.predictionsMissing
         return sim.result
+    }
+
+    /// Drones whose predictions node `i` holds.
+    public func predictionsHeld(at i: Int) -> Int {
+        nodes[i].coordinator.airspace(now: now).filter { $0.node != nodes[i].mesh.localID }.count
+    }
+
+    /// Predictions missing from the nodes' pictures: every node should hold every other drone's.
+    public var predictionsMissing: Int {
+        let drones = nodes.count - stations
+        return nodes.indices.reduce(0) { sum, i in sum + (drones - (i >= stations ? 1 : 0)) - predictionsHeld(at: i) }
     }
 
     /// Every node in session with every other (in a field: with every node in its range).

@@ -274,6 +274,12 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
                 if grouped.insert(FloodCopy(origin: lsa.origin, sequence: lsa.sequence, ttl: 0)).inserted {
                     byGroup.append(CoordinatorMessage.linkState(lsa).encode())
                 }
+            case .send(.linkState(let lsa), let to, .reliable):
+                // Only the newest advertisement of an origin matters: one still in flight to this neighbour, not yet
+                // acknowledged, goes again (if it must) empty. Under load a window held many outdated copies.
+                let (type, payload) = CoordinatorMessage.linkState(lsa).encode()
+                let key = ReliableChannel.SupersedeKey(type: type, high: lsa.origin.high, low: lsa.origin.low)
+                effects += carry(mesh.sendReliable(type, payload, to: to, now: now, supersedes: key), now: now)
             case .send(let message, let to, let reliability):
                 // A scheduled command's start leaves on the receiver's clock (the mesh layer's estimate from
                 // heartbeats); without an estimate the receiver is told the moment could not be carried.

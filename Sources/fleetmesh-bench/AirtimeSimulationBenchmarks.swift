@@ -60,6 +60,7 @@ enum AirtimeSimulationBenchmarks {
         guard !sizes.isEmpty else { return }
         let layout = AirtimeSimulation.Layout.field(columns: 10, spacing: 20, range: 50)
         var rows: [(nodes: Int, r: AirtimeSimulation.Result)] = []
+        var baseline: [(nodes: Int, r: AirtimeSimulation.Result)] = []
         for n in sizes {
             let clock = ContinuousClock()
             let t0 = clock.now
@@ -71,8 +72,18 @@ enum AirtimeSimulationBenchmarks {
                 $0.linkStateMaxAge = .seconds(200)
             }
             out.line("field, \(n) drones, no refresh in the window", describe(slow))
+            let everyone = AirtimeSimulation.run(drones: n, group: true, settle: .seconds(10), layout: layout) {
+                $0.selectsFloodRelays = false
+            }
+            baseline.append((n + 2, everyone))
+            out.line("field, \(n) drones, baseline: every node forwards floods", describe(everyone))
+            out.line(
+                "field, \(n) drones: bytes with relays vs every node forwarding",
+                String(format: "%.2f x", r.bitsPerSecond / everyone.bitsPerSecond))
         }
         growth(out, "field: growth with the fleet (bytes ∝ N^k)", rows.map { ($0.nodes, $0.r.bitsPerSecond) })
+        growth(
+            out, "field, baseline (every node forwards): growth", baseline.map { ($0.nodes, $0.r.bitsPerSecond) })
     }
 
     /// The log–log slope of bytes against nodes from the smallest fleet to the largest (1: linear, 2: quadratic).
@@ -90,7 +101,7 @@ enum AirtimeSimulationBenchmarks {
                 format: " (group %d frames/s of %.0f B, unicast %d frames/s of %.0f B)",
                 Int(Double(r.groupFrames) / r.seconds), Double(r.groupBytes) / Double(max(r.groupFrames, 1)),
                 Int(Double(r.unicastFrames) / r.seconds), Double(r.unicastBytes) / Double(max(r.unicastFrames, 1)))
-            + "  \(r.whole ? "whole" : "NOT whole"), \(r.flaps) flaps"
+            + "  \(r.whole ? "whole" : "NOT whole"), \(r.flaps) flaps, \(r.predictionsMissing) predictions missing"
             + phase("formed in", r.formedAfter, r.formationFrames, r.formationBytes, missing: "NOT formed")
             + phase(
                 "databases agree after", r.convergedAfter, r.convergenceFrames, r.convergenceBytes,

@@ -174,6 +174,25 @@ func startTimes(_ nodes: [NodeProcess], _ suffix: String, after: [String: Int]) 
     return times
 }
 
+/// Each node's command events after `after`, as `name  HH:MM:SS.mmm  text` lines.
+func commandEvents(_ nodes: [NodeProcess], after: [String: Int]) throws -> [String] {
+    let format = DateFormatter()
+    format.dateFormat = "HH:mm:ss.SSS"
+    format.timeZone = TimeZone(identifier: "UTC")
+    var lines: [String] = []
+    for n in nodes {
+        let events =
+            try ControlClient.request(
+                ControlRequest.events(.init(after: after[n.name] ?? 0, limit: 1000)), socket: n.socketPath
+            ).events?.events ?? []
+        for e in events where e.kind == "command" {
+            let time = format.string(from: Date(timeIntervalSince1970: Double(e.timeMs) / 1000))
+            lines.append("\(n.name)  \(time)  \(e.text)")
+        }
+    }
+    return lines
+}
+
 /// How many drones fly the geofence in force at the station (their link-state advertisements say which they use).
 func dronesFlyingTheFenceInForce(station socket: String) throws -> Int {
     let report = try ControlClient.request(ControlRequest.geofence, socket: socket, timeout: .seconds(2)).geofence

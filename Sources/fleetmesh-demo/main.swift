@@ -185,6 +185,10 @@ let demo = Task.detached {
             say(
                 "the \(started.count) drones started the takeoff within \(last - first) ms of each other (their event logs)"
             )
+            // Far apart: each drone's command events, to tell a start received late from one scheduled off.
+            if last - first > 50 {
+                for line in try commandEvents(Array(nodes.dropFirst()), after: eventsBefore) { say("  " + line) }
+            }
         }
 
         // Each drone to its own corner of a square 30 m across, 15 m up.

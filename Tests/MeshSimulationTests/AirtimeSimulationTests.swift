@@ -49,4 +49,43 @@ import Testing
         let numbers = field.nodes.dropFirst().compactMap(\.coordinator.uavNumber)
         #expect(numbers.count == 11 && Set(numbers).count == 11, "numbers: \(numbers)")
     }
+
+    @Test(
+        "in a field predictions and refreshes go on from the flood relays only: every node keeps every prediction and advertisement past the age limit, with under half the group datagrams"
+    )
+    func floodsGoOnFromTheRelaysOnly() {
+        // 2 stations and 16 drones 6 wide, 20 m apart, radio range 50 m: 3 rows, 3 hops across. Advertisements refresh
+        // every 2 s and age out after 7 s (10 s and 35 s in the field; the same ratio), so 8 s of counting outlive
+        // every advertisement that was not refreshed.
+        let layout = AirtimeSimulation.Layout.field(columns: 6, spacing: 20, range: 50)
+        func quick(_ c: inout CoordinatorConfiguration) {
+            c.linkStateRefreshInterval = .seconds(2)
+            c.linkStateMaxAge = .seconds(7)
+        }
+        var relayed = AirtimeSimulation(drones: 16, group: true, layout: layout, configure: quick)
+        var everyone = AirtimeSimulation(
+            drones: 16, group: true, layout: layout,
+            configure: {
+                quick(&$0)
+                $0.selectsFloodRelays = false
+            })
+        relayed.advance(.seconds(3))
+        everyone.advance(.seconds(3))
+        #expect(relayed.whole && relayed.converged && everyone.whole && everyone.converged)
+        relayed.resetCounts()
+        everyone.resetCounts()
+        relayed.advance(.seconds(8))
+        everyone.advance(.seconds(8))
+        #expect(relayed.whole)
+        #expect(relayed.converged, "an advertisement aged out with refreshes forwarded by the relays only")
+        #expect(relayed.predictionsMissing == 0, "predictions missing: \(relayed.predictionsMissing)")
+        #expect(everyone.predictionsMissing == 0)
+        let group = relayed.groupSent.reduce(0, +)
+        let groupBefore = everyone.groupSent.reduce(0, +)
+        #expect(group * 2 < groupBefore, "group datagrams in 8 s: \(group) from the relays, \(groupBefore) from all")
+        // Refreshes no longer go on reliably to each neighbour, one datagram each, with their acknowledgements.
+        let unicast = relayed.unicastSent.reduce(0, +)
+        let unicastBefore = everyone.unicastSent.reduce(0, +)
+        #expect(unicast < unicastBefore, "unicast datagrams in 8 s: \(unicast), \(unicastBefore) before")
+    }
 }

@@ -163,10 +163,3 @@ import Testing
         #expect(without.predictionsHeld(at: 0) == 9)
     }
 }
-
-extension AirtimeSimulation {
-    /// Drones whose predictions node `i` holds.
-    func predictionsHeld(at i: Int) -> Int {
-        nodes[i].coordinator.airspace(now: now).filter { $0.node != nodes[i].mesh.localID }.count
-    }
-}

@@ -132,6 +132,47 @@ struct ReliableChannelTests {
         #expect(throws: Never.self) { try channel.send(type: 1, payload: [9], now: t) }
     }
 
+    /// A newer message with the same supersede key makes the one still in flight obsolete: it keeps its sequence
+    /// number and goes again empty (type 0); other keys and acknowledged messages are left alone; the receiver
+    /// delivers the empty one in its place and the newer one in full.
+    @Test func aNewerMessageSupersedesTheOneInFlight() throws {
+        var c = ReliableChannel()
+        let t = MeshInstant.after(.seconds(1))
+        let a = ReliableChannel.SupersedeKey(type: 0x4C01, high: 1, low: 1)
+        let b = ReliableChannel.SupersedeKey(type: 0x4C01, high: 2, low: 2)
+        _ = try c.send(type: 0x4C01, payload: [1, 1], now: t, supersedes: a)  // 1: acknowledged below
+        _ = c.receive(frame: .ack(cumulative: 1, selective: 0), now: t)
+        _ = try c.send(type: 0x4C01, payload: [1, 2], now: t, supersedes: a)  // 2: superseded by 5
+        _ = try c.send(type: 0x4C01, payload: [2, 1], now: t, supersedes: b)  // 3: another key, stays
+        _ = try c.send(type: 7, payload: [7], now: t)  // 4: no key
+        let sent = try c.send(type: 0x4C01, payload: [1, 3], now: t, supersedes: a)  // 5
+        #expect(sent == [.transmit(.reliable(sequence: 5, type: 0x4C01, payload: [1, 3]))])
+        #expect(c.superseded == 1 && c.inFlight == 4)
+        // None arrived: the timeout sends them all again, the superseded one empty.
+        let again = c.tick(now: t + .seconds(1))
+        #expect(
+            again == [
+                .transmit(.reliable(sequence: 2, type: 0, payload: [])),
+                .transmit(.reliable(sequence: 3, type: 0x4C01, payload: [2, 1])),
+                .transmit(.reliable(sequence: 4, type: 7, payload: [7])),
+                .transmit(.reliable(sequence: 5, type: 0x4C01, payload: [1, 3])),
+            ])
+        var r = ReliableChannel()
+        _ = r.receive(frame: .reliable(sequence: 1, type: 0x4C01, payload: [1, 1]), now: t)
+        var delivered: [ReliableChannel.Action] = []
+        for case .transmit(let frame) in again { delivered += r.receive(frame: frame, now: t).filter { $0.isDelivery } }
+        #expect(
+            delivered == [
+                .deliver(type: 0, payload: []), .deliver(type: 0x4C01, payload: [2, 1]),
+                .deliver(type: 7, payload: [7]),
+                .deliver(type: 0x4C01, payload: [1, 3]),
+            ])
+        // Acknowledged: a newer one has nothing left to supersede.
+        _ = c.receive(frame: .ack(cumulative: 5, selective: 0), now: t + .seconds(1))
+        _ = try c.send(type: 0x4C01, payload: [1, 4], now: t + .seconds(1), supersedes: a)
+        #expect(c.superseded == 1)
+    }
+
     @Test func rtoFollowsMeasuredRTTWithinBounds() throws {
         var channel = ReliableChannel()
         var t = MeshInstant.after(.seconds(1))
@@ -240,4 +281,8 @@ struct ReliableChannelTests {
         #expect(resent(c.resume(now: now, .returned)) == [[1], [2], [3]])
         #expect(c.inFlight == 3)
     }
+}
+
+extension ReliableChannel.Action {
+    var isDelivery: Bool { if case .deliver = self { true } else { false } }
 }

@@ -13,6 +13,10 @@ public struct CoordinatorConfiguration: Sendable {
 
     /// Longest route in hops; nodes further away are unreachable. Also the TTL of routed messages.
     public var hopLimit: UInt8 = 8
+    /// Unreliable floods (predictions, targets) and refreshes of link-state advertisements are forwarded only by the
+    /// flood relays (`FloodRelays`), refreshes without guarantee. Off: every node with a neighbour the sender does not
+    /// list forwards them, refreshes reliably to each such neighbour (as before; for comparisons).
+    public var selectsFloodRelays = true
     /// How often a node re-floods its link-state advertisement without a change.
     public var linkStateRefreshInterval: Duration = .seconds(10)
     /// An advertisement whose neighbours changed is flooded at most this often: while a mesh forms, a node's

@@ -69,6 +69,17 @@ extension CoordinatorCore {
     mutating func topologyChanged() {
         routesDirty = true
         numberingDirty = true
+        relaysFloodsCache = nil
+    }
+
+    /// Whether this node forwards the unreliable floods it receives (`FloodRelays`); every node does with
+    /// `selectsFloodRelays` off.
+    public mutating func relaysFloods() -> Bool {
+        guard configuration.selectsFloodRelays else { return true }
+        if let known = relaysFloodsCache { return known }
+        let relaying = FloodRelays.isRelay(me: nodeID, ownNeighbours: neighbours, database: database)
+        relaysFloodsCache = relaying
+        return relaying
     }
 
     /// This node's advertisement as it stands, with the given sequence number.
@@ -161,6 +172,13 @@ extension CoordinatorCore {
             guard lsa.isNewer(than: old) else { return [] }
         }
         let previous = database[lsa.origin]
+        // A refresh: the same advertisement with a newer sequence number (its origin's periodic one, unchanged).
+        let refresh =
+            previous.map { held in
+                var same = held
+                same.sequence = lsa.sequence
+                return same == lsa
+            } ?? false
         database[lsa.origin] = lsa
         databaseHeardAt[lsa.origin] = now
         topologyChanged()
@@ -168,12 +186,14 @@ extension CoordinatorCore {
         if from == lsa.origin {
             // First hop: repeated after `linkStateFloodDelay` (`floodDue`). A version newer still replaces it and
             // keeps the earlier moment, so a stream of changes is not held back.
+            // A refresh replacing a change still waiting here is not one: the change has not gone on yet.
+            let waiting = pendingFloods[lsa.origin]
             pendingFloods[lsa.origin] = PendingFlood(
-                sequence: lsa.sequence,
-                dueAt: pendingFloods[lsa.origin]?.dueAt ?? now + configuration.linkStateFloodDelay)
+                sequence: lsa.sequence, dueAt: waiting?.dueAt ?? now + configuration.linkStateFloodDelay,
+                refresh: refresh && (waiting?.refresh ?? true))
         } else {
-            pendingFloods[lsa.origin] = nil
-            out += repeatAdvertisement(lsa, from: from)
+            let waiting = pendingFloods.removeValue(forKey: lsa.origin)
+            out += repeatAdvertisement(lsa, from: from, refresh: refresh && (waiting?.refresh ?? true))
             if neighbours.contains(lsa.origin), let previous, previous.incarnation != lsa.incarnation {
                 // An advertisement of an origin next door, of another incarnation than the copy it replaced: an
                 // earlier life's that outnumbers the origin's own. The origin must hear it to jump past it
@@ -201,7 +221,7 @@ extension CoordinatorCore {
         for origin in pendingFloods.keys.sorted() where pendingFloods[origin]!.dueAt <= now {
             let pending = pendingFloods.removeValue(forKey: origin)!
             guard let lsa = database[origin], lsa.sequence == pending.sequence else { continue }
-            out += repeatAdvertisement(lsa, from: origin)
+            out += repeatAdvertisement(lsa, from: origin, refresh: pending.refresh)
         }
         return out
     }
@@ -211,13 +231,21 @@ extension CoordinatorCore {
     /// it), nor to nodes that both we and they believe are neighbours of `from` (it floods to them itself). This keeps
     /// a full mesh's flood at one copy per link; a link one side no longer lists is not skipped, and the 10 s refresh
     /// and the database exchange on every new session repair what a stale view could still miss.
-    func repeatAdvertisement(_ lsa: LinkStateAdvertisement, from: NodeID) -> [Directive] {
+    /// A `refresh` (unchanged but for its sequence number) goes on like a prediction: only from the flood relays
+    /// (`FloodRelays`), without guarantee, so by group on a shared link — one lost is repaired by the next, 10 s
+    /// later, well within the 35 s age limit. Over several hops every node forwarded every refresh reliably to each
+    /// neighbour before, the fleet's largest cost after the predictions (BENCHMARKS §10.14).
+    mutating func repeatAdvertisement(_ lsa: LinkStateAdvertisement, from: NodeID, refresh: Bool = false)
+        -> [Directive]
+    {
+        let refresh = refresh && configuration.selectsFloodRelays
+        if refresh, !relaysFloods() { return [] }
         let originNeighbours = Set(lsa.neighbours)
         let fromNeighbours = Set(database[from]?.neighbours ?? [])
         var out: [Directive] = []
         for n in neighbours where n != lsa.origin && n != from && !originNeighbours.contains(n) {
             if fromNeighbours.contains(n), database[n]?.neighbours.contains(from) == true { continue }
-            out.append(.send(.linkState(lsa), to: n, reliability: .reliable))
+            out.append(.send(.linkState(lsa), to: n, reliability: refresh ? .unreliable : .reliable))
         }
         return out
     }
@@ -265,15 +293,16 @@ extension CoordinatorCore {
                 duplicateWindows[env.origin] = DuplicateWindow(incarnation: env.originIncarnation, first: env.sequence)
             }
             var out = deliverLocally(env, payload, now: now)
-            if env.ttl > 1 {
+            let unreliable = payload.reliability == .unreliable
+            // An unreliable flood goes on only from the relays (`FloodRelays`); reliable floods keep every copy, so a
+            // stale advertisement can never cost one.
+            if env.ttl > 1, !unreliable || relaysFloods() {
                 var fwd = env
                 fwd.ttl -= 1
                 let message = CoordinatorMessage.routed(fwd, payload)
                 // An unreliable flood is not repeated to the previous hop's own neighbours: it sent them the message
-                // itself. In a full mesh nobody forwards; in a line every node does. Reliable floods keep every copy,
-                // so a stale advertisement can never cost one.
-                let covered: Set<NodeID> =
-                    payload.reliability == .unreliable ? Set(database[from]?.neighbours ?? []) : []
+                // itself. In a full mesh nobody forwards; in a line every node does.
+                let covered: Set<NodeID> = unreliable ? Set(database[from]?.neighbours ?? []) : []
                 for n in neighbours where n != from && !covered.contains(n) {
                     out.append(.send(message, to: n, reliability: payload.reliability))
                 }
@@ -323,4 +352,6 @@ struct PendingFlood: Sendable {
     /// The version waiting (it came from its origin).
     var sequence: UInt64
     var dueAt: MeshInstant
+    /// Whether it only refreshes what was held before (goes on without guarantee, from the relays only).
+    var refresh: Bool
 }

@@ -30,6 +30,8 @@ public struct CoordinatorCore: Sendable {
     var stationReachable = false
     var nextAgeingAt: MeshInstant
     var duplicateWindows: [NodeID: DuplicateWindow] = [:]
+    /// Whether this node relays unreliable floods (`FloodRelays`); nil: to be worked out again (the topology changed).
+    var relaysFloodsCache: Bool?
     var messageSequence: UInt64 = 0
     /// Whether each newer telemetry sample is reported as `.telemetryArrived` (a station with a live display turns
     /// it on; off by default, so other shells pay nothing).

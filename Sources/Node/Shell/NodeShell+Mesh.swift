@@ -271,7 +271,8 @@ extension NodeShell {
                     )
                 }
             case .nodeMessage(let type, _, let from):
-                logger.debug("ignoring reserved node-layer message type \(type) from \(from)")
+                // Type 0 is a reliable message that a newer one superseded, sent again empty (PROTOCOL.md §5.2).
+                if type != 0 { logger.debug("ignoring reserved node-layer message type \(type) from \(from)") }
             case .coordinator(let d):
                 // What it does may send too (through another `apply`): what this one queued leaves first.
                 if !outgoing.isEmpty {

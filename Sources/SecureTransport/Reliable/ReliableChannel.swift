@@ -36,10 +36,26 @@ public struct ReliableChannel: Sendable {
         }
     }
 
+    /// What a message makes obsolete: a later message with the same key (the newer link-state advertisement of one
+    /// origin) supersedes an earlier one still in flight. That one keeps its sequence number, and goes again, if it
+    /// must, as an empty message of type 0, which every layer ignores: an outdated copy is not worth its bytes, and
+    /// under load the window holds many.
+    public struct SupersedeKey: Hashable, Sendable {
+        public var type: UInt16
+        public var high: UInt64
+        public var low: UInt64
+
+        public init(type: UInt16, high: UInt64, low: UInt64) {
+            self.type = type
+            self.high = high
+            self.low = low
+        }
+    }
+
     struct Outstanding: Sendable {
         let sequence: UInt64
-        let type: UInt16
-        let payload: [UInt8]
+        var type: UInt16
+        var payload: [UInt8]
         let firstSentAt: MeshInstant
         var lastSentAt: MeshInstant
         var transmissions: Int
@@ -71,8 +87,13 @@ public struct ReliableChannel: Sendable {
     private var unacknowledged = 0
     private var ackDeadline: MeshInstant?
 
+    /// The newest message sent with each supersede key (it may since have been acknowledged).
+    private var newestByKey: [SupersedeKey: UInt64] = [:]
+
     /// Statistics: messages retransmitted so far.
     public private(set) var retransmissions = 0
+    /// Statistics: messages in flight that a newer one superseded (each went again, if at all, empty).
+    public private(set) var superseded = 0
 
     /// A fresh channel.
     public init(configuration: ReliableChannelConfiguration = .default) {
@@ -97,14 +118,28 @@ public struct ReliableChannel: Sendable {
     /// The highest sequence delivered in order so far.
     public var deliveredThrough: UInt64 { delivered }
 
-    /// Queues a message and returns the frame to transmit now.
-    public mutating func send(type: UInt16, payload: [UInt8], now: MeshInstant) throws(SendError) -> [Action] {
+    /// Queues a message and returns the frame to transmit now. With `supersedes`, the message sent before it with the
+    /// same key, if still in flight, is obsolete: it keeps its place, and goes again, if it must, empty (type 0).
+    public mutating func send(
+        type: UInt16, payload: [UInt8], now: MeshInstant, supersedes key: SupersedeKey? = nil
+    ) throws(SendError) -> [Action] {
         guard canSend else { throw .windowFull(inFlight: inFlight) }
         guard payload.count <= Frame.maximumReliablePayload else {
             throw .payloadTooLarge(size: payload.count, maximum: Frame.maximumReliablePayload)
         }
         let sequence = nextSequence
         nextSequence += 1
+        if let key {
+            if let earlier = newestByKey[key], var o = outstanding[slot(earlier)], o.sequence == earlier,
+                o.type == key.type
+            {
+                o.type = 0
+                o.payload = []
+                outstanding[slot(earlier)] = o
+                superseded += 1
+            }
+            newestByKey[key] = sequence
+        }
         let timeout = rtt.timeoutDuration
         outstanding[slot(sequence)] = Outstanding(
             sequence: sequence, type: type, payload: payload, firstSentAt: now, lastSentAt: now, transmissions: 1,
