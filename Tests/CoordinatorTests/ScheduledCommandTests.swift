@@ -78,7 +78,7 @@ struct ScheduledCommandTests {
             replies == [
                 .rejected(
                     .startTime(
-                        "start time lost on the way: a relay had no estimate of the next hop's clock yet (send it again)"
+                        "start time lost on the way: a node on the way had no estimate of the next hop's clock yet (send it again)"
                     ))
             ])
         #expect(p.executions(1) == [barely])

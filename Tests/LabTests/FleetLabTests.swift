@@ -128,6 +128,29 @@ import Testing
             print(
                 "group commands to 5 drones (drone-7 relayed): start spread scheduled takeoff \(spread(takeoff)) ms (each from the station's moment: \(takeoff.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value - group.startsAtMs)" }.joined(separator: ", ")) ms), scheduled hover \(spread(scheduled)) ms, unscheduled hover (5 sends at once) \(spread(unscheduled)) ms; timers fired late by (ms) \(timers.joined(separator: ", "))"
             )
+            // Right after an outage: drone-3's link cut until station-a sees it lost and 2 s more (its clock samples,
+            // kept for 2 s, are all gone), restored, and the group sent the moment the pair is back in session. Until
+            // drone-3's next heartbeat arrives station-a has no estimate of its clock, and a copy sent then loses its
+            // start on the way and is refused; the station sends it again, 100 ms apart (in the demo, three resends
+            // at once were all refused alike, 2026-11-29). Here the heartbeat usually wins the race (two runs with no
+            // resends at all passed): this checks that a group right after an outage starts together, whichever way.
+            try lab.lab("cut", "3")
+            try await waitUntil("station-a sees drone-3 lost", timeout: .seconds(5), poll: .milliseconds(20)) {
+                a.peerState("drone-3") == "lost"
+            }
+            // The outage's length: the scenario's time, not a wait for a condition.
+            try await Task.sleep(for: .seconds(2))
+            try lab.lab("restore", "3")
+            try await waitUntil("drone-3 back in session", timeout: .seconds(10), poll: .milliseconds(5)) {
+                a.peerState("drone-3") == "established"
+            }
+            let beforeReturn = try latestEvents(drones)
+            let afterOutage = try send(a, ["--together", "--lead", "1", all, "hover"])
+            #expect(afterOutage.status == 0, "\(afterOutage.output)")
+            let returned = try startTimes(drones, "hover accepted", after: beforeReturn)
+            #expect(returned.count == 5 && spread(returned) <= 50, "\(returned) \(afterOutage.output)")
+            print("group hover sent the moment drone-3 was back from an outage: start spread \(spread(returned)) ms")
+
             // Both stations see station-a controlling every drone ("this node" at station-a).
             try await waitUntil("both stations show station-a controlling the five", timeout: .seconds(3)) {
                 let seenByA = try vehicles(a).filter { $0.role == "drone" }

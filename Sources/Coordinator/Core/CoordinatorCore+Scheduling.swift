@@ -23,7 +23,7 @@ extension CoordinatorCore {
             return .failure(
                 StartRefusal(
                     description:
-                        "start time lost on the way: a relay had no estimate of the next hop's clock yet (send it again)"
+                        "start time lost on the way: a node on the way had no estimate of the next hop's clock yet (send it again)"
                 ))
         }
         if now - t > configuration.lateStartTolerance {

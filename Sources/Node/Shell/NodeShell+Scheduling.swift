@@ -35,14 +35,17 @@ extension NodeShell {
             command: command.summary, leadMs: Int(lead.wholeMilliseconds), startsAtMs: startsAtMs, commands: reports)
     }
 
-    /// A relay that had no estimate of the next hop's clock yet (a session just made) loses the start on the way, and
-    /// the drone refuses the command ("send it again"). While the start is more than 300 ms away, the station sends it
-    /// again itself, at most three times per drone, so the operator does not have to; `ids` gets the new commands.
+    /// A node on the way (this station, or a relay) that had no estimate of the next hop's clock yet (a session just
+    /// made, or back after an outage: the estimate needs a fresh heartbeat) loses the start, and the drone refuses the
+    /// command ("send it again"). While the start is more than 300 ms away, the station sends it again itself, at most
+    /// every 100 ms and eight times per drone, so the operator does not have to; `ids` gets the new commands. (Three
+    /// resends at once were all refused alike when the drone had just come back: the estimate takes a heartbeat.)
     func resendLostStarts(
         _ ids: inout [CommandID], _ command: Command, toUAVs numbers: [UInt8], takeover: Bool, start: MeshInstant,
         startsAtMs: Int64
     ) async {
         var resent = Array(repeating: 0, count: ids.count)
+        var lastSent = Array(repeating: now, count: ids.count)
         while now < start - .milliseconds(300) {
             var waiting = false
             for i in ids.indices {
@@ -51,9 +54,14 @@ extension NodeShell {
                     continue
                 }
                 guard first.answer == "rejected", first.reason?.hasPrefix("start time lost on the way") == true,
-                    resent[i] < 3
+                    resent[i] < 8
                 else { continue }
+                guard now - lastSent[i] >= .milliseconds(100) else {
+                    waiting = true
+                    continue
+                }
                 let t = now
+                lastSent[i] = t
                 let (id, effects) = node.sendCommand(
                     command, toUAV: numbers[i], takeover: takeover, start: start, now: t)
                 logger.info("command \(ids[i]) to UAV \(numbers[i]) lost its start on the way: sent again as \(id)")
