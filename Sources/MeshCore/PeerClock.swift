@@ -9,7 +9,8 @@ import MeshTypes
 /// stands for its δ: `θ ≈ minRTT / 2 − min(t − sent)`. The error is half the asymmetry between the two directions
 /// of that link (well under a millisecond on a LAN or the lab's veths, a few milliseconds on a radio link). Gaps
 /// are kept per window of one second and the previous window is still used, so the estimate follows drift between
-/// two monotonic clocks (parts per million) and a peer's restart (the shell resets the estimate then) within 2 s.
+/// two monotonic clocks (parts per million) and a peer's restart (the shell resets the estimate then) within 2 s. A
+/// window counts once its heartbeats arrived over `settling` or more (not as one burst of queued ones).
 /// Round trips change slowly and, over the group channel, are sampled only every few seconds per peer (echoes,
 /// `GroupSettings`): their minimum is kept per window of 30 seconds, the previous one still used.
 public struct PeerClock: Sendable, Equatable {
@@ -24,7 +25,16 @@ public struct PeerClock: Sendable, Equatable {
         var minGap: Int64?
         /// Smallest round trip, microseconds.
         var minRoundTrip: Int64?
+        /// The last heartbeat's arrival: a window counts once its heartbeats arrived over `settling` or more.
+        var lastArrival: MeshInstant?
+        var settled = false
     }
+
+    /// How far apart a window's heartbeats must have arrived before it counts. Datagrams that waited in a queue while a
+    /// link was down (the kernel holds unicast for a neighbour it is still resolving) arrive together, stamped long
+    /// before: alone in a window after an outage their gaps put the estimate off by the time they waited (a scheduled
+    /// start half a second early). A later heartbeat, arrived in its own time, outweighs them.
+    public static let settling: Duration = .milliseconds(40)
 
     var current: Window?
     var previous: Window?
@@ -38,6 +48,8 @@ public struct PeerClock: Sendable, Equatable {
         let gap = Int64(clamping: now.nanoseconds / 1000) &- Int64(clamping: sentAtMicros)
         roll(now)
         current!.minGap = min(current!.minGap ?? .max, gap)
+        if let last = current!.lastArrival, now - last >= Self.settling { current!.settled = true }
+        current!.lastArrival = now
     }
 
     /// A heartbeat reply from the peer: the round trip of one of this node's heartbeats.
@@ -56,7 +68,8 @@ public struct PeerClock: Sendable, Equatable {
     public func offset(now: MeshInstant) -> Duration? {
         guard
             let gap = Self.smallest(
-                current?.start, current?.minGap, previous?.start, previous?.minGap, within: Self.gapSpan, now: now),
+                current?.start, current?.settled == true ? current?.minGap : nil, previous?.start,
+                previous?.settled == true ? previous?.minGap : nil, within: Self.gapSpan, now: now),
             let rtt = minRoundTrip(now: now)
         else { return nil }
         return .microseconds(rtt / 2 - gap)

@@ -32,6 +32,31 @@ import Testing
         #expect(PeerClock().offset(now: now) == nil)
     }
 
+    /// After an outage of more than two windows, the first heartbeats to arrive may be ones that waited in a queue while
+    /// the link was down (sent up to a second before), all at once: alone they would put the estimate off by their
+    /// wait. They count only with a heartbeat that arrived at least 40 ms after them, in its own time.
+    @Test("heartbeats that waited out an outage in a queue, arriving together, do not set the estimate alone")
+    func queuedHeartbeatsAfterAnOutage() {
+        var clock = PeerClock()
+        let peerAhead: Int64 = 5_000_000
+        func heartbeat(sentAt sent: Int64, arrives: Int64) {
+            clock.onHeartbeat(sentAtMicros: UInt64(sent + peerAhead), now: .after(.microseconds(arrives)))
+        }
+        // Before the outage: 2 ms one way, every 50 ms, and a 4 ms round trip.
+        for i in 0..<20 {
+            let t = Int64(1_000_000 + i * 50_000)
+            heartbeat(sentAt: t, arrives: t + 2_000)
+            clock.onRoundTrip(.microseconds(4_000), now: .after(.microseconds(t + 4_000)))
+        }
+        #expect(clock.offset(now: .after(.microseconds(2_000_000))) == .microseconds(peerAhead))
+        // Three heartbeats sent 0.6–0.5 s before the link came back at 6 s arrive together with it.
+        for sent in [5_400_000, 5_450_000, 5_500_000] as [Int64] { heartbeat(sentAt: sent, arrives: 6_000_000) }
+        #expect(clock.offset(now: .after(.microseconds(6_001_000))) == nil, "an estimate from queued heartbeats alone")
+        // The next one, in its own time: the estimate is right again.
+        heartbeat(sentAt: 6_048_000, arrives: 6_050_000)
+        #expect(clock.offset(now: .after(.microseconds(6_051_000))) == .microseconds(peerAhead))
+    }
+
     /// Three nodes in a line (station — relay — drone), each with its own clock origin, links of 1 ms and 3 ms each way:
     /// the drone is asked to start at the station's moment, on its own clock.
     @Test("a relayed drone schedules the start at the station's moment on its own clock, within 0.1 ms")
