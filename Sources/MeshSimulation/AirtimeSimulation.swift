@@ -230,6 +230,16 @@ public struct AirtimeSimulation {
         return sim.result
     }
 
+    /// How far node `j` is from node `i` in the layout, metres north and east (the fleet moves together).
+    public func offset(from i: Int, to j: Int) -> (north: Double, east: Double) {
+        (positions[j].north - positions[i].north, positions[j].east - positions[i].east)
+    }
+
+    /// Whether node `i` holds drone `j`'s prediction.
+    public func holdsPrediction(at i: Int, of j: Int) -> Bool {
+        nodes[i].coordinator.airspace(now: now).contains { $0.node == nodes[j].mesh.localID }
+    }
+
     /// Drones whose predictions node `i` holds.
     public func predictionsHeld(at i: Int) -> Int {
         nodes[i].coordinator.airspace(now: now).filter { $0.node != nodes[i].mesh.localID }.count

@@ -9,7 +9,8 @@ import MeshTypes
 /// reported for each (time, datagrams and bytes until every node is in session with every other), also with the
 /// nodes started over FLEETMESH_BENCH_AIRSIM_SPREAD seconds (default 2) for FLEETMESH_BENCH_AIRSIM_SPREAD_SIZES
 /// (default 25,50). And a fleet spread over a field, several hops across (FLEETMESH_BENCH_AIRSIM_FIELD, default
-/// 25,50 drones, about 30 s of wall time; 100 and 200 take minutes each; `fieldRows`).
+/// 25,50 drones, about 30 s of wall time; 100 and 200 take minutes each; `fieldRows`), and along a strip longer than a
+/// prediction's reach (FLEETMESH_BENCH_AIRSIM_STRIP, default 50,100; `stripRows`).
 enum AirtimeSimulationBenchmarks {
     static func run(_ out: BenchOutput) async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -48,6 +49,7 @@ enum AirtimeSimulationBenchmarks {
             out.line("\(n) drones started over \(spread) s", describe(r))
         }
         fieldRows(out, sizes("FLEETMESH_BENCH_AIRSIM_FIELD", "25,50"))
+        stripRows(out, sizes("FLEETMESH_BENCH_AIRSIM_STRIP", "50,100"))
         growth(out, "growth with the fleet (bytes ∝ N^k)", rows.map { ($0.nodes, $0.bitsPerSecond) })
     }
 
@@ -84,6 +86,36 @@ enum AirtimeSimulationBenchmarks {
         growth(out, "field: growth with the fleet (bytes ∝ N^k)", rows.map { ($0.nodes, $0.r.bitsPerSecond) })
         growth(
             out, "field, baseline (every node forwards): growth", baseline.map { ($0.nodes, $0.r.bitsPerSecond) })
+    }
+
+    /// A fleet along a strip 4 wide, 40 m apart, each radio reaching 100 m (the hop limit of 8 then reaches about
+    /// 700 m), longer than a prediction's reach (300 m) from 30 drones on: predictions stop where they cannot matter,
+    /// so each node's share should stop growing with the fleet. The baseline in the same run forwards predictions
+    /// without a bound (`predictionReach = 0`), as far as the hop limit.
+    static func stripRows(_ out: BenchOutput, _ sizes: [Int]) {
+        guard !sizes.isEmpty else { return }
+        let layout = AirtimeSimulation.Layout.field(columns: 4, spacing: 40, range: 100)
+        var rows: [(nodes: Int, bitsPerSecond: Double)] = []
+        var baseline: [(nodes: Int, bitsPerSecond: Double)] = []
+        for n in sizes {
+            let clock = ContinuousClock()
+            let t0 = clock.now
+            let r = AirtimeSimulation.run(drones: n, group: true, settle: .seconds(10), layout: layout)
+            rows.append((n + 2, r.bitsPerSecond))
+            out.line(
+                "strip, \(n) drones (\(Int((Double(n + 2) / 4).rounded(.up) * 40)) m long)",
+                describe(r) + "  (simulated in \(clock.now - t0))")
+            let unbounded = AirtimeSimulation.run(drones: n, group: true, settle: .seconds(10), layout: layout) {
+                $0.predictionReach = 0
+            }
+            baseline.append((n + 2, unbounded.bitsPerSecond))
+            out.line("strip, \(n) drones, baseline: predictions without a bound", describe(unbounded))
+            out.line(
+                "strip, \(n) drones: bytes with the bound vs without",
+                String(format: "%.2f x", r.bitsPerSecond / unbounded.bitsPerSecond))
+        }
+        growth(out, "strip: growth with the fleet (bytes ∝ N^k)", rows)
+        growth(out, "strip, baseline (no bound): growth", baseline)
     }
 
     /// The log–log slope of bytes against nodes from the smallest fleet to the largest (1: linear, 2: quadratic).

@@ -88,4 +88,46 @@ import Testing
         let unicastBefore = everyone.unicastSent.reduce(0, +)
         #expect(unicast < unicastBefore, "unicast datagrams in 8 s: \(unicast), \(unicastBefore) before")
     }
+
+    @Test(
+        "in a strip longer than a prediction's reach, every drone holds the predictions of those near it, none of the far ones, for fewer datagrams"
+    )
+    func predictionsStopBeyondTheirReach() {
+        // 2 stations and 30 drones 2 wide, 20 m apart, radio range 50 m: a strip 300 m long. Predictions go on only
+        // within 100 m of their paths (8 s of flight east at 5 m/s: 40 m long).
+        let layout = AirtimeSimulation.Layout.field(columns: 2, spacing: 20, range: 50)
+        var bounded = AirtimeSimulation(
+            drones: 30, group: true, layout: layout, configure: { $0.predictionReach = 100 })
+        var unbounded = AirtimeSimulation(
+            drones: 30, group: true, layout: layout, configure: { $0.predictionReach = 0 })
+        bounded.advance(.seconds(4))
+        unbounded.advance(.seconds(4))
+        #expect(bounded.whole && unbounded.whole)
+        #expect(unbounded.predictionsMissing == 0)
+        var near = 0
+        var far = 0
+        for i in 2..<32 {
+            for j in 2..<32 where j != i {
+                let d = abs(bounded.offset(from: i, to: j).north)
+                if d <= 70 {
+                    // At most 73 m from the path: within reach.
+                    near += 1
+                    #expect(
+                        bounded.holdsPrediction(at: i, of: j), "drone \(i) lacks drone \(j)'s prediction, \(d) m away")
+                } else if d > 170 {
+                    // Beyond the reach and one radio hop from its edge.
+                    far += 1
+                    #expect(!bounded.holdsPrediction(at: i, of: j), "drone \(i) holds drone \(j)'s, \(d) m away")
+                }
+            }
+        }
+        #expect(near > 100 && far > 100, "pairs near \(near), far \(far)")
+        bounded.resetCounts()
+        unbounded.resetCounts()
+        bounded.advance(.seconds(2))
+        unbounded.advance(.seconds(2))
+        let group = bounded.groupSent.reduce(0, +)
+        let groupUnbounded = unbounded.groupSent.reduce(0, +)
+        #expect(group * 4 < groupUnbounded * 3, "group datagrams in 2 s: \(group) bounded, \(groupUnbounded) not")
+    }
 }

@@ -17,6 +17,11 @@ public struct CoordinatorConfiguration: Sendable {
     /// flood relays (`FloodRelays`), refreshes without guarantee. Off: every node with a neighbour the sender does not
     /// list forwards them, refreshes reliably to each such neighbour (as before; for comparisons).
     public var selectsFloodRelays = true
+    /// A node forwards a drone's prediction only while it is within this many metres (horizontally) of the predicted
+    /// path, its own position known: beyond, no drone it could pass the prediction to can come near that path within
+    /// the prediction's horizon (8 s at 15 m/s is 120 m; the rest is a margin for routes around). A node that does not
+    /// know where it is (a station) forwards. 0: no bound.
+    public var predictionReach: Double = 300
     /// How often a node re-floods its link-state advertisement without a change.
     public var linkStateRefreshInterval: Duration = .seconds(10)
     /// An advertisement whose neighbours changed is flooded at most this often: while a mesh forms, a node's

@@ -82,6 +82,15 @@ extension CoordinatorCore {
         return relaying
     }
 
+    /// Whether a flood's payload is still worth forwarding from here: a prediction only within `predictionReach` of
+    /// its path (PROTOCOL.md §7.2); everything else, and everything at a node that does not know its position, is.
+    func withinReach(_ payload: MeshPayload) -> Bool {
+        guard case .prediction(_, let prediction) = payload, configuration.predictionReach > 0,
+            let here = localState?.position
+        else { return true }
+        return prediction.horizontalDistance(to: here) <= configuration.predictionReach
+    }
+
     /// This node's advertisement as it stands, with the given sequence number.
     func ownAdvertisement(sequence: UInt64) -> LinkStateAdvertisement {
         LinkStateAdvertisement(
@@ -296,7 +305,7 @@ extension CoordinatorCore {
             let unreliable = payload.reliability == .unreliable
             // An unreliable flood goes on only from the relays (`FloodRelays`); reliable floods keep every copy, so a
             // stale advertisement can never cost one.
-            if env.ttl > 1, !unreliable || relaysFloods() {
+            if env.ttl > 1, !unreliable || (relaysFloods() && withinReach(payload)) {
                 var fwd = env
                 fwd.ttl -= 1
                 let message = CoordinatorMessage.routed(fwd, payload)
