@@ -52,8 +52,9 @@ public struct AirtimeSimulation {
         public var convergedAfter: Duration?
         public var convergenceFrames = 0
         public var convergenceBytes = 0
-        /// At the end of the count, the predictions missing from the nodes' airspace pictures: every node should hold
-        /// every other drone's (the fleet is within every prediction's hop limit).
+        /// At the end of the count, the predictions missing from the nodes' airspace pictures, against every node
+        /// holding every other drone's: 0 where the fleet lies within every prediction's hop limit and reach (a long
+        /// strip counts the pairs beyond them).
         public var predictionsMissing = 0
 
         public var bitsPerSecond: Double { Double(bytes) * 8 / seconds }
@@ -245,7 +246,7 @@ public struct AirtimeSimulation {
         nodes[i].coordinator.airspace(now: now).filter { $0.node != nodes[i].mesh.localID }.count
     }
 
-    /// Predictions missing from the nodes' pictures: every node should hold every other drone's.
+    /// Predictions missing from the nodes' pictures, against every node holding every other drone's.
     public var predictionsMissing: Int {
         let drones = nodes.count - stations
         return nodes.indices.reduce(0) { sum, i in sum + (drones - (i >= stations ? 1 : 0)) - predictionsHeld(at: i) }
