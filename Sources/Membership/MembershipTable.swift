@@ -1,12 +1,6 @@
 import MeshTypes
 import NIOCore
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The membership core: every peer's state, driven by discovery, session and heartbeat events, with time
 /// injected. Pure: it returns directives and never touches sockets or clocks.
 ///
@@ -23,11 +17,11 @@ import NIOCore
 public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
     public let configuration: MembershipConfiguration
     public let localID: NodeID
-    public private(set) var peers: [NodeID: PeerRecord<Address>] = [:]
+    public internal(set) var peers: [NodeID: PeerRecord<Address>] = [:]
     /// Configured unicast peers whose identity is not known until their handshake completes.
     private var staticAddresses: [Address: MeshInstant?] = [:]
     /// Peers lost for longer than `forgetAfter`: no longer listed, still probed at their last addresses.
-    public private(set) var forgotten: [NodeID: PeerRecord<Address>] = [:]
+    public internal(set) var forgotten: [NodeID: PeerRecord<Address>] = [:]
 
     public init(localID: NodeID, configuration: MembershipConfiguration = .init()) {
         self.localID = localID
@@ -103,42 +97,6 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
         if peer.address != address { peer.candidates.removeAll { $0 == address } }
         peers[id] = peer
         return []
-    }
-
-    /// A peer out of session (lost, or forgotten) was heard on the group channel, from `address` (its unicast socket).
-    /// The first such datagram after `lostAfter` of silence means its link is back: it is probed there at once
-    /// instead of at its next probe step (up to `reconnectInterval` later). Only the first: a peer heard on the group
-    /// all along (lost to a stall, not to the link) gets no more probes than the tick gives it.
-    public mutating func onHeardOutOfSession(id: NodeID, address: Address, now: MeshInstant)
-        -> [MembershipDirective<Address>]
-    {
-        if var peer = peers[id], peer.state == .lost {
-            let out = Self.probeBack(&peer, at: address, now: now, configuration: configuration)
-            peers[id] = peer
-            return out
-        }
-        if var gone = forgotten[id] {
-            let out = Self.probeBack(&gone, at: address, now: now, configuration: configuration)
-            forgotten[id] = gone
-            return out
-        }
-        return []
-    }
-
-    private static func probeBack(
-        _ peer: inout PeerRecord<Address>, at address: Address, now: MeshInstant,
-        configuration: MembershipConfiguration
-    ) -> [MembershipDirective<Address>] {
-        let previous = peer.heardOutOfSession
-        peer.heardOutOfSession = now
-        guard previous.map({ now - $0 >= configuration.lostAfter }) ?? true,
-            // Not two initiations at nearly one moment (the later-stamped one would make the other a replay).
-            peer.lastConnectAttempt.map({ now - $0 >= configuration.reconnectInterval / 10 }) ?? true
-        else { return [] }
-        if !peer.candidates.contains(address) { peer.candidates.append(address) }
-        peer.lastConnectAttempt = now
-        peer.attempted(address)
-        return [.probe(peer: peer.id, address: address)]
     }
 
     /// The secure endpoint established a session (new or rekeyed after loss, or with a new incarnation).
@@ -222,46 +180,6 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
             peer.stateSince = now
         }
     }
-
-    /// A heartbeat sent `rtt` ago was answered; `asked` when it asked for the reply (only those count towards the
-    /// peer's `linkQuality`).
-    @_specialize(exported:true,where Address == SocketAddress)
-    @_specialize(exported:true,where Address == Int)
-    public mutating func onHeartbeatReply(id: NodeID, rtt: Duration, asked: Bool = true, now: MeshInstant) {
-        guard peers[id] != nil else { return }
-        if asked { peers[id]!.heartbeatsAnswered += 1 }
-        onRoundTrip(id: id, rtt: rtt, now: now)
-    }
-
-    /// A heartbeat that asks for a reply went to the peer (the layer above decides which do).
-    public mutating func onReplyRequested(id: NodeID) {
-        peers[id]?.heartbeatsSent += 1
-    }
-
-    /// A round trip to the peer measured another way (an echo of this node's group stamp).
-    ///
-    /// Smoothed as RFC 6298 does (a new sample weighs 1/8), but a sample that follows a long gap weighs more:
-    /// `1 − exp(−gap / rttMemory)`, so the estimate forgets at the same pace in time however sparse its samples. On the
-    /// group channel a node echoes one stamp per datagram among all it hears, so in a large fleet a peer's round trip
-    /// is sampled every few seconds; at 1/8 per sample, a formation's backlog of hundreds of milliseconds still showed
-    /// 30 s later (BENCHMARKS §10.8).
-    @_specialize(exported:true,where Address == SocketAddress)
-    @_specialize(exported:true,where Address == Int)
-    public mutating func onRoundTrip(id: NodeID, rtt: Duration, now: MeshInstant) {
-        guard var peer = peers[id] else { return }
-        if let old = peer.rtt {
-            let gap = peer.rttSampledAt.map { (now - $0).secondsDouble } ?? 0
-            let weight = max(0.125, 1 - exp(-gap / Self.rttMemory.secondsDouble))
-            peer.rtt = old * (1 - weight) + rtt * weight
-        } else {
-            peer.rtt = rtt
-        }
-        peer.rttSampledAt = now
-        peers[id] = peer
-    }
-
-    /// The time constant of the round-trip estimate's memory (``onRoundTrip(id:rtt:now:)``).
-    public static var rttMemory: Duration { .seconds(2) }
 
     /// The peer said goodbye: it is stopping cleanly.
     public mutating func onGoodbye(id: NodeID, now: MeshInstant) -> [MembershipDirective<Address>] {
@@ -424,34 +342,6 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
             if now - peer.stateSince >= configuration.forgetAfter { return .dropped }
         }
         return .stays
-    }
-
-    /// The time between two probes of a lost or forgotten peer: its addresses are probed in turn, each once per
-    /// `interval`. After a link comes back one address family may answer before the other (IPv6 link-local routes
-    /// return with the carrier); one probe per interval taken in turn left the working address unprobed for a whole
-    /// interval. All at once would not do either: two initiations stamped the same moment can arrive out of order, and
-    /// the later-stamped one makes the other a replay.
-    static func probeStep(_ interval: Duration, _ peer: PeerRecord<Address>) -> Duration {
-        interval / max(1, peer.candidateOrder.count)
-    }
-
-    /// Keeps a forgotten peer's addresses for probing, within `forgottenLimit` (the longest gone goes first; its
-    /// session state is closed then).
-    private mutating func remember(_ peer: PeerRecord<Address>, now: MeshInstant) -> [MembershipDirective<Address>] {
-        guard configuration.forgottenLimit > 0, !peer.candidates.isEmpty || peer.address != nil else {
-            return [.closeSession(peer: peer.id)]
-        }
-        var gone = peer
-        gone.stateSince = now
-        forgotten[peer.id] = gone
-        var out: [MembershipDirective<Address>] = []
-        while forgotten.count > configuration.forgottenLimit,
-            let oldest = forgotten.values.min(by: { ($0.stateSince, $0.id) < ($1.stateSince, $1.id) })
-        {
-            forgotten[oldest.id] = nil
-            out.append(.closeSession(peer: oldest.id))
-        }
-        return out
     }
 
     private static func connect(_ peer: inout PeerRecord<Address>, to address: Address, now: MeshInstant)
