@@ -27,7 +27,8 @@ extension MembershipTable {
         _ peer: inout PeerRecord<Address>, at address: Address, now: MeshInstant,
         configuration: MembershipConfiguration
     ) -> [MembershipDirective<Address>] {
-        let previous = peer.heardOutOfSession
+        // Heard before this loss (or before it was forgotten) counts as silence: a new episode starts afresh.
+        let previous = peer.heardOutOfSession.flatMap { $0 >= peer.stateSince ? $0 : nil }
         peer.heardOutOfSession = now
         guard previous.map({ now - $0 >= configuration.lostAfter }) ?? true,
             // Not two initiations at nearly one moment (the later-stamped one would make the other a replay).

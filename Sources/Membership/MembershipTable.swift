@@ -129,7 +129,6 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
         peer.lastHeard = now
         peer.establishedAt = now
         peer.attempts = 0
-        peer.heardOutOfSession = nil
         staticAddresses[address] = nil
         if peer.state != .established {
             peer.state = .established
@@ -174,7 +173,6 @@ public struct MembershipTable<Address: Hashable & Sendable>: Sendable {
         if peer.state != .established {
             if peer.establishedAt == nil { peer.establishedAt = now }
             peer.attempts = 0
-            peer.heardOutOfSession = nil
             out.append(.stateChanged(peer: id, from: peer.state, to: .established))
             peer.state = .established
             peer.stateSince = now

@@ -25,7 +25,8 @@ public struct PeerRecord<Address: Hashable & Sendable>: Sendable {
     /// How many reconnection attempts have been made since the last session; picks the candidate to try.
     var attempts = 0
     var lastHeartbeat: MeshInstant?
-    /// When a datagram of its on the group channel was last heard while it was out of session (lost or forgotten).
+    /// When a datagram of its on the group channel was last heard while it was out of session (lost or forgotten); one
+    /// from before its `stateSince` belongs to an earlier episode.
     var heardOutOfSession: MeshInstant?
 
     init(id: NodeID, state: PeerState, now: MeshInstant) {

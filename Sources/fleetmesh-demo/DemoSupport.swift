@@ -159,15 +159,20 @@ func latestEvents(_ nodes: [NodeProcess]) throws -> [String: Int] {
     return latest
 }
 
+/// A node's command events after `after[its name]` (its event numbers).
+func commandEvents(of n: NodeProcess, after: [String: Int]) throws -> [EventReport] {
+    let events =
+        try ControlClient.request(
+            ControlRequest.events(.init(after: after[n.name] ?? 0, limit: 1000)), socket: n.socketPath
+        ).events?.events ?? []
+    return events.filter { $0.kind == "command" }
+}
+
 /// When each node's last command event ending in `suffix` after `after` was logged (wall-clock milliseconds).
 func startTimes(_ nodes: [NodeProcess], _ suffix: String, after: [String: Int]) throws -> [String: Int64] {
     var times: [String: Int64] = [:]
     for n in nodes {
-        let events =
-            try ControlClient.request(
-                ControlRequest.events(.init(after: after[n.name] ?? 0, limit: 1000)), socket: n.socketPath
-            ).events?.events ?? []
-        if let e = events.last(where: { $0.kind == "command" && $0.text.hasSuffix(suffix) }) {
+        if let e = try commandEvents(of: n, after: after).last(where: { $0.text.hasSuffix(suffix) }) {
             times[n.name] = e.timeMs
         }
     }
@@ -175,22 +180,15 @@ func startTimes(_ nodes: [NodeProcess], _ suffix: String, after: [String: Int]) 
 }
 
 /// Each node's command events after `after`, as `name  HH:MM:SS.mmm  text` lines.
-func commandEvents(_ nodes: [NodeProcess], after: [String: Int]) throws -> [String] {
+func commandEventLines(_ nodes: [NodeProcess], after: [String: Int]) throws -> [String] {
     let format = DateFormatter()
     format.dateFormat = "HH:mm:ss.SSS"
     format.timeZone = TimeZone(identifier: "UTC")
-    var lines: [String] = []
-    for n in nodes {
-        let events =
-            try ControlClient.request(
-                ControlRequest.events(.init(after: after[n.name] ?? 0, limit: 1000)), socket: n.socketPath
-            ).events?.events ?? []
-        for e in events where e.kind == "command" {
-            let time = format.string(from: Date(timeIntervalSince1970: Double(e.timeMs) / 1000))
-            lines.append("\(n.name)  \(time)  \(e.text)")
+    return try nodes.flatMap { n in
+        try commandEvents(of: n, after: after).map {
+            "\(n.name)  \(format.string(from: Date(timeIntervalSince1970: Double($0.timeMs) / 1000)))  \($0.text)"
         }
     }
-    return lines
 }
 
 /// How many drones fly the geofence in force at the station (their link-state advertisements say which they use).

@@ -187,7 +187,7 @@ let demo = Task.detached {
             )
             // Far apart: each drone's command events, to tell a start received late from one scheduled off.
             if last - first > 50 {
-                for line in try commandEvents(Array(nodes.dropFirst()), after: eventsBefore) { say("  " + line) }
+                for line in try commandEventLines(Array(nodes.dropFirst()), after: eventsBefore) { say("  " + line) }
             }
         }
 

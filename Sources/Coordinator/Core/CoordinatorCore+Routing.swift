@@ -74,7 +74,7 @@ extension CoordinatorCore {
 
     /// Whether this node forwards the unreliable floods it receives (`FloodRelays`); every node does with
     /// `selectsFloodRelays` off.
-    public mutating func relaysFloods() -> Bool {
+    mutating func relaysFloods() -> Bool {
         guard configuration.selectsFloodRelays else { return true }
         if let known = relaysFloodsCache { return known }
         let relaying = FloodRelays.isRelay(me: nodeID, ownNeighbours: neighbours, database: database)

@@ -1,20 +1,14 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import Geodesy
 
 extension TrajectoryPrediction {
-    /// The horizontal distance in metres from `point` to the nearest predicted position (flat-earth, good to well under
-    /// a percent over the few hundred metres it is asked about); infinity without points.
+    /// The horizontal distance in metres from `point` to the nearest predicted position (in the tangent plane at
+    /// `point`); infinity without points.
     public func horizontalDistance(to point: GeoPoint) -> Double {
-        let metresPerDegree = 111_195.0
-        let east = metresPerDegree * cos(point.latitude * .pi / 180)
+        let plane = TangentPlane(origin: point.geodetic)
         var nearest = Double.infinity
         for p in points {
-            let dn = (p.latitude - point.latitude) * metresPerDegree
-            let de = (p.longitude - point.longitude) * east
-            nearest = min(nearest, dn * dn + de * de)
+            let l = plane.local(p.geodetic)
+            nearest = min(nearest, l.east * l.east + l.north * l.north)
         }
         return nearest.squareRoot()
     }

@@ -1,12 +1,13 @@
 import MeshTypes
 
-/// Whether this node relays unreliable floods (predictions, targets): only the nodes of a small connected set that
-/// every node is in or next to — a connected dominating set, marked as Wu and Li proposed (1999) — forward them; every
-/// other node receives each flood from one of them and keeps it to itself. Over several radio hops a flood then costs
-/// about one transmission per relay instead of one per node (BENCHMARKS §10.14: every drone's 5 Hz prediction
-/// crossed every node of a field once, and bytes per node grew with the fleet).
+/// Whether this node relays unreliable floods (predictions, targets, refreshes of link-state advertisements): only
+/// the nodes of a small connected set that every node is in or next to — a connected dominating set — forward them;
+/// every other node receives each flood from one of them and keeps it to itself. Over several radio hops a flood then
+/// costs about one transmission per relay instead of one per node (BENCHMARKS §10.15: 0.33–0.46 × the bytes over a
+/// simulated field; §10.14: before, every drone's 5 Hz prediction crossed every node once).
 ///
-/// A node is marked when two of its neighbours are not neighbours of each other (it joins them), and unmarked again
+/// A node is marked when two of its neighbours are not neighbours of each other (it joins them; Wu and Li's marking,
+/// 1999), and unmarked again
 /// when marked neighbours of higher priority (more neighbours, then the higher NodeID), connected among themselves,
 /// together reach all its neighbours (Dai and Wu's rule k, 2004). Decided from the link-state database alone; a neighbour
 /// whose advertisement this node lacks can neither be joined through nor be relied on, so the node stays a relay when
