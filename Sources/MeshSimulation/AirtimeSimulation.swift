@@ -81,6 +81,8 @@ public struct AirtimeSimulation {
     public private(set) var manualApplied: [Int] = []
     /// Bytes sent by every node since the start, framing included.
     public private(set) var sentBytes = 0
+    /// Bytes sent by every node since `resetCounts()`, framing included.
+    public private(set) var bytesSent = 0
     private var inFlight: [(to: Int, from: Int, bytes: [UInt8])] = []
     private var counting = false
     private var result: Result
@@ -105,11 +107,12 @@ public struct AirtimeSimulation {
     /// other; a node may still learn of another from its group datagrams).
     /// `layout`: one shared link (the default) or a field where each node hears only those in radio range.
     /// `membership`: every node's failure detection and reconnection timing.
+    /// `forwardHold`: how long each node holds the floods it forwards to pack them (``NodeCore/forwardHold``).
     /// `configure`: changes to every node's coordinator configuration (a benchmark's other refresh interval).
     public init(
         stations: Int = 2, drones: Int, group: Bool, startSpread: Duration = .zero, seed: UInt64 = 1,
         layout: Layout = .oneLink, seesRecord: @escaping (Int, Int) -> Bool = { _, _ in true },
-        membership: MembershipConfiguration = .init(),
+        membership: MembershipConfiguration = .init(), forwardHold: Duration = .milliseconds(10),
         configure: (inout CoordinatorConfiguration) -> Void = { _ in }
     ) {
         self.seesRecord = seesRecord
@@ -155,7 +158,9 @@ public struct AirtimeSimulation {
             configure(&configuration)
             let coordinator = CoordinatorCore(
                 configuration: configuration, incarnation: incarnation, persistedUAVNumber: nil, now: now)
-            nodes.append(NodeCore(mesh: mesh, coordinator: coordinator))
+            var node = NodeCore(mesh: mesh, coordinator: coordinator)
+            node.forwardHold = forwardHold
+            nodes.append(node)
         }
         let spread = startSpread.components.seconds * 1_000_000_000 + startSpread.components.attoseconds / 1_000_000_000
         startsAt = nodes.indices.map { _ in
@@ -197,11 +202,11 @@ public struct AirtimeSimulation {
     public static func run(
         stations: Int = 2, drones: Int, group: Bool, startSpread: Duration = .zero, settle: Duration = .seconds(3),
         measure: Duration = .seconds(10), seed: UInt64 = 1, layout: Layout = .oneLink,
-        configure: (inout CoordinatorConfiguration) -> Void = { _ in }
+        forwardHold: Duration = .milliseconds(10), configure: (inout CoordinatorConfiguration) -> Void = { _ in }
     ) -> Result {
         var sim = AirtimeSimulation(
             stations: stations, drones: drones, group: group, startSpread: startSpread, seed: seed, layout: layout,
-            configure: configure)
+            forwardHold: forwardHold, configure: configure)
         let start = sim.now
         // Formation and convergence, checked every 100 ms (the counts so far are theirs), then the rest of `settle`.
         while sim.now - start < settle, sim.result.convergedAfter == nil {
@@ -297,6 +302,7 @@ public struct AirtimeSimulation {
         received = unicastSent
         manualApplied = unicastSent
         unicastBetweenDrones = 0
+        bytesSent = 0
     }
 
     /// Lets node `i` act now (a command, a manual-control sample) and sends what it sends.
@@ -311,6 +317,7 @@ public struct AirtimeSimulation {
             case .datagram(let bytes, let to):
                 unicastSent[i] += 1
                 sentBytes += bytes.count + Self.framing
+                bytesSent += bytes.count + Self.framing
                 if i >= stations, to >= stations { unicastBetweenDrones += 1 }
                 if counting {
                     result.bytes += bytes.count + Self.framing
@@ -321,6 +328,7 @@ public struct AirtimeSimulation {
             case .groupDatagram(let bytes):
                 groupSent[i] += 1
                 sentBytes += bytes.count + Self.framing
+                bytesSent += bytes.count + Self.framing
                 if counting {
                     result.bytes += bytes.count + Self.framing
                     result.groupBytes += bytes.count + Self.framing
@@ -342,17 +350,17 @@ public struct AirtimeSimulation {
         }
     }
 
-    /// Runs the fleet for `span` of virtual time (10 ms mesh ticks, 50 ms coordinator ticks and vehicle reports).
+    /// Runs the fleet for `span` of virtual time (10 ms mesh ticks; 50 ms coordinator ticks and vehicle reports,
+    /// node `i`'s `i` mesh ticks after node 0's modulo 5: nodes' timers run in no common phase).
     public mutating func advance(_ span: Duration) {
         let end = now + span
-        var tick = 0
         while now < end {
             now = now + .milliseconds(10)
-            tick += 1
+            let tick = Int(now.nanoseconds / 10_000_000)
             startDue()
             for i in nodes.indices where started[i] {
                 carry(nodes[i].onMeshTick(now: now, wallClockMicros: now.nanoseconds / 1000), at: i)
-                guard tick % 5 == 0 else { continue }
+                guard (tick + i) % 5 == 0 else { continue }
                 if i >= stations { report(i) }
                 carry(nodes[i].onCoordinatorTick(now: now), at: i)
             }

@@ -29,6 +29,17 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
     public private(set) var coordinator: CoordinatorCore
     /// Peers the coordinator has as neighbours.
     public private(set) var neighbours: Set<NodeID> = []
+    /// How long what this node forwards unreliably for other origins (floods by group, telemetry to a next hop)
+    /// waits to leave packed with the rest forwarded meanwhile (PROTOCOL.md §7.2): a relay over a field forwards
+    /// hundreds of messages a second, each a datagram of its own before. Zero: each leaves at once.
+    public var forwardHold: Duration = .milliseconds(10)
+    /// Forwarded floods waiting (`forwardHold`), forwarded telemetry waiting by next hop, and since when the first
+    /// has waited.
+    var heldForwards: [(type: UInt16, payload: [UInt8])] = []
+    var heldUnicast: [NodeID: [(type: UInt16, payload: [UInt8])]] = [:]
+    var heldSince: MeshInstant?
+    /// When the first forward held since the last `takeMeshWakeHint` must leave.
+    var heldWake: MeshInstant?
 
     /// What the shell (or a simulation) must do, in order.
     public enum Effect: Sendable {
@@ -84,14 +95,39 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
     @_specialize(exported:true,where Address == SocketAddress)
     @_specialize(exported:true,where Address == Int)
     public mutating func onMeshTick(now: MeshInstant, wallClockMicros: UInt64) -> [Effect] {
-        carry(mesh.onTick(now: now, wallClockMicros: wallClockMicros), now: now)
+        // Held forwards first: their datagram is the one the mesh layer's presence would otherwise be.
+        var effects: [Effect] = []
+        if let since = heldSince, now - since >= forwardHold {
+            heldSince = nil
+            let unicast = heldUnicast
+            heldUnicast.removeAll(keepingCapacity: true)
+            for peer in unicast.keys.sorted() {
+                effects += carry(mesh.sendUnreliable(unicast[peer]!, to: peer, now: now), now: now)
+            }
+            if !heldForwards.isEmpty {
+                let held = heldForwards
+                heldForwards.removeAll(keepingCapacity: true)
+                effects += carry(mesh.sendGroupUnreliable(held, now: now), now: now)
+            }
+        }
+        return effects + carry(mesh.onTick(now: now, wallClockMicros: wallClockMicros), now: now)
     }
 
-    /// The earliest instant at which `onMeshTick` may have something to do (``MeshCore/nextDeadline(now:)``).
-    public func nextMeshDeadline(now: MeshInstant) -> MeshInstant? { mesh.nextDeadline(now: now) }
+    /// The earliest instant at which `onMeshTick` may have something to do (``MeshCore/nextDeadline(now:)``, or
+    /// held forwards due).
+    public func nextMeshDeadline(now: MeshInstant) -> MeshInstant? {
+        let mesh = mesh.nextDeadline(now: now)
+        guard let since = heldSince else { return mesh }
+        return min(mesh ?? since + forwardHold, since + forwardHold)
+    }
 
-    /// The earliest deadline events scheduled since the last call (``MeshCore/takeWakeHint()``).
-    public mutating func takeMeshWakeHint() -> MeshInstant? { mesh.takeWakeHint() }
+    /// The earliest deadline events scheduled since the last call (``MeshCore/takeWakeHint()``, or forwards held).
+    public mutating func takeMeshWakeHint() -> MeshInstant? {
+        let mesh = mesh.takeWakeHint()
+        defer { heldWake = nil }
+        guard let held = heldWake else { return mesh }
+        return min(mesh ?? held, held)
+    }
 
     /// The shell handled a datagram or a tick `delay` late (``MeshCore/onOwnDelay(_:now:)``).
     public mutating func onOwnDelay(_ delay: Duration, now: MeshInstant) { mesh.onOwnDelay(delay, now: now) }
@@ -250,6 +286,8 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
         // neighbour that is its destination (manual control to a drone next door) goes by unicast: by group every
         // node on the link would open it to drop it.
         var byGroup: [(type: UInt16, payload: [UInt8])] = []
+        // The same, forwarded for other origins: held for `forwardHold`.
+        var forwarded: [(type: UInt16, payload: [UInt8])] = []
         var grouped: Set<FloodCopy> = []
         var telemetryOnce: Set<NodeID> = []
         for d in directives {
@@ -262,17 +300,25 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
                     var once = env
                     once.destination = .broadcast
                     once.ttl = 1
-                    byGroup.append(groupForm(.routed(once, .telemetry(uavNumber: n, state: s))))
+                    let form = groupForm(.routed(once, .telemetry(uavNumber: n, state: s)))
+                    if env.origin == coordinator.nodeID { byGroup.append(form) } else { forwarded.append(form) }
                 }
+            case .send(.routed(let env, .telemetry(let n, let s)), let to, .unreliable)
+            where env.origin != coordinator.nodeID && forwardHold > .zero:
+                // Another drone's telemetry on its way to a station further on: packed with the others to the same
+                // next hop (over a field most of the unicast).
+                hold(CoordinatorMessage.routed(env, .telemetry(uavNumber: n, state: s)).encode(), to: to, now: now)
             case .send(.routed(let env, let payload), let to, .unreliable)
             where env.destination == .broadcast && mesh.reachesOverGroup(to, now: now):
                 if grouped.insert(FloodCopy(origin: env.origin, sequence: env.sequence, ttl: env.ttl)).inserted {
-                    byGroup.append(groupForm(.routed(env, payload)))
+                    let form = groupForm(.routed(env, payload))
+                    if env.origin == coordinator.nodeID { byGroup.append(form) } else { forwarded.append(form) }
                 }
             case .send(.linkState(let lsa), let to, .unreliable) where mesh.reachesOverGroup(to, now: now):
-                // A refresh of this node's unchanged link-state advertisement: once for every neighbour on the link.
+                // A refresh of an unchanged link-state advertisement: once for every neighbour on the link.
                 if grouped.insert(FloodCopy(origin: lsa.origin, sequence: lsa.sequence, ttl: 0)).inserted {
-                    byGroup.append(CoordinatorMessage.linkState(lsa).encode())
+                    let form = CoordinatorMessage.linkState(lsa).encode()
+                    if lsa.origin == coordinator.nodeID { byGroup.append(form) } else { forwarded.append(form) }
                 }
             case .send(.linkState(let lsa), let to, .reliable):
                 // Only the newest advertisement of an origin matters: one still in flight to this neighbour, not yet
@@ -298,12 +344,34 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
                 effects.append(.coordinator(d))
             }
         }
-        if !byGroup.isEmpty { effects += carry(mesh.sendGroupUnreliable(byGroup, now: now), now: now) }
+        if forwardHold == .zero {
+            byGroup += forwarded
+        } else {
+            for form in forwarded { hold(form, now: now) }
+        }
+        if !byGroup.isEmpty {
+            // Forwards held go with this node's own messages, in the same datagrams.
+            if !heldForwards.isEmpty {
+                byGroup += heldForwards
+                heldForwards.removeAll(keepingCapacity: true)
+                if heldUnicast.isEmpty { heldSince = nil }
+            }
+            effects += carry(mesh.sendGroupUnreliable(byGroup, now: now), now: now)
+        }
         return effects
     }
 }
 
 extension NodeCore {
+    /// Holds a flood forwarded for another origin (by group), or another origin's telemetry for `peer`, the next hop,
+    /// until the next mesh tick `forwardHold` after the first held.
+    mutating func hold(_ form: (type: UInt16, payload: [UInt8]), to peer: NodeID? = nil, now: MeshInstant) {
+        if let peer { heldUnicast[peer, default: []].append(form) } else { heldForwards.append(form) }
+        guard heldSince == nil else { return }
+        heldSince = now
+        heldWake = now + forwardHold
+    }
+
     /// How a message goes in a group datagram: this node's own broadcasts without the envelope's origin and
     /// incarnation (`OwnBroadcast`), everything else as it is.
     func groupForm(_ message: CoordinatorMessage) -> (type: UInt16, payload: [UInt8]) {

@@ -72,6 +72,21 @@ extension CoordinatorCore {
         relaysFloodsCache = nil
     }
 
+    /// `lsa` replaced `previous` (nil: the first of its origin): routes and numbers are reckoned again; whether this
+    /// node relays floods only when the origin is within two hops and its neighbours changed — `FloodRelays` reads
+    /// no other advertisement, and over a large field advertisements from further away arrive all the time.
+    mutating func advertisementChanged(_ lsa: LinkStateAdvertisement, previous: LinkStateAdvertisement?) {
+        routesDirty = true
+        numberingDirty = true
+        guard relaysFloodsCache != nil, previous?.neighbours != lsa.neighbours else { return }
+        let origin = lsa.origin
+        let near =
+            neighbours.contains(origin)
+            || neighbours.contains { lsa.neighbours.contains($0) || previous?.neighbours.contains($0) == true }
+            || neighbours.contains { database[$0]?.neighbours.contains(origin) == true }
+        if near { relaysFloodsCache = nil }
+    }
+
     /// Whether this node forwards the unreliable floods it receives (`FloodRelays`); every node does with
     /// `selectsFloodRelays` off.
     mutating func relaysFloods() -> Bool {
@@ -190,7 +205,8 @@ extension CoordinatorCore {
             } ?? false
         database[lsa.origin] = lsa
         databaseHeardAt[lsa.origin] = now
-        topologyChanged()
+        // A refresh changes nothing that routes, numbers or relays are reckoned from.
+        if !refresh { advertisementChanged(lsa, previous: previous) }
         var out: [Directive] = []
         if from == lsa.origin {
             // First hop: repeated after `linkStateFloodDelay` (`floodDue`). A version newer still replaces it and
