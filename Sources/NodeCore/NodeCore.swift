@@ -320,6 +320,12 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
                     let form = CoordinatorMessage.linkState(lsa).encode()
                     if lsa.origin == coordinator.nodeID { byGroup.append(form) } else { forwarded.append(form) }
                 }
+            case .send(.linkStateRefresh(let refresh), let to, .unreliable) where mesh.reachesOverGroup(to, now: now):
+                // The same refresh without the advertisement's contents.
+                if grouped.insert(FloodCopy(origin: refresh.origin, sequence: refresh.sequence, ttl: 0)).inserted {
+                    let form = CoordinatorMessage.linkStateRefresh(refresh).encode()
+                    if refresh.origin == coordinator.nodeID { byGroup.append(form) } else { forwarded.append(form) }
+                }
             case .send(.linkState(let lsa), let to, .reliable):
                 // Only the newest advertisement of an origin matters: one still in flight to this neighbour, not yet
                 // acknowledged, goes again (if it must) empty. Under load a window held many outdated copies.

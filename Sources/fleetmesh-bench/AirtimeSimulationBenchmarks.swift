@@ -49,10 +49,11 @@ enum AirtimeSimulationBenchmarks {
             out.line("\(n) drones started over \(spread) s", describe(r))
         }
         let held = sizes("FLEETMESH_BENCH_AIRSIM_HOLD_BASELINE", "50")
-        fieldRows(out, sizes("FLEETMESH_BENCH_AIRSIM_FIELD", "25,50"), holdBaseline: held)
+        let refreshed = sizes("FLEETMESH_BENCH_AIRSIM_REFRESH_BASELINE", "")
+        fieldRows(out, sizes("FLEETMESH_BENCH_AIRSIM_FIELD", "25,50"), holdBaseline: held, refreshBaseline: refreshed)
         let strip = sizes("FLEETMESH_BENCH_AIRSIM_STRIP", "50,100")
         stripRows(
-            out, strip, holdBaseline: held,
+            out, strip, holdBaseline: held, refreshBaseline: refreshed,
             baseline: environment["FLEETMESH_BENCH_AIRSIM_STRIP_BASELINE"] == nil
                 ? strip : sizes("FLEETMESH_BENCH_AIRSIM_STRIP_BASELINE", ""))
         growth(out, "growth with the fleet (bytes ∝ N^k)", rows.map { ($0.nodes, $0.bitsPerSecond) })
@@ -63,7 +64,7 @@ enum AirtimeSimulationBenchmarks {
     /// every advertisement floods across the whole fleet. 10 s to form, 10 s counted; then the same with link-state
     /// refreshes every 60 s (age limit 200 s) instead of 10 s, which leaves them out of the window: the difference is
     /// what the 10 s refresh flood costs as the fleet grows.
-    static func fieldRows(_ out: BenchOutput, _ sizes: [Int], holdBaseline: [Int]) {
+    static func fieldRows(_ out: BenchOutput, _ sizes: [Int], holdBaseline: [Int], refreshBaseline: [Int]) {
         guard !sizes.isEmpty else { return }
         let layout = AirtimeSimulation.Layout.field(columns: 10, spacing: 20, range: 50)
         var rows: [(nodes: Int, r: AirtimeSimulation.Result)] = []
@@ -88,6 +89,7 @@ enum AirtimeSimulationBenchmarks {
                 "field, \(n) drones: bytes with relays vs every node forwarding",
                 String(format: "%.2f x", r.bitsPerSecond / everyone.bitsPerSecond))
             if holdBaseline.contains(n) { holdRow(out, "field", n, layout, r) }
+            if refreshBaseline.contains(n) { refreshRow(out, "field", n, layout, r) }
         }
         growth(out, "field: growth with the fleet (bytes ∝ N^k)", rows.map { ($0.nodes, $0.r.bitsPerSecond) })
         growth(
@@ -98,7 +100,9 @@ enum AirtimeSimulationBenchmarks {
     /// 700 m), longer than a prediction's reach (300 m) from 30 drones on: predictions stop where they cannot matter,
     /// so each node's share should stop growing with the fleet. The baseline in the same run forwards predictions
     /// without a bound (`predictionReach = 0`), as far as the hop limit.
-    static func stripRows(_ out: BenchOutput, _ sizes: [Int], holdBaseline: [Int], baseline baselineSizes: [Int]) {
+    static func stripRows(
+        _ out: BenchOutput, _ sizes: [Int], holdBaseline: [Int], refreshBaseline: [Int], baseline baselineSizes: [Int]
+    ) {
         guard !sizes.isEmpty else { return }
         let layout = AirtimeSimulation.Layout.field(columns: 4, spacing: 40, range: 100)
         var rows: [(nodes: Int, bitsPerSecond: Double)] = []
@@ -112,6 +116,7 @@ enum AirtimeSimulationBenchmarks {
                 "strip, \(n) drones (\(Int((Double(n + 2) / 4).rounded(.up) * 40)) m long)",
                 describe(r) + "  (simulated in \(clock.now - t0))")
             if holdBaseline.contains(n) { holdRow(out, "strip", n, layout, r) }
+            if refreshBaseline.contains(n) { refreshRow(out, "strip", n, layout, r) }
             guard baselineSizes.contains(n) else { continue }
             let unbounded = AirtimeSimulation.run(drones: n, group: true, settle: .seconds(10), layout: layout) {
                 $0.predictionReach = 0
@@ -126,19 +131,37 @@ enum AirtimeSimulationBenchmarks {
         growth(out, "strip, baseline (no bound): growth", baseline)
     }
 
-    /// The baseline for forwards held one mesh tick and packed (`NodeCore.forwardHold`): the same fleet with each
-    /// forward leaving at once in a datagram of its own (FLEETMESH_BENCH_AIRSIM_HOLD_BASELINE, default 50 drones).
+    /// The baselines for forwards held one mesh tick and packed (`NodeCore.forwardHold`: the same fleet with each
+    /// forward leaving at once in a datagram of its own; FLEETMESH_BENCH_AIRSIM_HOLD_BASELINE, default 50 drones) and
+    /// for refreshes without contents (`compactRefreshes` off: each refresh whole;
+    /// FLEETMESH_BENCH_AIRSIM_REFRESH_BASELINE, default none), in the same run.
     static func holdRow(
         _ out: BenchOutput, _ label: String, _ n: Int, _ layout: AirtimeSimulation.Layout, _ r: AirtimeSimulation.Result
     ) {
         let atOnce = AirtimeSimulation.run(
             drones: n, group: true, settle: .seconds(10), layout: layout, forwardHold: .zero)
-        out.line("\(label), \(n) drones, baseline: forwards at once", describe(atOnce))
+        compare(out, "\(label), \(n) drones", "forwards at once", "forwards held", r, atOnce)
+    }
+
+    static func refreshRow(
+        _ out: BenchOutput, _ label: String, _ n: Int, _ layout: AirtimeSimulation.Layout, _ r: AirtimeSimulation.Result
+    ) {
+        let whole = AirtimeSimulation.run(drones: n, group: true, settle: .seconds(10), layout: layout) {
+            $0.compactRefreshes = false
+        }
+        compare(out, "\(label), \(n) drones", "refreshes whole", "refreshes without contents", r, whole)
+    }
+
+    static func compare(
+        _ out: BenchOutput, _ label: String, _ baseline: String, _ change: String, _ r: AirtimeSimulation.Result,
+        _ base: AirtimeSimulation.Result
+    ) {
+        out.line("\(label), baseline: \(baseline)", describe(base))
         out.line(
-            "\(label), \(n) drones: bytes with forwards held vs at once",
+            "\(label): bytes with \(change) vs \(baseline)",
             String(
-                format: "%.2f x bytes, %.2f x datagrams", r.bitsPerSecond / atOnce.bitsPerSecond,
-                r.framesPerSecond / atOnce.framesPerSecond))
+                format: "%.2f x bytes, %.2f x datagrams", r.bitsPerSecond / base.bitsPerSecond,
+                r.framesPerSecond / base.framesPerSecond))
     }
 
     /// The log–log slope of bytes against nodes from the smallest fleet to the largest (1: linear, 2: quadratic).

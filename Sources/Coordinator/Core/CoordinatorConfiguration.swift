@@ -17,6 +17,9 @@ public struct CoordinatorConfiguration: Sendable {
     /// flood relays (`FloodRelays`), refreshes without guarantee. Off: every node with a neighbour the sender does not
     /// list forwards them, refreshes reliably to each such neighbour (as before; for comparisons).
     public var selectsFloodRelays = true
+    /// Whether an unchanged advertisement's refresh goes without its contents (`LinkStateRefresh`, 40 bytes) instead
+    /// of whole; false: whole, as earlier builds (for comparisons).
+    public var compactRefreshes = true
     /// A node forwards a drone's prediction only while it is within this many metres (horizontally) of the predicted
     /// path, its own position known: beyond, no drone it could pass the prediction to can come near that path within
     /// the prediction's horizon (8 s at 15 m/s is 120 m; the rest is a margin for routes around). A node that does not

@@ -45,6 +45,7 @@ extension CoordinatorCore {
         case .linkState(let lsa): return handleAdvertisement(lsa, from: from, now: now)
         case .linkStateSummary(let summary): return handleSummary(summary, from: from)
         case .linkStateRequest(let request): return handleRequest(request, from: from)
+        case .linkStateRefresh(let refresh): return handleRefresh(refresh, from: from, now: now)
         case .routed(let env, let payload): return handleRouted(env, payload, from: from, now: now)
         }
     }
@@ -134,7 +135,16 @@ extension CoordinatorCore {
         lastOrigination = now
         ownSequence += 1
         let lsa = ownAdvertisement(sequence: ownSequence)
-        return neighbours.map { .send(.linkState(lsa), to: $0, reliability: reliability) }
+        // A refresh without contents only if they are those last sent whole (a change not flagged goes whole).
+        var last = lastAdvertised
+        last?.sequence = lsa.sequence
+        lastAdvertised = lsa
+        guard reliability == .unreliable, configuration.compactRefreshes, last == lsa else {
+            if reliability == .reliable || last != lsa { ownContentSince = ownSequence }
+            return neighbours.map { .send(.linkState(lsa), to: $0, reliability: reliability) }
+        }
+        let refresh = LinkStateRefresh(lsa, unchangedSince: ownContentSince)
+        return neighbours.map { .send(.linkStateRefresh(refresh), to: $0, reliability: .unreliable) }
     }
 
     /// This node's own advertisement's entry, then its database's, by origin.
@@ -183,7 +193,9 @@ extension CoordinatorCore {
         }
     }
 
-    mutating func handleAdvertisement(_ lsa: LinkStateAdvertisement, from: NodeID, now: MeshInstant) -> [Directive] {
+    mutating func handleAdvertisement(
+        _ lsa: LinkStateAdvertisement, from: NodeID, now: MeshInstant, unchangedSince: UInt64? = nil
+    ) -> [Directive] {
         if lsa.origin == nodeID {
             heardOwnVersion(LinkStateSummary.Entry(lsa))
             return []
@@ -205,6 +217,9 @@ extension CoordinatorCore {
             } ?? false
         database[lsa.origin] = lsa
         databaseHeardAt[lsa.origin] = now
+        // Contents known unchanged since: a refresh without contents says from when; a whole advertisement, even one
+        // like the copy held, only from itself (its origin may have changed and changed back meanwhile).
+        databaseSince[lsa.origin] = unchangedSince ?? lsa.sequence
         // A refresh changes nothing that routes, numbers or relays are reckoned from.
         if !refresh { advertisementChanged(lsa, previous: previous) }
         var out: [Directive] = []
@@ -268,11 +283,37 @@ extension CoordinatorCore {
         let originNeighbours = Set(lsa.neighbours)
         let fromNeighbours = Set(database[from]?.neighbours ?? [])
         var out: [Directive] = []
+        let message: CoordinatorMessage =
+            refresh && configuration.compactRefreshes
+            ? .linkStateRefresh(LinkStateRefresh(lsa, unchangedSince: databaseSince[lsa.origin] ?? lsa.sequence))
+            : .linkState(lsa)
         for n in neighbours where n != lsa.origin && n != from && !originNeighbours.contains(n) {
             if fromNeighbours.contains(n), database[n]?.neighbours.contains(from) == true { continue }
-            out.append(.send(.linkState(lsa), to: n, reliability: refresh ? .unreliable : .reliable))
+            out.append(.send(message, to: n, reliability: refresh ? .unreliable : .reliable))
         }
         return out
+    }
+
+    /// A refresh without contents (`LinkStateRefresh`): the stored advertisement it covers takes its sequence number
+    /// and goes on as a refresh would (`handleAdvertisement`); one stored older than the contents it stands for, of
+    /// another incarnation, or none, is asked for whole from the neighbour it came from.
+    mutating func handleRefresh(_ refresh: LinkStateRefresh, from: NodeID, now: MeshInstant) -> [Directive] {
+        let version = LinkStateSummary.Entry(
+            origin: refresh.origin, incarnation: refresh.incarnation, sequence: refresh.sequence)
+        if refresh.origin == nodeID {
+            heardOwnVersion(version)
+            return []
+        }
+        guard let held = database[refresh.origin], refresh.covers(held) else {
+            if let held = database[refresh.origin], !version.supersedes(LinkStateSummary.Entry(held)) { return [] }
+            return [
+                .send(.linkStateRequest(LinkStateRequest(origins: [refresh.origin])), to: from, reliability: .reliable)
+            ]
+        }
+        var refreshed = held
+        refreshed.sequence = refresh.sequence
+        guard refreshed.isNewer(than: held) else { return [] }
+        return handleAdvertisement(refreshed, from: from, now: now, unchangedSince: refresh.unchangedSince)
     }
 
     /// Drops advertisements not refreshed within `linkStateMaxAge`.
@@ -284,6 +325,7 @@ extension CoordinatorCore {
         for id in expired {
             database[id] = nil
             databaseHeardAt[id] = nil
+            databaseSince[id] = nil
         }
         topologyChanged()
     }

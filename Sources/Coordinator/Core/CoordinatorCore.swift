@@ -18,7 +18,12 @@ public struct CoordinatorCore: Sendable {
     /// Other nodes' latest advertisements.
     var database: [NodeID: LinkStateAdvertisement] = [:]
     var databaseHeardAt: [NodeID: MeshInstant] = [:]
+    /// For each stored advertisement, the sequence number from which its contents are unchanged (`LinkStateRefresh`).
+    var databaseSince: [NodeID: UInt64] = [:]
     var ownSequence: UInt64 = 0
+    /// The sequence number of this node's last advertisement with changed contents, and its last advertisement.
+    var ownContentSince: UInt64 = 0
+    var lastAdvertised: LinkStateAdvertisement?
     var ownAdvertisementDirty = true
     /// The neighbour set changed since the last origination: flooded at most every `linkStateMinInterval`.
     var neighboursChanged = false

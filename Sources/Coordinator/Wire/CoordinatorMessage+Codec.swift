@@ -15,6 +15,9 @@ extension CoordinatorMessage {
         case .linkStateRequest(let request):
             request.write(to: &w)
             return (CoordinatorMessageType.linkStateRequest, w.bytes)
+        case .linkStateRefresh(let refresh):
+            refresh.write(to: &w)
+            return (CoordinatorMessageType.linkStateRefresh, w.bytes)
         case .routed(let env, let body):
             env.write(to: &w)
             let type = body.write(to: &w)
@@ -31,10 +34,12 @@ extension CoordinatorMessage {
             self = .linkStateSummary(try LinkStateSummary(from: &r))
         } else if type == CoordinatorMessageType.linkStateRequest {
             self = .linkStateRequest(try LinkStateRequest(from: &r))
+        } else if type == CoordinatorMessageType.linkStateRefresh {
+            self = .linkStateRefresh(try LinkStateRefresh(from: &r))
         } else {
             guard (CoordinatorMessageType.telemetry...CoordinatorMessageType.geofence).contains(type) else {
                 throw WireError(
-                    "message type: expected 0x4C01…0x4C03 or 0x5201…0x520c, found 0x" + String(type, radix: 16))
+                    "message type: expected 0x4C01…0x4C04 or 0x5201…0x520c, found 0x" + String(type, radix: 16))
             }
             let env = try Envelope(from: &r)
             self = .routed(env, try MeshPayload(type: type, from: &r))

@@ -192,6 +192,8 @@ public enum CoordinatorMessage: Hashable, Sendable {
     case linkStateSummary(LinkStateSummary)
     /// The advertisements a node asks a neighbour for, answering its summary (reliable).
     case linkStateRequest(LinkStateRequest)
+    /// An unchanged advertisement's refresh without its contents, flooded like one (unreliable).
+    case linkStateRefresh(LinkStateRefresh)
     /// A routed message: envelope and body.
     case routed(Envelope, MeshPayload)
 
@@ -199,6 +201,7 @@ public enum CoordinatorMessage: Hashable, Sendable {
     public var reliability: Reliability {
         switch self {
         case .linkState, .linkStateSummary, .linkStateRequest: return .reliable
+        case .linkStateRefresh: return .unreliable
         case .routed(_, let p): return p.reliability
         }
     }

@@ -6,6 +6,8 @@ public enum CoordinatorMessageType {
     public static let linkStateSummary: UInt16 = 0x4C02
     /// Link-state request (the advertisements a summary listed newer or unknown).
     public static let linkStateRequest: UInt16 = 0x4C03
+    /// Link-state refresh (an unchanged advertisement's new sequence number, without its contents).
+    public static let linkStateRefresh: UInt16 = 0x4C04
     /// Routed telemetry (envelope, then body; likewise below).
     public static let telemetry: UInt16 = 0x5201
     /// Routed trajectory prediction.
