@@ -1,5 +1,6 @@
 import Membership
 import MeshTypes
+import NIOCore
 import SecureTransport
 
 /// A session's frames: what arrives (heartbeats, replies, reliable messages and acknowledgements) and what leaves,
@@ -105,6 +106,28 @@ extension MeshCore {
         default:
             out.append(.message(type: type, payload: payload, from: peer, reliable: reliable))
         }
+    }
+
+    /// Sends a message without delivery guarantee (telemetry, control streams).
+    @_specialize(exported:true,where Address == SocketAddress)
+    @_specialize(exported:true,where Address == Int)
+    public mutating func sendUnreliable(_ type: UInt16, _ payload: [UInt8], to peer: NodeID, now: MeshInstant)
+        -> [Directive]
+    {
+        var out: [Directive] = []
+        sendFrames([.unreliable(type: type, payload: payload)], to: peer, now: now, into: &out)
+        return out
+    }
+
+    /// Sends messages without delivery guarantee to `peer`, packed into as few datagrams as fit.
+    @_specialize(exported:true,where Address == SocketAddress)
+    @_specialize(exported:true,where Address == Int)
+    public mutating func sendUnreliable(
+        _ messages: [(type: UInt16, payload: [UInt8])], to peer: NodeID, now: MeshInstant
+    ) -> [Directive] {
+        var out: [Directive] = []
+        sendFrames(messages.map { .unreliable(type: $0.type, payload: $0.payload) }, to: peer, now: now, into: &out)
+        return out
     }
 
     /// Packs frames into as few datagrams as fit (`datagramBudget` bytes of plaintext) and seals them for `peer`.

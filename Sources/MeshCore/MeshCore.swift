@@ -289,28 +289,6 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
         return out
     }
 
-    /// Sends a message without delivery guarantee (telemetry, control streams).
-    @_specialize(exported:true,where Address == SocketAddress)
-    @_specialize(exported:true,where Address == Int)
-    public mutating func sendUnreliable(_ type: UInt16, _ payload: [UInt8], to peer: NodeID, now: MeshInstant)
-        -> [Directive]
-    {
-        var out: [Directive] = []
-        sendFrames([.unreliable(type: type, payload: payload)], to: peer, now: now, into: &out)
-        return out
-    }
-
-    /// Sends messages without delivery guarantee to `peer`, packed into as few datagrams as fit.
-    @_specialize(exported:true,where Address == SocketAddress)
-    @_specialize(exported:true,where Address == Int)
-    public mutating func sendUnreliable(
-        _ messages: [(type: UInt16, payload: [UInt8])], to peer: NodeID, now: MeshInstant
-    ) -> [Directive] {
-        var out: [Directive] = []
-        sendFrames(messages.map { .unreliable(type: $0.type, payload: $0.payload) }, to: peer, now: now, into: &out)
-        return out
-    }
-
     /// Says goodbye to every peer in session (twice, against loss) and stops reconnecting.
     public mutating func leave(now: MeshInstant) -> [Directive] {
         leaving = true

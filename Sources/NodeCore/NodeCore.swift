@@ -24,7 +24,7 @@ import SecureTransport
 /// `MeshSimulation`'s `LinkOutageSimulation` runs several on a virtual clock and network.
 public struct NodeCore<Address: Hashable & Sendable>: Sendable {
     /// The mesh layer.
-    public private(set) var mesh: MeshCore<Address>
+    public internal(set) var mesh: MeshCore<Address>
     /// The coordinator.
     public private(set) var coordinator: CoordinatorCore
     /// Peers the coordinator has as neighbours.
@@ -96,21 +96,7 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
     @_specialize(exported:true,where Address == Int)
     public mutating func onMeshTick(now: MeshInstant, wallClockMicros: UInt64) -> [Effect] {
         // Held forwards first: their datagram is the one the mesh layer's presence would otherwise be.
-        var effects: [Effect] = []
-        if let since = heldSince, now - since >= forwardHold {
-            heldSince = nil
-            let unicast = heldUnicast
-            heldUnicast.removeAll(keepingCapacity: true)
-            for peer in unicast.keys.sorted() {
-                effects += carry(mesh.sendUnreliable(unicast[peer]!, to: peer, now: now), now: now)
-            }
-            if !heldForwards.isEmpty {
-                let held = heldForwards
-                heldForwards.removeAll(keepingCapacity: true)
-                effects += carry(mesh.sendGroupUnreliable(held, now: now), now: now)
-            }
-        }
-        return effects + carry(mesh.onTick(now: now, wallClockMicros: wallClockMicros), now: now)
+        sendHeldForwards(now: now) + carry(mesh.onTick(now: now, wallClockMicros: wallClockMicros), now: now)
     }
 
     /// The earliest instant at which `onMeshTick` may have something to do (``MeshCore/nextDeadline(now:)``, or
@@ -369,15 +355,6 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
 }
 
 extension NodeCore {
-    /// Holds a flood forwarded for another origin (by group), or another origin's telemetry for `peer`, the next hop,
-    /// until the next mesh tick `forwardHold` after the first held.
-    mutating func hold(_ form: (type: UInt16, payload: [UInt8]), to peer: NodeID? = nil, now: MeshInstant) {
-        if let peer { heldUnicast[peer, default: []].append(form) } else { heldForwards.append(form) }
-        guard heldSince == nil else { return }
-        heldSince = now
-        heldWake = now + forwardHold
-    }
-
     /// How a message goes in a group datagram: this node's own broadcasts without the envelope's origin and
     /// incarnation (`OwnBroadcast`), everything else as it is.
     func groupForm(_ message: CoordinatorMessage) -> (type: UInt16, payload: [UInt8]) {
