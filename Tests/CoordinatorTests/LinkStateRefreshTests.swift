@@ -69,7 +69,7 @@ struct LinkStateRefreshTests {
     }
 
     @Test(
-        "a node holding contents older than a refresh stands for, or none, asks the sender for the advertisement; one holding them takes it silently"
+        "a node holding contents older than a refresh stands for, or none, asks the sender for the advertisement, once a second; one holding them takes it silently"
     )
     func refreshOfContentsNotHeldIsAskedFor() {
         var p = Self.line()
@@ -94,13 +94,19 @@ struct LinkStateRefreshTests {
         var reborn = next
         reborn.incarnation += 1
         reborn.sequence += 10
-        #expect(p.cores[2].onMessage(.linkStateRefresh(reborn), from: p.id(3), now: p.now).count == 1)
+        // (a second later: node 0's advertisement was just asked for)
+        #expect(
+            p.cores[2].onMessage(.linkStateRefresh(reborn), from: p.id(3), now: p.now + .seconds(1)).count == 1)
         let stranger = LinkStateRefresh(
             origin: NodeID(high: 5, low: 5), incarnation: 1, sequence: 3, unchangedSince: 1)
         #expect(
             p.cores[2].onMessage(.linkStateRefresh(stranger), from: p.id(3), now: p.now) == [
                 .send(.linkStateRequest(.init(origins: [stranger.origin])), to: p.id(3), reliability: .reliable)
             ])
+        // The same refresh passed on by another relay within the second: not asked for again; after it, again.
+        #expect(p.cores[2].onMessage(.linkStateRefresh(stranger), from: p.id(1), now: p.now).isEmpty)
+        let later = p.now + .milliseconds(1_000)
+        #expect(p.cores[2].onMessage(.linkStateRefresh(stranger), from: p.id(1), now: later).count == 1)
     }
 
     @Test("an advertisement whose contents went back to what a node holds is passed on as unchanged only since itself")

@@ -5,7 +5,7 @@ import MeshTypes
 extension CoordinatorCore {
     /// A refresh without contents (`LinkStateRefresh`): the stored advertisement it covers takes its sequence number
     /// and goes on as a refresh would (`handleAdvertisement`); one stored older than the contents it stands for, of
-    /// another incarnation, or none, is asked for whole from the neighbour it came from.
+    /// another incarnation, or none, is asked for whole from the neighbour it came from (once a second at most).
     mutating func handleRefresh(_ refresh: LinkStateRefresh, from: NodeID, now: MeshInstant) -> [Directive] {
         let version = LinkStateSummary.Entry(
             origin: refresh.origin, incarnation: refresh.incarnation, sequence: refresh.sequence)
@@ -15,6 +15,10 @@ extension CoordinatorCore {
         }
         guard let held = database[refresh.origin], refresh.covers(held) else {
             if let held = database[refresh.origin], !version.supersedes(LinkStateSummary.Entry(held)) { return [] }
+            // Once a second at most per origin: the relays around this node each pass the same refresh on, and the
+            // answer to the first request comes reliably.
+            if let asked = refreshRequestedAt[refresh.origin], now - asked < .seconds(1) { return [] }
+            refreshRequestedAt[refresh.origin] = now
             return [
                 .send(.linkStateRequest(LinkStateRequest(origins: [refresh.origin])), to: from, reliability: .reliable)
             ]

@@ -205,6 +205,7 @@ extension CoordinatorCore {
         // Contents known unchanged since: a refresh without contents says from when; a whole advertisement, even one
         // like the copy held, only from itself (its origin may have changed and changed back meanwhile).
         databaseSince[lsa.origin] = unchangedSince ?? lsa.sequence
+        if unchangedSince == nil { refreshRequestedAt[lsa.origin] = nil }
         // A refresh changes nothing that routes, numbers or relays are reckoned from.
         if !refresh { advertisementChanged(lsa, previous: previous) }
         var out: [Directive] = []

@@ -20,6 +20,8 @@ public struct CoordinatorCore: Sendable {
     var databaseHeardAt: [NodeID: MeshInstant] = [:]
     /// For each stored advertisement, the sequence number from which its contents are unchanged (`LinkStateRefresh`).
     var databaseSince: [NodeID: UInt64] = [:]
+    /// When this node last asked for an origin's advertisement after a refresh of contents it lacked.
+    var refreshRequestedAt: [NodeID: MeshInstant] = [:]
     var ownSequence: UInt64 = 0
     /// The sequence number of this node's last advertisement with changed contents, and its last advertisement.
     var ownContentSince: UInt64 = 0
