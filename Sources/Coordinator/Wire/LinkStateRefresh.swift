@@ -3,9 +3,9 @@ import MeshTypes
 /// An unchanged advertisement refreshed, without its contents: its origin, incarnation and new sequence number, and
 /// the sequence number from which its contents have not changed. A node holding that origin's advertisement of the
 /// same incarnation at `unchangedSince` or later takes the new sequence number for it; any other asks the neighbour
-/// it came from for the advertisement (`LinkStateRequest`). 40 bytes instead of the advertisement's 70 + 16 per
-/// neighbour: every node's refresh crosses the whole fleet every 10 s, the one part of the traffic whose total grows
-/// as the square of the fleet (PROTOCOL.md §7.1b; BENCHMARKS §10.16).
+/// it came from for the advertisement (`LinkStateRequest`). 40 bytes instead of the advertisement's 38, its name and
+/// 16 per neighbour: every node's refresh crosses the whole fleet every 10 s, the one part of the traffic whose total
+/// grows as the square of the fleet (PROTOCOL.md §7.1b; BENCHMARKS §10.16).
 public struct LinkStateRefresh: Hashable, Sendable {
     public var origin: NodeID
     public var incarnation: Incarnation
