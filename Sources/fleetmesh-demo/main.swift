@@ -62,42 +62,7 @@ let demo = Task.detached {
         }
         say("started \(names.joined(separator: ", ")) at once (fleetmesh run on each host)\n")
 
-        // Watch the mesh form: report every peer state change any node sees, with that node's own timing.
-        var seen: [String: String] = [:]
-        var formedAt: Duration?
-        while formedAt == nil, clock.now - start < .seconds(20), !stopRequested.isSet {
-            var complete = true
-            for node in nodes {
-                guard let status = try? node.status() else {
-                    complete = false
-                    continue
-                }
-                for peer in status.peers {
-                    let key = "\(node.name)>\(peer.id)"
-                    let peerName = peer.name ?? String(peer.id.prefix(8))
-                    if seen[key] != peer.state {
-                        seen[key] = peer.state
-                        switch peer.state {
-                        case "established":
-                            let t = peer.establishedAtMs.map { "\($0) ms after \(node.name) started" } ?? ""
-                            say(
-                                "\(node.name.padding(toLength: 9, withPad: " ", startingAt: 0)) ⇄ \(peerName): encrypted session established (\(t))"
-                            )
-                        case "discovered", "handshaking":
-                            if peer.state == "handshaking" {
-                                say(
-                                    "\(node.name.padding(toLength: 9, withPad: " ", startingAt: 0)) → \(peerName): found over mDNS at \(peer.address ?? "?"), handshaking"
-                                )
-                            }
-                        default:
-                            say("\(node.name) sees \(peerName): \(peer.state)")
-                        }
-                    }
-                }
-                if status.peers.filter({ $0.state == "established" }).count < names.count - 1 { complete = false }
-            }
-            if complete { formedAt = clock.now - start } else { try await Task.sleep(for: .milliseconds(20)) }
-        }
+        let formedAt = try await watchTheMeshForm(nodes)
         guard let formedAt else {
             throw LabError("the mesh did not form within 20 s; see the node logs in \(lab.directory.path)")
         }
@@ -356,51 +321,7 @@ let demo = Task.detached {
             }
             return true
         }
-        // The recorder writes every 200 ms: read the table until the landings are in it (at most 5 s).
-        var flights = ""
-        for _ in 0..<25 {
-            flights = try await shellOffPool([try fleetmeshBinary(), "log", "flights", "--node", nodes[0].socketPath])
-            if !flights.contains("(flying)") { break }
-            try await Task.sleep(for: .milliseconds(200))
-        }
-        say("the flight log: station-1 recorded every flight as it saw it (`fleetmesh log flights`):")
-        for line in flights.split(separator: "\n") { say("  \(line)") }
-        say(
-            "  export one for QGIS, Google Earth or QGroundControl: fleetmesh log export FLIGHT --format geojson|kml|gpx|csv|tlog"
-        )
-        // The whole mission for whoever reviews it: tlogs, plans, events, tracks, each flight's plots, in one zip.
-        let bundleFolder = FileManager.default.currentDirectoryPath + "/.lab"
-        try? FileManager.default.createDirectory(atPath: bundleFolder, withIntermediateDirectories: true)
-        let bundlePath = bundleFolder + "/demo-mission.zip"
-        let bundled =
-            (try? await shellOffPool([
-                try fleetmeshBinary(), "log", "bundle", "--out", bundlePath, "--node", stationSocket,
-            ])) ?? ""
-        say("the mission in one archive for review (`fleetmesh log bundle`):")
-        for line in bundled.split(separator: "\n") { say("  \(line)") }
-        show("")
-
-        // Inspection: a route planned in a point-cloud map of a bridge, then flown by the simulator.
-        let site = bundleFolder + "/inspection"
-        _ = try? await shellOffPool([try fleetmeshBinary(), "plan", "example", "bridge", "--dir", site])
-        say(
-            "inspection: a bridge's point cloud and 3 snapshot points (`fleetmesh plan example bridge`); a route 1 m clear"
-        )
-        say(
-            "of every point, under the deck (`fleetmesh plan inspection`), to send with `fleetmesh send N trajectory @FILE`:"
-        )
-        let planned =
-            (try? await shellOffPool([
-                try fleetmeshBinary(), "plan", "inspection", "--map", site + "/bridge.pcd", "--points",
-                site + "/bridge-points.csv", "--origin", "\(home.0),\(home.1)", "--start=-25,0,3", "--out",
-                site + "/route.txt",
-            ])) ?? ""
-        for line in planned.split(separator: "\n") { say("  \(line)") }
-        let scenario = repositoryRoot.appendingPathComponent("Config/scenarios/inspect-bridge.toml").path
-        let simulated = (try? await shellOffPool([try fleetmeshBinary(), "simulate", "--quiet", scenario])) ?? ""
-        say("and flown by the simulator (`fleetmesh simulate Config/scenarios/inspect-bridge.toml`):")
-        for line in simulated.split(separator: "\n") where !line.isEmpty { say("  \(line)") }
-        show("")
+        try await showTheRecordsAndAnInspection(station: nodes[0], home: home)
 
         // DEMO_SECONDS counts from here, the end of the walkthrough, as the README says.
         let walkthroughDone = clock.now
