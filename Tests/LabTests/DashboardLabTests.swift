@@ -787,6 +787,9 @@ import Testing
             // The simulated gamepad drove it north, over a hundred samples a second.
             #expect((parsed?["drivenNorthM"] as? Double ?? 0) >= 4, "\(findings)")
             #expect((parsed?["manualSamples"] as? Int ?? 0) >= 100, "\(findings)")
+            // The Drive button stayed where it was while the rows and facts above it changed (a shift moved it
+            // under the pointer: a click meant for "Stop driving" pressed "Place target").
+            #expect((parsed?["driveButtonTops"] as? [Int])?.count == 1, "\(findings)")
             #expect(FileManager.default.fileExists(atPath: shots + "/2-takeoff.png"))
             // A drawn trajectory is flown: the preview is the station's dense plan with its duration (two legs of
             // 22 and 18 m at 4 m/s and two turns: about 20 s), and the drone ends at the last waypoint.

@@ -213,6 +213,14 @@ try:
     driver.execute_script("window.testPad.axes[3] = -1;")
     driver.find_element(By.ID, "drive").click()
     wait_for("the page driving the drone", 5, lambda: "driving UAV" in driver.find_element(By.ID, "gamepad-state").text)
+    # Where the Drive button sits in the side panel (scrolling aside), every 20 ms from now until the drone holds: the
+    # rows and facts above it change text as the drone's activity and speed change, and must not move it.
+    driver.execute_script("""
+      const aside = document.querySelector("aside"), button = document.getElementById("drive");
+      window.driveTops = new Set();
+      window.driveSampler = setInterval(() => window.driveTops.add(
+        Math.round(button.getBoundingClientRect().top - aside.getBoundingClientRect().top + aside.scrollTop)), 20);
+    """)
     findings["drivenNorthM"] = round(wait_for("the drone 4 m further north on the page", 15,
                                               lambda: north_m() - start_north if north_m() - start_north > 4 else None), 2)
     driver.save_screenshot(os.path.join(shots, "2c-gamepad.png"))
@@ -224,6 +232,8 @@ try:
                           if "manual control ended after" in line])[0].split("after ")[1].split(" ")[0])
     wait_for("the drone holding after the stick is released", 15,
              lambda: float(driver.find_element(By.CSS_SELECTOR, f'#vehicles tr[data-uav="{uav}"] td.speed').text) < 0.3)
+    findings["driveButtonTops"] = driver.execute_script(
+        "clearInterval(window.driveSampler); return [...window.driveTops];")
 
     # A group command at the same moment: every drone ticked ("all"), 'Hover' asks in the page first, then each drone
     # answers (accepted: scheduled), all starting at the moment the station chose.

@@ -353,7 +353,11 @@ function drawList() {
     tr.classList.toggle("stale", v.stale);
     const texts = [label(v), v.name, v.activity, v.altitude.toFixed(1), v.speed.toFixed(1), v.batteryPercent + " %",
       controllerText(v) || "–"];
-    tr.querySelectorAll("td:not(.pick)").forEach((td, i) => { if (td.textContent !== texts[i]) td.textContent = texts[i]; });
+    tr.querySelectorAll("td:not(.pick)").forEach((td, i) => {
+      if (td.textContent === texts[i]) return;
+      td.textContent = texts[i];
+      if (td.classList.contains("name") || td.classList.contains("activity")) td.title = texts[i];   // cut short with "…"
+    });
     const ctlCell = tr.querySelector("td.ctl");
     ctlCell.classList.toggle("here", !!v.controlledHere);
     ctlCell.title = v.controller == null ? "no station controls it" : `controlled by ${v.controller}`;
