@@ -1,3 +1,4 @@
+import Coordinator
 import Foundation
 import MeshSimulation
 import MeshTypes
@@ -50,12 +51,16 @@ enum AirtimeSimulationBenchmarks {
         }
         let held = sizes("FLEETMESH_BENCH_AIRSIM_HOLD_BASELINE", "50")
         let refreshed = sizes("FLEETMESH_BENCH_AIRSIM_REFRESH_BASELINE", "")
-        fieldRows(out, sizes("FLEETMESH_BENCH_AIRSIM_FIELD", "25,50"), holdBaseline: held, refreshBaseline: refreshed)
+        let rated = sizes("FLEETMESH_BENCH_AIRSIM_RATE_BASELINE", "")
+        fieldRows(
+            out, sizes("FLEETMESH_BENCH_AIRSIM_FIELD", "25,50"), holdBaseline: held, refreshBaseline: refreshed,
+            rateBaseline: rated)
         let strip = sizes("FLEETMESH_BENCH_AIRSIM_STRIP", "50,100")
         stripRows(
-            out, strip, holdBaseline: held, refreshBaseline: refreshed,
+            out, strip, holdBaseline: held, refreshBaseline: refreshed, rateBaseline: rated,
             baseline: environment["FLEETMESH_BENCH_AIRSIM_STRIP_BASELINE"] == nil
-                ? strip : sizes("FLEETMESH_BENCH_AIRSIM_STRIP_BASELINE", ""))
+                ? strip : sizes("FLEETMESH_BENCH_AIRSIM_STRIP_BASELINE", ""),
+            parts: sizes("FLEETMESH_BENCH_AIRSIM_PARTS", ""))
         growth(out, "growth with the fleet (bytes ∝ N^k)", rows.map { ($0.nodes, $0.bitsPerSecond) })
     }
 
@@ -64,7 +69,9 @@ enum AirtimeSimulationBenchmarks {
     /// every advertisement floods across the whole fleet. 10 s to form, 10 s counted; then the same with link-state
     /// refreshes every 60 s (age limit 200 s) instead of 10 s, which leaves them out of the window: the difference is
     /// what the 10 s refresh flood costs as the fleet grows.
-    static func fieldRows(_ out: BenchOutput, _ sizes: [Int], holdBaseline: [Int], refreshBaseline: [Int]) {
+    static func fieldRows(
+        _ out: BenchOutput, _ sizes: [Int], holdBaseline: [Int], refreshBaseline: [Int], rateBaseline: [Int]
+    ) {
         guard !sizes.isEmpty else { return }
         let layout = AirtimeSimulation.Layout.field(columns: 10, spacing: 20, range: 50)
         var rows: [(nodes: Int, r: AirtimeSimulation.Result)] = []
@@ -90,6 +97,7 @@ enum AirtimeSimulationBenchmarks {
                 String(format: "%.2f x", r.bitsPerSecond / everyone.bitsPerSecond))
             if holdBaseline.contains(n) { holdRow(out, "field", n, layout, r) }
             if refreshBaseline.contains(n) { refreshRow(out, "field", n, layout, r) }
+            if rateBaseline.contains(n) { rateRow(out, "field", n, layout, r) }
         }
         growth(out, "field: growth with the fleet (bytes ∝ N^k)", rows.map { ($0.nodes, $0.r.bitsPerSecond) })
         growth(
@@ -101,7 +109,8 @@ enum AirtimeSimulationBenchmarks {
     /// so each node's share should stop growing with the fleet. The baseline in the same run forwards predictions
     /// without a bound (`predictionReach = 0`), as far as the hop limit.
     static func stripRows(
-        _ out: BenchOutput, _ sizes: [Int], holdBaseline: [Int], refreshBaseline: [Int], baseline baselineSizes: [Int]
+        _ out: BenchOutput, _ sizes: [Int], holdBaseline: [Int], refreshBaseline: [Int], rateBaseline: [Int],
+        baseline baselineSizes: [Int], parts partSizes: [Int]
     ) {
         guard !sizes.isEmpty else { return }
         let layout = AirtimeSimulation.Layout.field(columns: 4, spacing: 40, range: 100)
@@ -117,6 +126,8 @@ enum AirtimeSimulationBenchmarks {
                 describe(r) + "  (simulated in \(clock.now - t0))")
             if holdBaseline.contains(n) { holdRow(out, "strip", n, layout, r) }
             if refreshBaseline.contains(n) { refreshRow(out, "strip", n, layout, r) }
+            if rateBaseline.contains(n) { rateRow(out, "strip", n, layout, r) }
+            if partSizes.contains(n) { partRows(out, "strip", n, layout, r) }
             guard baselineSizes.contains(n) else { continue }
             let unbounded = AirtimeSimulation.run(drones: n, group: true, settle: .seconds(10), layout: layout) {
                 $0.predictionReach = 0
@@ -150,6 +161,54 @@ enum AirtimeSimulationBenchmarks {
             $0.compactRefreshes = false
         }
         compare(out, "\(label), \(n) drones", "refreshes whole", "refreshes without contents", r, whole)
+    }
+
+    /// The baselines for rates falling with distance (FLEETMESH_BENCH_AIRSIM_RATE_BASELINE, default none), in the
+    /// same run: every prediction forwarded as far as the reach (`predictionFullRateReach` 0), and besides that every
+    /// telemetry sample to every station (`telemetryFullRateHops` 0).
+    static func rateRow(
+        _ out: BenchOutput, _ label: String, _ n: Int, _ layout: AirtimeSimulation.Layout, _ r: AirtimeSimulation.Result
+    ) {
+        let telemetryOnly = AirtimeSimulation.run(drones: n, group: true, settle: .seconds(10), layout: layout) {
+            $0.predictionFullRateReach = 0
+        }
+        compare(out, "\(label), \(n) drones", "every prediction forwarded", "both rates falling", r, telemetryOnly)
+        let every = AirtimeSimulation.run(drones: n, group: true, settle: .seconds(10), layout: layout) {
+            $0.predictionFullRateReach = 0
+            $0.telemetryFullRateHops = 0
+        }
+        compare(out, "\(label), \(n) drones", "every rate full", "both rates falling", r, every)
+    }
+
+    /// Where a fleet's bytes go (FLEETMESH_BENCH_AIRSIM_PARTS, default none): the same fleet again without
+    /// predictions, without telemetry, and without either (what is left: presence, link state, acknowledgements); each
+    /// difference against the whole is what that part costs.
+    static func partRows(
+        _ out: BenchOutput, _ label: String, _ n: Int, _ layout: AirtimeSimulation.Layout, _ r: AirtimeSimulation.Result
+    ) {
+        let never = Duration.seconds(100_000)
+        let variants: [(String, (inout CoordinatorConfiguration) -> Void)] = [
+            ("without predictions", { $0.predictionInterval = never }),
+            ("without telemetry", { $0.telemetryInterval = never }),
+            (
+                "without either",
+                {
+                    $0.predictionInterval = never
+                    $0.telemetryInterval = never
+                }
+            ),
+        ]
+        for (name, change) in variants {
+            let v = AirtimeSimulation.run(
+                drones: n, group: true, settle: .seconds(10), layout: layout, configure: change)
+            out.line("\(label), \(n) drones, \(name)", describe(v))
+            out.line(
+                "\(label), \(n) drones: what that leaves out",
+                String(
+                    format: "%.1f kbit/s per node (%.0f %% of the bytes)",
+                    (r.bitsPerSecondPerNode - v.bitsPerSecondPerNode) / 1e3,
+                    100 * (1 - v.bitsPerSecond / r.bitsPerSecond)))
+        }
     }
 
     static func compare(

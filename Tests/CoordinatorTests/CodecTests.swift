@@ -226,13 +226,24 @@ struct CodecTests {
         #expect(
             try CoordinatorMessage(type: a.type, payload: a.payload)
                 == .routed(bcast, .prediction(uavNumber: 4, prediction: plain)))
+        // Bits 3–4 carry the publication's index (0–3), which relays far from the path go by.
+        var third = plain
+        third.index = 3
+        let c = CoordinatorMessage.routed(bcast, .prediction(uavNumber: 4, prediction: third)).encode()
+        #expect(c.payload[35] == 0b11101 && c.payload.count == a.payload.count)
+        #expect(
+            try CoordinatorMessage(type: c.type, payload: c.payload)
+                == .routed(bcast, .prediction(uavNumber: 4, prediction: third)))
+        #expect(TrajectoryPrediction(points: plain.points, index: 6).index == 2)
         // Unknown bits are refused, naming the field.
         var bad = a.payload
-        bad[35] = 0b1101
+        bad[35] = 0b10_0101
         let e = #expect(throws: WireError.self) { try CoordinatorMessage(type: a.type, payload: bad) }
         #expect(
             e?.reason.hasPrefix(
-                "prediction.flags at offset 35: only bits 0 (avoiding), 1 (uncertainty) and 2 (coded path)") == true)
+                "prediction.flags at offset 35: only bits 0 (avoiding), 1 (uncertainty), 2 (coded path) and 3–4 (index)"
+            )
+                == true)
         // Out of range values are clamped to what the wire carries.
         #expect(PredictionUncertainty(radius: -1, growth: 99) == PredictionUncertainty(radius: 0, growth: 25.5))
     }

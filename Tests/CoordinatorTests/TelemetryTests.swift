@@ -41,6 +41,46 @@ struct TelemetryTests {
         #expect(p.cores[0].fleetPicture(now: p.now + .milliseconds(1500))[0].isStale)
     }
 
+    @Test(
+        "telemetry rates fall with distance: a station up to 3 hops away gets every sample, one further every second, unless it holds the drone's lease"
+    )
+    func fartherStationsGetEverySecondSample() {
+        // GS (0) — D1 — D2 — D3 — D4 (4): the station 3 hops from D3, 4 from D4.
+        func line(fullRateHops: Int) -> Pump {
+            var p = Pump(
+                [
+                    (.station, "GS", nil, nil), (.drone, "D1", nil, 1), (.drone, "D2", nil, 2),
+                    (.drone, "D3", nil, 3), (.drone, "D4", nil, 4),
+                ], configure: { $0.telemetryFullRateHops = fullRateHops })
+            for i in 0..<4 { p.link(i, i + 1) }
+            p.advance(.milliseconds(300))
+            let state = VehicleState(position: Self.here, batteryPercent: 77, activity: .hovering, armed: true)
+            for i in 1...4 { p.call(i) { $0.onLocalVehicleState(state, now: $1) } }
+            return p
+        }
+        func sent(_ p: inout Pump, _ i: Int, periods: Int) -> Int {
+            var count = 0
+            for _ in 0..<periods {
+                p.now = p.now + .milliseconds(100)
+                let ds = p.cores[i].onTick(now: p.now)
+                count += ds.filter { if case .send(.routed(_, .telemetry), _, _) = $0 { true } else { false } }.count
+                p.handle(i, ds)
+                p.drain()
+            }
+            return count
+        }
+        var p = line(fullRateHops: 3)
+        #expect(sent(&p, 3, periods: 10) == 10)
+        #expect(sent(&p, 4, periods: 10) == 5)
+        #expect(p.cores[0].fleetPicture(now: p.now).count == 2)
+        // The station flying D4 gets all of them.
+        p.cores[4].lease = Lease(holder: p.id(0), name: "GS", expires: p.now + .seconds(60))
+        #expect(sent(&p, 4, periods: 10) == 10)
+        // 0: every station every period.
+        var every = line(fullRateHops: 0)
+        #expect(sent(&every, 4, periods: 10) == 10)
+    }
+
     @Test("a drone's new number in its advertisement shows in the fleet picture before its next telemetry sample")
     func renumberedByAdvertisement() {
         var p = Pump([(.station, "GS", nil, nil), (.drone, "D", nil, 9)])

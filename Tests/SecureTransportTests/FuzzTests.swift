@@ -98,11 +98,11 @@ struct FuzzTests {
             #expect(ok)
         }
         var version = fixture.samples[0].bytes
-        version[1] = 4
+        version[1] = ProtocolVersion.current + 1
         do {
             let ok =
                 fixture.net.inject(version, from: 7, to: 2) == [
-                    .rejected(7, .unsupportedVersion(4, claimedPeer: fixture.net.id(1)))
+                    .rejected(7, .unsupportedVersion(ProtocolVersion.current + 1, claimedPeer: fixture.net.id(1)))
                 ]
             #expect(ok)
         }

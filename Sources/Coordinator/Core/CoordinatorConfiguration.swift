@@ -25,6 +25,11 @@ public struct CoordinatorConfiguration: Sendable {
     /// the prediction's horizon (8 s at 15 m/s is 120 m; the rest is a margin for routes around). A node that does not
     /// know where it is (a station) forwards. 0: no bound.
     public var predictionReach: Double = 300
+    /// Within this many metres of a prediction's path a node forwards every one of the drone's predictions (5 Hz);
+    /// up to twice as far, every second (by `TrajectoryPrediction.index`: 2.5 Hz), beyond that every fourth (1.25 Hz,
+    /// still within `predictionMaxAge`). Two drones 100 m apart head-on at 15 m/s meet in 3.3 s; a prediction's path
+    /// runs 8 s. 0: every one as far as `predictionReach`.
+    public var predictionFullRateReach: Double = 100
     /// How often a node re-floods its link-state advertisement without a change.
     public var linkStateRefreshInterval: Duration = .seconds(10)
     /// An advertisement whose neighbours changed is flooded at most this often: while a mesh forms, a node's
@@ -43,6 +48,11 @@ public struct CoordinatorConfiguration: Sendable {
 
     /// Telemetry publishing interval (10 Hz).
     public var telemetryInterval: Duration = .milliseconds(100)
+    /// A drone sends its telemetry every period to the stations up to this many hops away and to the station holding
+    /// its lease; to the others every second period (5 Hz by default): each hop is one more transmission of every
+    /// message, and far along a strip those were a third of the bytes on the air (docs/BENCHMARKS.md §10.17). 0: every
+    /// period to every station.
+    public var telemetryFullRateHops = 3
     /// Trajectory prediction publishing interval (5 Hz).
     public var predictionInterval: Duration = .milliseconds(200)
     /// A vehicle whose telemetry is older than this is flagged stale.

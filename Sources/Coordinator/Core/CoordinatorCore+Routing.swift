@@ -73,25 +73,6 @@ extension CoordinatorCore {
         relaysFloodsCache = nil
     }
 
-    /// Whether this node forwards the unreliable floods it receives (`FloodRelays`); every node does with
-    /// `selectsFloodRelays` off.
-    mutating func relaysFloods() -> Bool {
-        guard configuration.selectsFloodRelays else { return true }
-        if let known = relaysFloodsCache { return known }
-        let relaying = FloodRelays.isRelay(me: nodeID, ownNeighbours: neighbours, database: database)
-        relaysFloodsCache = relaying
-        return relaying
-    }
-
-    /// Whether a flood's payload is still worth forwarding from here: a prediction only within `predictionReach` of
-    /// its path (PROTOCOL.md §7.2); everything else, and everything at a node that does not know its position, is.
-    func withinReach(_ payload: MeshPayload) -> Bool {
-        guard case .prediction(_, let prediction) = payload, configuration.predictionReach > 0,
-            let here = localState?.position
-        else { return true }
-        return prediction.horizontalDistance(to: here) <= configuration.predictionReach
-    }
-
     /// This node's advertisement as it stands, with the given sequence number.
     func ownAdvertisement(sequence: UInt64) -> LinkStateAdvertisement {
         LinkStateAdvertisement(

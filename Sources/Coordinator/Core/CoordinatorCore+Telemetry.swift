@@ -104,8 +104,15 @@ extension CoordinatorCore {
             // fleet of N drones costs N messages per period per station rather than a flood through every node.
             refreshRoutes()
             let telemetry = MeshPayload.telemetry(uavNumber: uavNumber ?? 0, state: s)
+            // Rates fall with distance: a station more than `telemetryFullRateHops` away gets every second period
+            // (5 Hz), unless it holds this drone's lease (its operator flies it).
+            let everyOther = telemetryRounds % 2 == 1
+            telemetryRounds &+= 1
+            let far = configuration.telemetryFullRateHops
             for station in database.values.filter({ $0.role == .station && $0.origin != nodeID }).map(\.origin).sorted()
-            where routesStore[station] != nil {
+            {
+                guard let route = routesStore[station] else { continue }
+                if everyOther, far > 0, Int(route.hops) > far, lease?.holder != station { continue }
                 out += sendRouted(telemetry, to: .node(station), now: now)
             }
         }
@@ -124,7 +131,10 @@ extension CoordinatorCore {
 
     /// Floods this drone's prediction to the mesh.
     private mutating func publish(_ prediction: TrajectoryPrediction, now: MeshInstant) -> [Directive] {
-        sendRouted(.prediction(uavNumber: uavNumber ?? 0, prediction: prediction), to: .broadcast, now: now)
+        var numbered = prediction
+        numbered.index = predictionsPublished & 3
+        predictionsPublished &+= 1
+        return sendRouted(.prediction(uavNumber: uavNumber ?? 0, prediction: numbered), to: .broadcast, now: now)
     }
 
     mutating func receiveTelemetry(_ env: Envelope, _ n: UInt8, _ s: VehicleState, now: MeshInstant) -> [Directive] {

@@ -63,6 +63,10 @@ public struct CoordinatorCore: Sendable {
     var localPrediction: TrajectoryPrediction?
     var nextTelemetryAt: MeshInstant
     var nextPredictionAt: MeshInstant
+    /// Telemetry periods so far (modulo 256): stations far away get every second one (`telemetryFullRateHops`).
+    var telemetryRounds: UInt8 = 0
+    /// Predictions published so far (modulo 256): the low two bits are the next one's `index`.
+    var predictionsPublished: UInt8 = 0
     /// How fast this node publishes telemetry, predictions and neighbour changes, given how late it is
     /// (``onLateness(_:now:)``).
     public internal(set) var pace = PublicationPace()

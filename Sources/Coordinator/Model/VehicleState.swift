@@ -50,15 +50,19 @@ public struct TrajectoryPrediction: Hashable, Sendable {
     public var avoiding: Bool
     /// How far the drone may stray from `points` (``PredictionUncertainty/none``: it flies them as predicted).
     public var uncertainty: PredictionUncertainty
+    /// Which of four consecutive publications this is (0–3; the publishing core sets it): relays far from the path
+    /// forward only some of them (`CoordinatorConfiguration.predictionFullRateReach`, PROTOCOL.md §7.2).
+    public var index: UInt8
 
     /// A prediction from its fields.
     public init(
         stepMilliseconds: UInt16 = 200, points: [GeoPoint], avoiding: Bool = true,
-        uncertainty: PredictionUncertainty = .none
+        uncertainty: PredictionUncertainty = .none, index: UInt8 = 0
     ) {
         self.stepMilliseconds = stepMilliseconds
         self.points = points
         self.avoiding = avoiding
         self.uncertainty = uncertainty
+        self.index = index & 3
     }
 }

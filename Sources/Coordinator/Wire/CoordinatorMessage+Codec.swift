@@ -73,7 +73,7 @@ extension MeshPayload {
             var coded = WireWriter(capacity: 4 * points.count + 16)
             DeltaCodedPath.write(points, tolerance: .prediction, to: &coded)
             let compact = coded.bytes.count < 1 + 12 * points.count
-            w.u8((p.avoiding ? 1 : 0) | (uncertain ? 2 : 0) | (compact ? 4 : 0))
+            w.u8((p.avoiding ? 1 : 0) | (uncertain ? 2 : 0) | (compact ? 4 : 0) | (p.index & 3) << 3)
             if uncertain {
                 w.u8(UInt8((p.uncertainty.radius * 10).rounded()))
                 w.u8(UInt8((p.uncertainty.growth * 10).rounded()))
@@ -252,9 +252,9 @@ extension MeshPayload {
             let n = try readUAVNumber(&r, "prediction.uavNumber", allowNone: true) ?? 0
             let flagsAt = r.offset
             let flags = try r.u8("prediction.flags")
-            guard flags & ~7 == 0 else {
+            guard flags & ~31 == 0 else {
                 throw WireError(
-                    "prediction.flags at offset \(flagsAt): only bits 0 (avoiding), 1 (uncertainty) and 2 (coded path) may be set, found 0x\(String(flags, radix: 16))"
+                    "prediction.flags at offset \(flagsAt): only bits 0 (avoiding), 1 (uncertainty), 2 (coded path) and 3–4 (index) may be set, found 0x\(String(flags, radix: 16))"
                 )
             }
             var uncertainty = PredictionUncertainty.none
@@ -276,7 +276,7 @@ extension MeshPayload {
                 prediction: TrajectoryPrediction(
                     stepMilliseconds: step,
                     points: points,
-                    avoiding: flags & 1 == 1, uncertainty: uncertainty))
+                    avoiding: flags & 1 == 1, uncertainty: uncertainty, index: flags >> 3))
         case CoordinatorMessageType.target:
             let address: TargetAddress
             switch try r.tag("target.addressKind", max: 2) {
