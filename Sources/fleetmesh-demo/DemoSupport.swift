@@ -196,3 +196,21 @@ func dronesFlyingTheFenceInForce(station socket: String) throws -> Int {
     let report = try ControlClient.request(ControlRequest.geofence, socket: socket, timeout: .seconds(2)).geofence
     return (report?.nodes ?? []).filter { $0.role == "drone" && $0.current }.count
 }
+
+/// Each node's own bytes on the air (its `fleetmesh status` traffic out, averaged over the last 5 s) and their sum:
+/// what the mesh costs the radio while the fleet flies.
+func airtimeLine(_ nodes: [NodeProcess]) -> String {
+    var parts: [String] = []
+    var total = 0.0
+    for node in nodes {
+        guard let traffic = (try? node.status())?.node.traffic else {
+            parts.append("\(node.name) ?")
+            continue
+        }
+        let kbit = traffic.bytesOutPerSecond * 8 / 1000
+        total += kbit
+        parts.append("\(node.name) \(String(format: "%.1f", kbit))")
+    }
+    return "bytes on the air, each node's own over the last 5 s: \(parts.joined(separator: ", ")) kbit/s; "
+        + String(format: "%.1f kbit/s for the %d nodes", total, nodes.count)
+}

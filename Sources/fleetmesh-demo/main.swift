@@ -176,6 +176,9 @@ let demo = Task.detached {
         show(
             try shell([bin, "vehicles", "--node", station]).output.split(separator: "\n").map { "    " + $0 }.joined(
                 separator: "\n"))
+        // What the mesh costs the radio while they fly: about 15 kbit/s a node on one link whatever the fleet's size
+        // (presence, telemetry and predictions go once per link by group; docs/BENCHMARKS.md §10).
+        say(airtimeLine(nodes))
         // A geofence drawn by the station for the whole mesh: a 120 m square around home, 0–60 m above it. Every drone
         // flies it from its next control cycle (the dashboard draws and edits the same fence).
         let fence = [(-60.0, -60.0), (-60.0, 60.0), (60.0, 60.0), (60.0, -60.0)].map { c -> String in

@@ -62,6 +62,15 @@ import Testing
         #expect((Double(swap.1) ?? 99) < 30)
         #expect((Double(swap.2) ?? 0) >= 5)
         #expect(text.contains("drone-3 obeyed 200 samples"))
+        // What the mesh costs the radio while the drones fly: every node's own figure, each well under per-peer
+        // unicast's (about 450 kbit/s a node at ten drones; 15–25 here, debug build).
+        let airtime = try #require(
+            text.firstMatch(
+                of:
+                    /bytes on the air, each node's own over the last 5 s: (.*) kbit\/s; ([0-9.]+) kbit\/s for the 4 nodes/
+            ))
+        let perNode = airtime.1.split(separator: ", ").compactMap { Double($0.split(separator: " ").last ?? "") }
+        #expect(perNode.count == 4 && perNode.allSatisfy { $0 > 0 && $0 < 100 }, "\(airtime.0)")
         // The takeoff at one moment: every drone started it within 50 ms of the others, by their own event logs.
         let together = try #require(text.firstMatch(of: /the 3 drones started the takeoff within ([0-9]+) ms/))
         #expect((Int(together.1) ?? 999) <= 50, "\(together.0)")
