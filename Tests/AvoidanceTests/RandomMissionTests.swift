@@ -62,6 +62,16 @@ struct RandomMissionTests {
         for o in outcomes { #expect(o.violations.isEmpty, "seed \(o.seed): \(o.violations.joined(separator: "; "))") }
     }
 
+    /// An open soak failure, kept in sight: when a change fixes it, this test fails ("known issue not recorded") and
+    /// the seed moves to `formerSoakFailures`. ARCHITECTURE.md §8.5 traces it.
+    @Test("open soak failure: encounter 10428 (a climb reversed too late under a least-bad sidestep), still failing")
+    func openSoakFailure() {
+        let outcome = RandomMission(seed: 10428).run()
+        withKnownIssue("encounter 10428 loses separation for 0.3 s (4.39 m, 2.83 m vertically)") {
+            #expect(outcome.violations.isEmpty, "seed 10428: \(outcome.violations.joined(separator: "; "))")
+        }
+    }
+
     @Test("a seed replays identically, and different seeds differ")
     func deterministic() {
         let a = RandomMission(seed: 77).run(), b = RandomMission(seed: 77).run(), c = RandomMission(seed: 78).run()
