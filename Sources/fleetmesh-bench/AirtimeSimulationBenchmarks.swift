@@ -51,7 +51,7 @@ enum AirtimeSimulationBenchmarks {
         }
         let held = sizes("FLEETMESH_BENCH_AIRSIM_HOLD_BASELINE", "50")
         let refreshed = sizes("FLEETMESH_BENCH_AIRSIM_REFRESH_BASELINE", "")
-        let rated = sizes("FLEETMESH_BENCH_AIRSIM_RATE_BASELINE", "")
+        let rated = sizes("FLEETMESH_BENCH_AIRSIM_RATE_BASELINE", "100")
         fieldRows(
             out, sizes("FLEETMESH_BENCH_AIRSIM_FIELD", "25,50"), holdBaseline: held, refreshBaseline: refreshed,
             rateBaseline: rated)
@@ -163,9 +163,9 @@ enum AirtimeSimulationBenchmarks {
         compare(out, "\(label), \(n) drones", "refreshes whole", "refreshes without contents", r, whole)
     }
 
-    /// The baselines for rates falling with distance (FLEETMESH_BENCH_AIRSIM_RATE_BASELINE, default none), in the
-    /// same run: every prediction forwarded as far as the reach (`predictionFullRateReach` 0), and besides that every
-    /// telemetry sample to every station (`telemetryFullRateHops` 0).
+    /// The baselines for rates falling with distance (FLEETMESH_BENCH_AIRSIM_RATE_BASELINE, default 100: the
+    /// 100-drone strip), in the same run: every prediction forwarded as far as the reach (`predictionFullRateReach` 0),
+    /// and besides that every telemetry sample to every station (`telemetryFullRateHops` 0).
     static func rateRow(
         _ out: BenchOutput, _ label: String, _ n: Int, _ layout: AirtimeSimulation.Layout, _ r: AirtimeSimulation.Result
     ) {
