@@ -79,15 +79,15 @@ enum AirtimeSimulationBenchmarks {
         for n in sizes {
             let clock = ContinuousClock()
             let t0 = clock.now
-            let r = AirtimeSimulation.run(drones: n, group: true, settle: .seconds(10), layout: layout)
+            let r = spread(n, layout)
             rows.append((n + 2, r))
             out.line("field, \(n) drones", describe(r) + "  (simulated in \(clock.now - t0))")
-            let slow = AirtimeSimulation.run(drones: n, group: true, settle: .seconds(10), layout: layout) {
+            let slow = spread(n, layout) {
                 $0.linkStateRefreshInterval = .seconds(60)
                 $0.linkStateMaxAge = .seconds(200)
             }
             out.line("field, \(n) drones, no refresh in the window", describe(slow))
-            let everyone = AirtimeSimulation.run(drones: n, group: true, settle: .seconds(10), layout: layout) {
+            let everyone = spread(n, layout) {
                 $0.selectsFloodRelays = false
             }
             baseline.append((n + 2, everyone))
@@ -119,7 +119,7 @@ enum AirtimeSimulationBenchmarks {
         for n in sizes {
             let clock = ContinuousClock()
             let t0 = clock.now
-            let r = AirtimeSimulation.run(drones: n, group: true, settle: .seconds(10), layout: layout)
+            let r = spread(n, layout)
             rows.append((n + 2, r.bitsPerSecond))
             out.line(
                 "strip, \(n) drones (\(Int((Double(n + 2) / 4).rounded(.up) * 40)) m long)",
@@ -129,7 +129,7 @@ enum AirtimeSimulationBenchmarks {
             if rateBaseline.contains(n) { rateRow(out, "strip", n, layout, r) }
             if partSizes.contains(n) { partRows(out, "strip", n, layout, r) }
             guard baselineSizes.contains(n) else { continue }
-            let unbounded = AirtimeSimulation.run(drones: n, group: true, settle: .seconds(10), layout: layout) {
+            let unbounded = spread(n, layout) {
                 $0.predictionReach = 0
             }
             baseline.append((n + 2, unbounded.bitsPerSecond))
@@ -149,15 +149,14 @@ enum AirtimeSimulationBenchmarks {
     static func holdRow(
         _ out: BenchOutput, _ label: String, _ n: Int, _ layout: AirtimeSimulation.Layout, _ r: AirtimeSimulation.Result
     ) {
-        let atOnce = AirtimeSimulation.run(
-            drones: n, group: true, settle: .seconds(10), layout: layout, forwardHold: .zero)
+        let atOnce = spread(n, layout, forwardHold: .zero)
         compare(out, "\(label), \(n) drones", "forwards at once", "forwards held", r, atOnce)
     }
 
     static func refreshRow(
         _ out: BenchOutput, _ label: String, _ n: Int, _ layout: AirtimeSimulation.Layout, _ r: AirtimeSimulation.Result
     ) {
-        let whole = AirtimeSimulation.run(drones: n, group: true, settle: .seconds(10), layout: layout) {
+        let whole = spread(n, layout) {
             $0.compactRefreshes = false
         }
         compare(out, "\(label), \(n) drones", "refreshes whole", "refreshes without contents", r, whole)
@@ -169,11 +168,11 @@ enum AirtimeSimulationBenchmarks {
     static func rateRow(
         _ out: BenchOutput, _ label: String, _ n: Int, _ layout: AirtimeSimulation.Layout, _ r: AirtimeSimulation.Result
     ) {
-        let telemetryOnly = AirtimeSimulation.run(drones: n, group: true, settle: .seconds(10), layout: layout) {
+        let telemetryOnly = spread(n, layout) {
             $0.predictionFullRateReach = 0
         }
         compare(out, "\(label), \(n) drones", "every prediction forwarded", "both rates falling", r, telemetryOnly)
-        let every = AirtimeSimulation.run(drones: n, group: true, settle: .seconds(10), layout: layout) {
+        let every = spread(n, layout) {
             $0.predictionFullRateReach = 0
             $0.telemetryFullRateHops = 0
         }
@@ -199,8 +198,7 @@ enum AirtimeSimulationBenchmarks {
             ),
         ]
         for (name, change) in variants {
-            let v = AirtimeSimulation.run(
-                drones: n, group: true, settle: .seconds(10), layout: layout, configure: change)
+            let v = spread(n, layout, configure: change)
             out.line("\(label), \(n) drones, \(name)", describe(v))
             out.line(
                 "\(label), \(n) drones: what that leaves out",
@@ -209,6 +207,16 @@ enum AirtimeSimulationBenchmarks {
                     (r.bitsPerSecondPerNode - v.bitsPerSecondPerNode) / 1e3,
                     100 * (1 - v.bitsPerSecond / r.bitsPerSecond)))
         }
+    }
+
+    /// 2 stations and `n` flying drones spread over `layout`: 10 s to form, 10 s counted.
+    static func spread(
+        _ n: Int, _ layout: AirtimeSimulation.Layout, forwardHold: Duration = .milliseconds(10),
+        configure: (inout CoordinatorConfiguration) -> Void = { _ in }
+    ) -> AirtimeSimulation.Result {
+        AirtimeSimulation.run(
+            drones: n, group: true, settle: .seconds(10), layout: layout, forwardHold: forwardHold,
+            configure: configure)
     }
 
     static func compare(

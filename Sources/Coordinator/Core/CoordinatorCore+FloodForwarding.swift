@@ -16,7 +16,7 @@ extension CoordinatorCore {
     /// Whether a flood's payload is still worth forwarding from here: a prediction only within `predictionReach` of
     /// its path, and beyond `predictionFullRateReach` only every second or fourth by its index (PROTOCOL.md §7.2);
     /// everything else, and everything at a node that does not know its position, is.
-    func withinReach(_ payload: MeshPayload) -> Bool {
+    func worthForwarding(_ payload: MeshPayload) -> Bool {
         guard case .prediction(_, let prediction) = payload, configuration.predictionReach > 0,
             let here = localState?.position
         else { return true }

@@ -308,7 +308,7 @@ extension CoordinatorCore {
             let unreliable = payload.reliability == .unreliable
             // An unreliable flood goes on only from the relays (`FloodRelays`); reliable floods keep every copy, so a
             // stale advertisement can never cost one.
-            if env.ttl > 1, !unreliable || (relaysFloods() && withinReach(payload)) {
+            if env.ttl > 1, !unreliable || (relaysFloods() && worthForwarding(payload)) {
                 var fwd = env
                 fwd.ttl -= 1
                 let message = CoordinatorMessage.routed(fwd, payload)
