@@ -93,6 +93,54 @@ struct PublicationPaceTests {
         return (telemetry, predictions)
     }
 
+    /// The indices of the predictions a drone publishes in `seconds`, `lateness` behind, with the times they went.
+    static func predictionIndices(lateness: Duration, seconds: Int) -> [(at: Duration, index: UInt8)] {
+        var p = TelemetryTests.world()
+        let state = VehicleState(
+            position: TelemetryTests.here, batteryPercent: 77, activity: .hovering, armed: true)
+        p.call(2) { $0.onLocalVehicleState(state, now: $1) }
+        p.call(2) { $0.onFlyingChanged(true, now: $1) }
+        p.call(2) {
+            $0.onLocalPrediction(
+                TrajectoryPrediction(points: Array(repeating: TelemetryTests.here, count: 40)), now: $1)
+        }
+        let start = p.now
+        var out: [(at: Duration, index: UInt8)] = []
+        for tick in 0..<(seconds * 20) {
+            p.now = p.now + .milliseconds(50)
+            // Full pace for the first second: the reduced pace then starts from an odd count.
+            _ = p.cores[2].onLateness(tick < 20 ? .zero : lateness, now: p.now)
+            let ds = p.cores[2].onTick(now: p.now)
+            for d in ds {
+                if case .send(.routed(_, .prediction(_, let prediction)), _, _) = d {
+                    out.append((p.now - start, prediction.index))
+                }
+            }
+            p.handle(2, ds)
+            p.drain()
+        }
+        return out
+    }
+
+    @Test(
+        "at every pace, relays beyond 200 m (index 0) pass a prediction on at least every 0.8 s, those beyond 100 m (even index) every 0.4 s"
+    )
+    func farRelaysKeepPredictionsFreshAtEveryPace() {
+        for lateness in [Duration.zero, .milliseconds(200), .seconds(1)] {
+            let published = Self.predictionIndices(lateness: lateness, seconds: 10).filter { $0.at > .seconds(2) }
+            #expect(published.count >= 20, "\(lateness): \(published.count) predictions")
+            for (kept, most) in [
+                ({ (i: UInt8) in i == 0 }, Duration.milliseconds(800)), ({ $0 % 2 == 0 }, .milliseconds(400)),
+            ] {
+                let times = published.filter { kept($0.index) }.map(\.at)
+                let gaps = zip(times, times.dropFirst()).map { $1 - $0 }
+                #expect(
+                    !times.isEmpty && gaps.allSatisfy { $0 <= most },
+                    "\(lateness) behind: indices \(published.map(\.index)), gaps \(gaps)")
+            }
+        }
+    }
+
     @Test("a drone publishes telemetry at 10, 5 and 5 Hz and predictions at 5, 3.3 and 2.5 Hz as the pace falls")
     func ratesFollowThePace() {
         // One station, one neighbour (D1) that a flood reaches: one copy of each per period.

@@ -76,8 +76,13 @@ extension AvoidanceCore {
     }
 
     /// How badly the candidate intrudes: the sum over tracks and grid instants of how far it gets into higher-ranked
-    /// drones' planning volumes beyond what is already the case now, plus much more for anyone's separation minima,
-    /// weighted by 1 / (1 + t); plus the geofence excess.
+    /// drones' planning volumes beyond what is already the case now, plus much more for their separation minima and
+    /// for a lower-ranked drone's minima plus half the buffer, weighted by 1 / (1 + t); plus the geofence excess.
+    ///
+    /// The half buffer toward lower-ranked drones is their room to react: a least-bad plan that passes a lower-ranked
+    /// drone just outside its minima, as predicted, relies on it flying exactly what it predicted, which a drone that
+    /// is itself in an emergency (reversing a climb, replanning under 30 % loss) does not (encounter 10428:
+    /// ARCHITECTURE.md §8.5).
     mutating func badness(own: AvoidanceOwnship, _ candidate: Candidate, picture: LocalPicture) -> Double {
         rollout(own: own, candidate.plan)
         let c = configuration
@@ -92,7 +97,13 @@ extension AvoidanceCore {
             }
         }
         let k = picture.k
+        // Toward lower-ranked drones: their minima plus half the buffer, as when keeping a published plan
+        // (``conflicts(_:track:hardOnly:)``).
+        let lowerH = 0.5 * (c.horizontalSeparation + c.planningHorizontal)
+        let lowerV = 0.5 * (c.verticalSeparation + c.planningVertical)
         for t in 0..<picture.count where picture.window[t] > 0 {
+            let higher = picture.higher[t]
+            let sh = higher ? c.horizontalSeparation : lowerH, sv = higher ? c.verticalSeparation : lowerV
             for i in 1...picture.window[t] {
                 let j = t * k + i
                 let dz = abs(picture.zs[j] - oz[i])
@@ -101,10 +112,10 @@ extension AvoidanceCore {
                 let pen = min(c.planningHorizontal + picture.gh[j] - dh, c.planningVertical + picture.gv[j] - dz)
                 guard pen > 0 else { continue }
                 let w = 1 / (1 + Double(i) * c.step)
-                // Toward lower-ranked drones only entering the minima counts: giving way is theirs to do, and a
+                // Toward lower-ranked drones only coming near their minima counts: giving way is theirs to do, and a
                 // higher-ranked drone that holds its course is the easiest for them to avoid.
-                var b = picture.higher[t] ? max(0, pen - picture.allowed[t]) : 0
-                if dh < c.horizontalSeparation + picture.gh[j] && dz < c.verticalSeparation + picture.gv[j] {
+                var b = higher ? max(0, pen - picture.allowed[t]) : 0
+                if dh < sh + picture.gh[j] && dz < sv + picture.gv[j] {
                     b += 10 * (1 + pen)
                 }
                 total += w * b

@@ -129,11 +129,16 @@ extension CoordinatorCore {
         return out
     }
 
-    /// Floods this drone's prediction to the mesh.
+    /// Floods this drone's prediction to the mesh. The index (which relays far from the path thin by: index 0
+    /// beyond 200 m, even ones beyond 100 m) counts publications at the full pace; at a reduced pace it counts in
+    /// twos (0, 2, 0, 2 …), so that far relays still pass one on at least every 0.8 s, inside the receivers' 1 s age
+    /// limit (every fourth of 2.5 Hz would be 1.6 s).
     private mutating func publish(_ prediction: TrajectoryPrediction, now: MeshInstant) -> [Directive] {
         var numbered = prediction
+        let stride: UInt8 = pace.level == .full ? 1 : 2
+        if stride == 2 && predictionsPublished & 1 == 1 { predictionsPublished &+= 1 }
         numbered.index = predictionsPublished & 3
-        predictionsPublished &+= 1
+        predictionsPublished &+= stride
         return sendRouted(.prediction(uavNumber: uavNumber ?? 0, prediction: numbered), to: .broadcast, now: now)
     }
 
