@@ -66,8 +66,8 @@ struct PublicationPaceTests {
                 "publishing neighbour changes at most every 1 s (pace minimal): this node is 700 ms behind"))
     }
 
-    /// Telemetry and predictions a drone publishes in `seconds` of 50 ms ticks, `lateness` told before each.
-    static func published(lateness: Duration, seconds: Int) -> (telemetry: Int, predictions: Int) {
+    /// `TelemetryTests.world()` with its drone D2 (core 2) hovering in the air, a prediction to publish.
+    static func flyingDrone() -> Pump {
         var p = TelemetryTests.world()
         let state = VehicleState(
             position: TelemetryTests.here, batteryPercent: 77, activity: .hovering, armed: true)
@@ -77,6 +77,12 @@ struct PublicationPaceTests {
             $0.onLocalPrediction(
                 TrajectoryPrediction(points: Array(repeating: TelemetryTests.here, count: 40)), now: $1)
         }
+        return p
+    }
+
+    /// Telemetry and predictions a drone publishes in `seconds` of 50 ms ticks, `lateness` told before each.
+    static func published(lateness: Duration, seconds: Int) -> (telemetry: Int, predictions: Int) {
+        var p = Self.flyingDrone()
         var telemetry = 0
         var predictions = 0
         for _ in 0..<(seconds * 20) {
@@ -95,15 +101,7 @@ struct PublicationPaceTests {
 
     /// The indices of the predictions a drone publishes in `seconds`, `lateness` behind, with the times they went.
     static func predictionIndices(lateness: Duration, seconds: Int) -> [(at: Duration, index: UInt8)] {
-        var p = TelemetryTests.world()
-        let state = VehicleState(
-            position: TelemetryTests.here, batteryPercent: 77, activity: .hovering, armed: true)
-        p.call(2) { $0.onLocalVehicleState(state, now: $1) }
-        p.call(2) { $0.onFlyingChanged(true, now: $1) }
-        p.call(2) {
-            $0.onLocalPrediction(
-                TrajectoryPrediction(points: Array(repeating: TelemetryTests.here, count: 40)), now: $1)
-        }
+        var p = Self.flyingDrone()
         let start = p.now
         var out: [(at: Duration, index: UInt8)] = []
         for tick in 0..<(seconds * 20) {
