@@ -284,6 +284,13 @@ try:
     for c in clicked_corners:
         click_map(c)
     wait_for("five corners on the map", 5, lambda: len(driver.find_elements(By.CSS_SELECTOR, ".fence-corner")) == 5)
+    # A click on a drone while drawing places a corner there (it used to select the drone instead, and a corner
+    # clicked over another drone went missing); removed again at once (the new corner is the picked one).
+    ActionChains(driver).move_to_element(
+        driver.find_element(By.CSS_SELECTOR, f".drone.uav-{uav} > div")).click().perform()
+    wait_for("a sixth corner, on the drone", 5, lambda: len(driver.find_elements(By.CSS_SELECTOR, ".fence-corner")) == 6)
+    driver.find_element(By.ID, "fence-remove").click()
+    wait_for("five corners again", 5, lambda: len(driver.find_elements(By.CSS_SELECTOR, ".fence-corner")) == 5)
     driver.find_elements(By.CSS_SELECTOR, ".fence-corner")[3].click()
     wait_for("the fourth corner picked", 5,
              lambda: "picked" in driver.find_elements(By.CSS_SELECTOR, ".fence-corner")[3].get_attribute("class"))

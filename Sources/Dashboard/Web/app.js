@@ -257,7 +257,14 @@ function drawVehicles() {
     let m = markers.get(node);
     if (!m) {
       m = L.marker([v.latitude, v.longitude], { icon }).addTo(map);
-      m.on("click", () => select(state.vehicles.get(node)?.uavNumber));
+      // While the map is being drawn on (a fence, a path, a target, snapshot points), a click on a drone is a click
+      // on the map there: a corner placed over a drone must not select it instead.
+      m.on("click", (e) => {
+        const point = map.mouseEventToLatLng(e.originalEvent);
+        if (mapClickHook && mapClickHook(point)) return;
+        if (fence.editing || path.drawing || state.placingTarget) { mapClicked(point); return; }
+        select(state.vehicles.get(node)?.uavNumber);
+      });
       markers.set(node, m);
     } else {
       m.setLatLng([v.latitude, v.longitude]);
@@ -520,16 +527,18 @@ document.getElementById("place-target").addEventListener("click", () => {
 // A click another part of the page takes first (inspection.js: adding snapshot points); true when it took it.
 let mapClickHook = null;
 
-map.on("click", (e) => {
-  if (mapClickHook && mapClickHook(e.latlng)) return;
-  if (fence.editing) { addCorner(e.latlng); return; }
+function mapClicked(latlng) {
+  if (mapClickHook && mapClickHook(latlng)) return;
+  if (fence.editing) { addCorner(latlng); return; }
   const v = selectedVehicle();
   if (!v || session.role !== "operator") return;
-  if (path.drawing) { addWaypoint(e.latlng); return; }
-  if (state.placingTarget) { placeTarget(e.latlng); return; }
+  if (path.drawing) { addWaypoint(latlng); return; }
+  if (state.placingTarget) { placeTarget(latlng); return; }
   const alt = Math.max(v.altitude, 5).toFixed(1);
-  command(v.uavNumber, ["goto", e.latlng.lat.toFixed(7), e.latlng.lng.toFixed(7), alt]);
-});
+  command(v.uavNumber, ["goto", latlng.lat.toFixed(7), latlng.lng.toFixed(7), alt]);
+}
+
+map.on("click", (e) => mapClicked(e.latlng));
 
 // Drawing a trajectory for the selected drone: each map click adds a waypoint at the altitude in the path's input;
 // "Preview" asks the station to plan it as the drone will (POST …/trajectory-preview) and draws the planned path;
