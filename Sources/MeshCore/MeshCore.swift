@@ -141,6 +141,12 @@ public struct MeshCore<Address: Hashable & Sendable>: Sendable {
         rhythm.peers[peer, default: .init()].heard = t
     }
 
+    /// The wall clock (microseconds since the Unix epoch) at `now`, for handshake timestamps; give it before the first
+    /// event (`SecureEndpoint.noteWallClock`). Each tick notes it again.
+    public mutating func noteWallClock(_ micros: UInt64, now: MeshInstant) {
+        endpoint.noteWallClock(micros, now: now)
+    }
+
     /// Advances every timer: handshakes and rekeys, heartbeats, suspicion and loss, probes, reliable retransmissions.
     @_specialize(exported:true,where Address == SocketAddress)
     @_specialize(exported:true,where Address == Int)

@@ -91,6 +91,12 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
         carry(mesh.onDatagram(bytes, from: address, now: now, arrivedAt: arrivedAt), now: now)
     }
 
+    /// The wall clock (microseconds since the Unix epoch) at `now`: give it before the first event
+    /// (`MeshCore.noteWallClock`).
+    public mutating func noteWallClock(_ micros: UInt64, now: MeshInstant) {
+        mesh.noteWallClock(micros, now: now)
+    }
+
     /// The mesh layer's timer (every 10 ms in the node).
     @_specialize(exported:true,where Address == SocketAddress)
     @_specialize(exported:true,where Address == Int)

@@ -80,6 +80,34 @@ struct CapturingLogHandler: LogHandler {
                 "warning dropped malformed coordinator message type 0x5201 (3 bytes) from abcdef01: truncated") == true)
         #expect(await shell.vehicles().isEmpty)
     }
+
+    /// A restarted node's peers refuse a handshake timestamp not above its previous run's (wall-clock µs), so the
+    /// first handshakes (started by a discovery or datagram before the first mesh tick) must carry the wall clock, not
+    /// the time since the process started (seen in the lab: "timestamp 17886 is not greater than 1796023238927344").
+    @Test func handshakesBeforeTheFirstTickCarryTheWallClock() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wall-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let config = NodeConfiguration(
+            name: "station-1", role: .station, keyFile: "/dev/null", stateDirectory: dir, controlSocket: "/dev/null")
+        let key = try MeshKey(bytes: Array(repeating: 7, count: 32))
+        let before = UInt64(Date().timeIntervalSince1970 * 1e6)
+        let shell = try NodeShell(
+            configuration: config, key: key, nodeID: NodeID(high: 1, low: 1), incarnation: 9,
+            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        let ad = MeshAdvertisement(
+            nodeID: NodeID(high: 2, low: 1), incarnation: 1, role: .drone, name: "drone-1", uavNumber: nil,
+            fingerprint: key.fingerprint)
+        let record = ServiceRecord(
+            key: ServiceKey(
+                name: "drone-1", type: NodeConfiguration.serviceType, domain: "local", interfaceIndex: 2,
+                family: .ipv4),
+            hostName: "d1.local", address: "10.0.0.1", port: 47800, txt: ad.txt, isLocal: false, isOwn: false)
+        await shell.discovered(.resolved(record))
+        let wall = await shell.node.mesh.endpoint.wallClock(shell.now)
+        let after = UInt64(Date().timeIntervalSince1970 * 1e6)
+        #expect(
+            wall >= before && wall <= after, "the handshake clock reads \(wall) µs, the wall clock \(before)–\(after)")
+    }
 }
 
 /// A real node's actor behind its metrics: what the scrape reads from it and what it counts as things happen, and how

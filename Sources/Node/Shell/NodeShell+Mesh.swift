@@ -30,7 +30,8 @@ extension NodeShell {
         }
     }
 
-    private var wallClockMicros: UInt64 {
+    /// The wall clock, microseconds since the Unix epoch.
+    static var wallClockMicros: UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1000
@@ -57,7 +58,7 @@ extension NodeShell {
         noteOwnDelay(clock.now - due, now: t)
         meshTicks &+= 1
         inMeshTick = true
-        apply(node.onMeshTick(now: t, wallClockMicros: wallClockMicros), now: t)
+        apply(node.onMeshTick(now: t, wallClockMicros: Self.wallClockMicros), now: t)
         inMeshTick = false
         _ = node.takeMeshWakeHint()  // the deadline below covers what the tick scheduled
         let start = clock.now

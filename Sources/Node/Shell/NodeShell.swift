@@ -167,6 +167,10 @@ public actor NodeShell {
             uavNumber: configuration.uavNumber, membership: configuration.membership,
             group: configuration.usesGroup ? GroupSettings() : nil)
         node = NodeCore(mesh: mesh, coordinator: coordinator)
+        // Before any event: a handshake started by the first datagram or discovery, before the first mesh tick,
+        // carries the wall clock (a restarted node's peers refuse a lower timestamp than its previous run's).
+        node.noteWallClock(
+            Self.wallClockMicros, now: MeshInstant(nanoseconds: UInt64(max(0, (clock.now - started).wholeNanoseconds))))
         var link: AutopilotLink?
         if configuration.role == .drone {
             let vehicle: any Vehicle

@@ -342,7 +342,11 @@ public struct SecureEndpoint<Address: Hashable & Sendable>: Sendable {
         return (Array(key.rawRepresentation), Array(key.publicKey.rawRepresentation))
     }
 
-    mutating func noteWallClock(_ micros: UInt64, now: MeshInstant) {
+    /// The wall clock (microseconds since the Unix epoch) at `now`. `connect` and `tick` note it too; a shell gives it
+    /// once before its first event, so an initiation sent before the first tick (a peer heard or discovered at once)
+    /// carries the wall clock, not the time since the process started: a responder that accepted a timestamp from
+    /// this node's previous run refuses anything lower as a replay.
+    public mutating func noteWallClock(_ micros: UInt64, now: MeshInstant) {
         wallOffsetMicros = Int64(bitPattern: micros) &- Int64(now.nanoseconds / 1000)
     }
 
