@@ -362,7 +362,14 @@ import Testing
             // The longest trajectory the CLI takes: 200 waypoints, 2.4 KB of points, a datagram larger than the 2,048
             // bytes a node read before (the rest was cut, the datagram failed authentication and the reliable
             // channel to the drone stalled for good: this command and every one after it timed out).
-            let here = try #require(try vehicles(station).first { $0.uavNumber == n })
+            // Taken once the drone has stopped: a drone still braking from the stream ends up north of the first
+            // waypoint, and the trajectory then turns it about (4 s at 45°/s), flies it back and turns it again.
+            var still: VehicleReport?
+            try await waitUntil("drone-2 stopped after the stream", timeout: .seconds(10)) {
+                still = try vehicles(station).first { $0.uavNumber == n && !$0.stale && $0.speed < 0.1 }
+                return still != nil
+            }
+            let here = try #require(still)
             let waypoints = (1...200).map {
                 String(format: "%.7f,%.7f,5", here.latitude + Double($0) * 0.1 / 111_200, here.longitude)
             }
@@ -371,7 +378,8 @@ import Testing
             try await waitUntil("drone-2 took the 200-waypoint trajectory", timeout: .seconds(10)) {
                 drone.log.split(separator: "\n").contains { $0.contains("trajectory") && $0.hasSuffix("accepted") }
             }
-            try await waitUntil("drone-2 flew north along it", timeout: .seconds(10)) {
+            // Each 10 cm leg starts and ends at rest (about 0.5 s): 1 m takes some 6 s.
+            try await waitUntil("drone-2 flew north along it", timeout: .seconds(15)) {
                 guard let v = try vehicles(station).first(where: { $0.uavNumber == n }) else { return false }
                 return (v.latitude - here.latitude) * 111_200 > 1
             }
