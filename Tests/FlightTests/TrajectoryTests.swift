@@ -274,4 +274,23 @@ struct TrajectoryFileTests {
         #expect(throws: TrajectoryError.self) { try TrajectoryPlanner().plan(w, stops: [3: .init(hold: 1)]) }
         #expect(throws: TrajectoryError.self) { try TrajectoryPlanner().plan(w, stops: [1: .init(hold: -1)]) }
     }
+
+    @Test("a first waypoint just behind the vehicle is stepped back to, not turned about for (twice)")
+    func shortFirstLegKeepsTheHeading() throws {
+        // A drone facing north, still 0.5 m past the first waypoint (it was braking), sent on 20 legs of 10 cm north.
+        let start = Vector3(0, 0.5, 5)
+        let waypoints = [Vector3(0, 0, 5)] + (1...20).map { Vector3(0, Double($0) * 0.1, 5) }
+        let t = try TrajectoryPlanner().plan([start] + waypoints, initialHeading: 0)
+        // Never turned: 21 short rest-to-rest legs, no 180° turns (4 s each at 45°/s).
+        #expect(t.points.allSatisfy { abs(headingDifference(from: $0.heading, to: 0)) < 1e-9 })
+        #expect(t.duration < 13, "\(t.duration) s")
+        // A first leg of 1 m or more is still faced: the same drone 3 m past it turns about, then back north.
+        let far = try TrajectoryPlanner().plan([Vector3(0, 3, 5)] + waypoints, initialHeading: 0)
+        #expect(far.points.contains { abs(headingDifference(from: $0.heading, to: 180)) < 1e-9 })
+        #expect(far.duration > t.duration + 8)
+        // Only the first leg: the same short step back later in a path is faced as before.
+        let later = try TrajectoryPlanner().plan(
+            [Vector3(0, -5, 5), Vector3(0, 0, 5), Vector3(0, -0.5, 5)], initialHeading: 0)
+        #expect(later.points.contains { abs(headingDifference(from: $0.heading, to: 180)) < 1e-9 })
+    }
 }

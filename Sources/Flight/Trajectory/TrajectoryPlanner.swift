@@ -25,8 +25,18 @@ public struct TrajectoryPlanner: Sendable {
         public var maxSpacing: Double = 0.08
         /// Whether to turn to face each leg before flying it.
         public var faceAlongLegs = true
+        /// A first leg shorter than this (horizontally, metres) is flown without turning to face along it: the way
+        /// from where a vehicle stands to a first waypoint just beside or behind it (a drone still braking from its
+        /// last move, or hovering a few centimetres off) is a step, not a reason to turn about and back.
+        public var shortestFirstLegToFace: Double = 1
 
-        /// Defaults: 4 m/s, 1.5 m/s², 2 m/s up, 1.5 m/s down, 45°/s, 0.02 s, 8 cm.
+        // `shortestFirstLegToFace` is not coded: limits written before it existed still read, with its default.
+        enum CodingKeys: String, CodingKey {
+            case maxSpeed, maxAcceleration, maxClimbRate, maxDescentRate, maxYawRate, sampleInterval, maxSpacing
+            case faceAlongLegs
+        }
+
+        /// Defaults: 4 m/s, 1.5 m/s², 2 m/s up, 1.5 m/s down, 45°/s, 0.02 s, 8 cm; a first leg under 1 m not faced.
         public init() {}
     }
 
@@ -103,7 +113,7 @@ public struct TrajectoryPlanner: Sendable {
                 stop(at: i)
                 continue
             }
-            if l.faceAlongLegs && d.horizontalLength > 0.01 {
+            if l.faceAlongLegs && d.horizontalLength > (i == 1 ? max(0.01, l.shortestFirstLegToFace) : 0.01) {
                 let turn = headingDifference(from: heading, to: d.heading)
                 if abs(turn) > 1e-9 {
                     phases.append(.turn(at: a, from: heading, by: turn, duration: abs(turn) / l.maxYawRate))
