@@ -362,8 +362,9 @@ import Testing
             // The longest trajectory the CLI takes: 200 waypoints, 2.4 KB of points, a datagram larger than the 2,048
             // bytes a node read before (the rest was cut, the datagram failed authentication and the reliable
             // channel to the drone stalled for good: this command and every one after it timed out).
-            // Taken once the drone has stopped: a drone still braking from the stream ends up north of the first
-            // waypoint, and the trajectory then turns it about (4 s at 45°/s), flies it back and turns it again.
+            // Taken once the drone has stopped: a drone still braking from the stream can end up a metre or more
+            // north of the first waypoint, and the trajectory then turns it about (4 s at 45°/s), flies it back and
+            // turns it again (a first leg under 1 m is flown without turning).
             var still: VehicleReport?
             try await waitUntil("drone-2 stopped after the stream", timeout: .seconds(10)) {
                 still = try vehicles(station).first { $0.uavNumber == n && !$0.stale && $0.speed < 0.1 }
