@@ -30,14 +30,23 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
     /// Peers the coordinator has as neighbours.
     public private(set) var neighbours: Set<NodeID> = []
     /// How long what this node forwards unreliably for other origins (floods by group, telemetry to a next hop)
-    /// waits to leave packed with the rest forwarded meanwhile (PROTOCOL.md §7.2): a relay over a field forwards
-    /// hundreds of messages a second, each a datagram of its own before. Zero: each leaves at once.
+    /// waits, at least, to leave packed with the rest forwarded meanwhile (PROTOCOL.md §7.2): a relay over a field
+    /// forwards hundreds of messages a second, each a datagram of its own before. Each batch waits one, two or three
+    /// times this (`hold`), so that neighbouring relays do not send at one instant. Zero: each leaves at once.
     public var forwardHold: Duration = .milliseconds(10)
     /// Forwarded floods waiting (`forwardHold`), forwarded telemetry waiting by next hop, and since when the first
     /// has waited.
     var heldForwards: [(type: UInt16, payload: [UInt8])] = []
+    /// The floods among `heldForwards`, by origin and sequence: where each is, and which neighbours it is still for.
+    var heldFloods: [HeldFloodKey: HeldFlood] = [:]
+    /// Positions in `heldForwards` of floods every neighbour they were for has heard from other relays meanwhile.
+    var prunedForwards: Set<Int> = []
+    /// Floods this node held to forward and dropped: other relays had sent them to every neighbour they were for.
+    public internal(set) var floodsPruned = 0
     var heldUnicast: [NodeID: [(type: UInt16, payload: [UInt8])]] = [:]
     var heldSince: MeshInstant?
+    /// How long what is held now waits: `forwardHold` times one, two or three (`hold`).
+    var heldFor: Duration = .zero
     /// When the first forward held since the last `takeMeshWakeHint` must leave.
     var heldWake: MeshInstant?
 
@@ -110,7 +119,7 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
     public func nextMeshDeadline(now: MeshInstant) -> MeshInstant? {
         let mesh = mesh.nextDeadline(now: now)
         guard let since = heldSince else { return mesh }
-        return min(mesh ?? since + forwardHold, since + forwardHold)
+        return min(mesh ?? since + heldFor, since + heldFor)
     }
 
     /// The earliest deadline events scheduled since the last call (``MeshCore/takeWakeHint()``, or forwards held).
@@ -278,8 +287,9 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
         // neighbour that is its destination (manual control to a drone next door) goes by unicast: by group every
         // node on the link would open it to drop it.
         var byGroup: [(type: UInt16, payload: [UInt8])] = []
-        // The same, forwarded for other origins: held for `forwardHold`.
-        var forwarded: [(type: UInt16, payload: [UInt8])] = []
+        // The same, forwarded for other origins: held for `forwardHold` (a flood with the neighbours it is for).
+        var forwarded: [(form: (type: UInt16, payload: [UInt8]), flood: HeldFloodKey?)] = []
+        var servedBy: [HeldFloodKey: Set<NodeID>] = [:]
         var grouped: Set<FloodCopy> = []
         var telemetryOnce: Set<NodeID> = []
         for d in directives {
@@ -293,7 +303,7 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
                     once.destination = .broadcast
                     once.ttl = 1
                     let form = groupForm(.routed(once, .telemetry(uavNumber: n, state: s)))
-                    if env.origin == coordinator.nodeID { byGroup.append(form) } else { forwarded.append(form) }
+                    if env.origin == coordinator.nodeID { byGroup.append(form) } else { forwarded.append((form, nil)) }
                 }
             case .send(.routed(let env, .telemetry(let n, let s)), let to, .unreliable)
             where env.origin != coordinator.nodeID && forwardHold > .zero:
@@ -302,21 +312,31 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
                 hold(CoordinatorMessage.routed(env, .telemetry(uavNumber: n, state: s)).encode(), to: to, now: now)
             case .send(.routed(let env, let payload), let to, .unreliable)
             where env.destination == .broadcast && mesh.reachesOverGroup(to, now: now):
+                let flood = HeldFloodKey(origin: env.origin, sequence: env.sequence)
+                if env.origin != coordinator.nodeID { servedBy[flood, default: []].insert(to) }
                 if grouped.insert(FloodCopy(origin: env.origin, sequence: env.sequence, ttl: env.ttl)).inserted {
                     let form = groupForm(.routed(env, payload))
-                    if env.origin == coordinator.nodeID { byGroup.append(form) } else { forwarded.append(form) }
+                    if env.origin == coordinator.nodeID {
+                        byGroup.append(form)
+                    } else {
+                        forwarded.append((form, flood))
+                    }
                 }
             case .send(.linkState(let lsa), let to, .unreliable) where mesh.reachesOverGroup(to, now: now):
                 // A refresh of an unchanged link-state advertisement: once for every neighbour on the link.
                 if grouped.insert(FloodCopy(origin: lsa.origin, sequence: lsa.sequence, ttl: 0)).inserted {
                     let form = CoordinatorMessage.linkState(lsa).encode()
-                    if lsa.origin == coordinator.nodeID { byGroup.append(form) } else { forwarded.append(form) }
+                    if lsa.origin == coordinator.nodeID { byGroup.append(form) } else { forwarded.append((form, nil)) }
                 }
             case .send(.linkStateRefresh(let refresh), let to, .unreliable) where mesh.reachesOverGroup(to, now: now):
                 // The same refresh without the advertisement's contents.
                 if grouped.insert(FloodCopy(origin: refresh.origin, sequence: refresh.sequence, ttl: 0)).inserted {
                     let form = CoordinatorMessage.linkStateRefresh(refresh).encode()
-                    if refresh.origin == coordinator.nodeID { byGroup.append(form) } else { forwarded.append(form) }
+                    if refresh.origin == coordinator.nodeID {
+                        byGroup.append(form)
+                    } else {
+                        forwarded.append((form, nil))
+                    }
                 }
             case .send(.linkState(let lsa), let to, .reliable):
                 // Only the newest advertisement of an origin matters: one still in flight to this neighbour, not yet
@@ -338,20 +358,21 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
             case .uavNumberChanged(_, let to, _):
                 mesh.uavNumber = to.map(Int.init)
                 effects.append(.coordinator(d))
+            case .floodRepeated(let origin, let sequence, let by):
+                pruneHeldFlood(HeldFloodKey(origin: origin, sequence: sequence), heardFrom: by)
             default:
                 effects.append(.coordinator(d))
             }
         }
         if forwardHold == .zero {
-            byGroup += forwarded
+            byGroup += forwarded.map(\.form)
         } else {
-            for form in forwarded { hold(form, now: now) }
+            for f in forwarded { hold(f.form, flood: f.flood.map { ($0, servedBy[$0] ?? []) }, now: now) }
         }
         if !byGroup.isEmpty {
             // Forwards held go with this node's own messages, in the same datagrams.
             if !heldForwards.isEmpty {
-                byGroup += heldForwards
-                heldForwards.removeAll(keepingCapacity: true)
+                byGroup += takeHeldForwards()
                 if heldUnicast.isEmpty { heldSince = nil }
             }
             effects += carry(mesh.sendGroupUnreliable(byGroup, now: now), now: now)
@@ -384,4 +405,16 @@ private enum MeshEventForCoordinator {
     case up(NodeID)
     case down(NodeID)
     case message(UInt16, [UInt8], from: NodeID, viaGroup: Bool)
+}
+
+/// A flood held to be forwarded, by its origin and the origin's sequence number.
+struct HeldFloodKey: Hashable {
+    var origin: NodeID
+    var sequence: UInt64
+}
+
+/// Where a held flood is in `NodeCore.heldForwards`, and the neighbours it is for that have not been heard served.
+struct HeldFlood {
+    var index: Int
+    var unserved: Set<NodeID>
 }

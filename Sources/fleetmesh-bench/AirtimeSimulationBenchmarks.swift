@@ -52,12 +52,13 @@ enum AirtimeSimulationBenchmarks {
         let held = sizes("FLEETMESH_BENCH_AIRSIM_HOLD_BASELINE", "50")
         let refreshed = sizes("FLEETMESH_BENCH_AIRSIM_REFRESH_BASELINE", "")
         let rated = sizes("FLEETMESH_BENCH_AIRSIM_RATE_BASELINE", "100")
+        let pruned = sizes("FLEETMESH_BENCH_AIRSIM_PRUNE_BASELINE", "50")
         fieldRows(
             out, sizes("FLEETMESH_BENCH_AIRSIM_FIELD", "25,50"), holdBaseline: held, refreshBaseline: refreshed,
-            rateBaseline: rated)
+            rateBaseline: rated, pruneBaseline: pruned)
         let strip = sizes("FLEETMESH_BENCH_AIRSIM_STRIP", "50,100")
         stripRows(
-            out, strip, holdBaseline: held, refreshBaseline: refreshed, rateBaseline: rated,
+            out, strip, holdBaseline: held, refreshBaseline: refreshed, rateBaseline: rated, pruneBaseline: pruned,
             baseline: environment["FLEETMESH_BENCH_AIRSIM_STRIP_BASELINE"] == nil
                 ? strip : sizes("FLEETMESH_BENCH_AIRSIM_STRIP_BASELINE", ""),
             parts: sizes("FLEETMESH_BENCH_AIRSIM_PARTS", ""))
@@ -70,7 +71,8 @@ enum AirtimeSimulationBenchmarks {
     /// refreshes every 60 s (age limit 200 s) instead of 10 s, which leaves them out of the window: the difference is
     /// what the 10 s refresh flood costs as the fleet grows.
     static func fieldRows(
-        _ out: BenchOutput, _ sizes: [Int], holdBaseline: [Int], refreshBaseline: [Int], rateBaseline: [Int]
+        _ out: BenchOutput, _ sizes: [Int], holdBaseline: [Int], refreshBaseline: [Int], rateBaseline: [Int],
+        pruneBaseline: [Int]
     ) {
         guard !sizes.isEmpty else { return }
         let layout = AirtimeSimulation.Layout.field(columns: 10, spacing: 20, range: 50)
@@ -98,6 +100,7 @@ enum AirtimeSimulationBenchmarks {
             if holdBaseline.contains(n) { holdRow(out, "field", n, layout, r) }
             if refreshBaseline.contains(n) { refreshRow(out, "field", n, layout, r) }
             if rateBaseline.contains(n) { rateRow(out, "field", n, layout, r) }
+            if pruneBaseline.contains(n) { pruneRow(out, "field", n, layout, r) }
         }
         growth(out, "field: growth with the fleet (bytes ∝ N^k)", rows.map { ($0.nodes, $0.r.bitsPerSecond) })
         growth(
@@ -110,7 +113,7 @@ enum AirtimeSimulationBenchmarks {
     /// without a bound (`predictionReach = 0`), as far as the hop limit.
     static func stripRows(
         _ out: BenchOutput, _ sizes: [Int], holdBaseline: [Int], refreshBaseline: [Int], rateBaseline: [Int],
-        baseline baselineSizes: [Int], parts partSizes: [Int]
+        pruneBaseline: [Int], baseline baselineSizes: [Int], parts partSizes: [Int]
     ) {
         guard !sizes.isEmpty else { return }
         let layout = AirtimeSimulation.Layout.field(columns: 4, spacing: 40, range: 100)
@@ -127,6 +130,7 @@ enum AirtimeSimulationBenchmarks {
             if holdBaseline.contains(n) { holdRow(out, "strip", n, layout, r) }
             if refreshBaseline.contains(n) { refreshRow(out, "strip", n, layout, r) }
             if rateBaseline.contains(n) { rateRow(out, "strip", n, layout, r) }
+            if pruneBaseline.contains(n) { pruneRow(out, "strip", n, layout, r) }
             if partSizes.contains(n) { partRows(out, "strip", n, layout, r) }
             guard baselineSizes.contains(n) else { continue }
             let unbounded = spread(n, layout) {
@@ -151,6 +155,17 @@ enum AirtimeSimulationBenchmarks {
     ) {
         let atOnce = spread(n, layout, forwardHold: .zero)
         compare(out, "\(label), \(n) drones", "forwards at once", "forwards held", r, atOnce)
+    }
+
+    /// The baseline for repeated floods pruned (FLEETMESH_BENCH_AIRSIM_PRUNE_BASELINE, default 50): every relay
+    /// forwards what it holds (`prunesRepeatedFloods` off), in the same run.
+    static func pruneRow(
+        _ out: BenchOutput, _ label: String, _ n: Int, _ layout: AirtimeSimulation.Layout, _ r: AirtimeSimulation.Result
+    ) {
+        let every = spread(n, layout) {
+            $0.prunesRepeatedFloods = false
+        }
+        compare(out, "\(label), \(n) drones", "every relay forwards", "repeated floods pruned", r, every)
     }
 
     static func refreshRow(

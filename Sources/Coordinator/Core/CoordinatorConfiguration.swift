@@ -20,6 +20,10 @@ public struct CoordinatorConfiguration: Sendable {
     /// Whether an unchanged advertisement's refresh goes without its contents (`LinkStateRefresh`, 40 bytes) instead
     /// of whole; false: whole, as earlier builds (for comparisons).
     public var compactRefreshes = true
+    /// Whether a relay holding a flood to forward (`NodeCore.forwardHold`) drops it when the copies it hears from
+    /// other relays meanwhile have reached every neighbour it was to serve (``Directive/floodRepeated(origin:sequence:by:)``);
+    /// false: every relay forwards what it holds (for comparisons).
+    public var prunesRepeatedFloods = true
     /// A node forwards a drone's prediction only while it is within this many metres (horizontally) of the predicted
     /// path, its own position known: beyond, no drone it could pass the prediction to can come near that path within
     /// the prediction's horizon (8 s at 15 m/s is 120 m; the rest is a margin for routes around). A node that does not

@@ -300,7 +300,10 @@ extension CoordinatorCore {
             if var w = duplicateWindows[env.origin] {
                 let fresh = w.accept(env.sequence, incarnation: env.originIncarnation)
                 duplicateWindows[env.origin] = w
-                guard fresh else { return [] }
+                guard fresh else {
+                    guard payload.reliability == .unreliable, configuration.prunesRepeatedFloods else { return [] }
+                    return [.floodRepeated(origin: env.origin, sequence: env.sequence, by: from)]
+                }
             } else {
                 duplicateWindows[env.origin] = DuplicateWindow(incarnation: env.originIncarnation, first: env.sequence)
             }

@@ -47,6 +47,10 @@ public enum Directive: Hashable, Sendable {
     /// Station: a newer telemetry sample from this node is in the fleet picture (only while
     /// ``CoordinatorCore/reportsTelemetryArrivals`` is on: a live display pushes it on at once).
     case telemetryArrived(from: NodeID)
+    /// An unreliable flood this node has already seen came again, from the neighbour `by`: every neighbour of `by` has
+    /// it now. The node core drops a copy it still holds to forward once every neighbour it was to serve has it
+    /// (``CoordinatorConfiguration/prunesRepeatedFloods``); a shell has nothing to do.
+    case floodRepeated(origin: NodeID, sequence: UInt64, by: NodeID)
 }
 
 /// Why a drone's number changed.

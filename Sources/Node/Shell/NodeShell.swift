@@ -392,6 +392,8 @@ public actor NodeShell {
             case .telemetryArrived(let node):
                 pushVehicle(node, now: t)
                 recordFleetTelemetry(node, now: t)
+            case .floodRepeated:
+                break  // the node core's (its held forwards)
             }
         }
     }
