@@ -68,6 +68,7 @@ struct Exposition {
             "unknownReceiverIndex": 6, "somethingNew": 7, "stale": 8,
         ]
         s.socketRebinds = 1
+        s.floodsPruned = 11
         s.unreadByKernel = 9
         s.unreadByQueue = 10
         for ms in [0.05, 0.1, 0.3, 2.0, 2000] { s.roundTrips.record(.microseconds(Int64(ms * 1000))) }
@@ -117,6 +118,7 @@ struct Exposition {
         }
         #expect(e.samples.filter { $0.name == "fleetmesh_datagrams_dropped_total" }.count == drops.count)
         #expect(e.value("fleetmesh_socket_rebinds_total") == 1)
+        #expect(e.value("fleetmesh_floods_pruned_total") == 11 && e.types["fleetmesh_floods_pruned_total"] == "counter")
 
         // The round trips: 0.05 and 0.1 ms in the first bucket (its bound inclusive), 0.3 ms under 0.5 ms, 2 ms under
         // 2.5 ms, 2 s only in +Inf.
@@ -143,7 +145,7 @@ struct Exposition {
             #expect(e.help[name]?.isEmpty == false, "\(name) has no help")
             #expect(name.hasPrefix("fleetmesh_"), "\(name)")
         }
-        #expect(e.types.count == 23, "\(e.types.keys.sorted())")
+        #expect(e.types.count == 24, "\(e.types.keys.sorted())")
     }
 
     @Test func countsKeptElsewhereShowAsTheyStandAndEventsAddUp() throws {

@@ -24,6 +24,29 @@ import Testing
     }
 }
 
+/// The mesh key of the shells below.
+private let testKey = try! MeshKey(bytes: Array(repeating: 7, count: 32))
+
+/// A station's node ("station-1", no sockets started) with its state in `dir`.
+private func stationShell(in dir: String) throws -> NodeShell {
+    let config = NodeConfiguration(
+        name: "station-1", role: .station, keyFile: "/dev/null", stateDirectory: dir, controlSocket: "/dev/null")
+    return try NodeShell(
+        configuration: config, key: testKey, nodeID: NodeID(high: 1, low: 1), incarnation: 9,
+        logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+}
+
+/// Drone `i`'s DNS-SD record as the station's browser resolves it ("drone-i" at 10.0.0.i, in the test key's mesh).
+private func droneRecord(_ i: Int) -> ServiceRecord {
+    let ad = MeshAdvertisement(
+        nodeID: NodeID(high: 2, low: UInt64(i)), incarnation: 1, role: .drone, name: "drone-\(i)", uavNumber: nil,
+        fingerprint: testKey.fingerprint)
+    return ServiceRecord(
+        key: ServiceKey(
+            name: "drone-\(i)", type: NodeConfiguration.serviceType, domain: "local", interfaceIndex: 2, family: .ipv4),
+        hostName: "d\(i).local", address: "10.0.0.\(i)", port: 47800, txt: ad.txt, isLocal: false, isOwn: false)
+}
+
 /// Collects log lines for assertions.
 final class CapturedLog: @unchecked Sendable {
     private let lock = NSLock()
@@ -87,22 +110,9 @@ struct CapturingLogHandler: LogHandler {
     @Test func handshakesBeforeTheFirstTickCarryTheWallClock() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wall-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let config = NodeConfiguration(
-            name: "station-1", role: .station, keyFile: "/dev/null", stateDirectory: dir, controlSocket: "/dev/null")
-        let key = try MeshKey(bytes: Array(repeating: 7, count: 32))
         let before = UInt64(Date().timeIntervalSince1970 * 1e6)
-        let shell = try NodeShell(
-            configuration: config, key: key, nodeID: NodeID(high: 1, low: 1), incarnation: 9,
-            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
-        let ad = MeshAdvertisement(
-            nodeID: NodeID(high: 2, low: 1), incarnation: 1, role: .drone, name: "drone-1", uavNumber: nil,
-            fingerprint: key.fingerprint)
-        let record = ServiceRecord(
-            key: ServiceKey(
-                name: "drone-1", type: NodeConfiguration.serviceType, domain: "local", interfaceIndex: 2,
-                family: .ipv4),
-            hostName: "d1.local", address: "10.0.0.1", port: 47800, txt: ad.txt, isLocal: false, isOwn: false)
-        await shell.discovered(.resolved(record))
+        let shell = try stationShell(in: dir)
+        await shell.discovered(.resolved(droneRecord(1)))
         let wall = await shell.node.mesh.endpoint.wallClock(shell.now)
         let after = UInt64(Date().timeIntervalSince1970 * 1e6)
         #expect(
@@ -116,25 +126,9 @@ struct CapturingLogHandler: LogHandler {
     @Test func aScrapeReadsTheNodesOwnFiguresAndHoldsItsActorBriefly() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("metrics-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let config = NodeConfiguration(
-            name: "station-1", role: .station, keyFile: "/dev/null", stateDirectory: dir, controlSocket: "/dev/null")
-        let key = try MeshKey(bytes: Array(repeating: 7, count: 32))
-        let shell = try NodeShell(
-            configuration: config, key: key, nodeID: NodeID(high: 1, low: 1), incarnation: 9,
-            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        let shell = try stationShell(in: dir)
         // 100 drones found over DNS-SD (no socket here: they stay discovered or handshaking).
-        for i in 1...100 {
-            let ad = MeshAdvertisement(
-                nodeID: NodeID(high: 2, low: UInt64(i)), incarnation: 1, role: .drone, name: "drone-\(i)",
-                uavNumber: nil, fingerprint: key.fingerprint)
-            let record = ServiceRecord(
-                key: ServiceKey(
-                    name: "drone-\(i)", type: NodeConfiguration.serviceType, domain: "local", interfaceIndex: 2,
-                    family: .ipv4),
-                hostName: "d\(i).local", address: "10.0.0.\(i)", port: 47800, txt: ad.txt, isLocal: false,
-                isOwn: false)
-            await shell.discovered(.resolved(record))
-        }
+        for i in 1...100 { await shell.discovered(.resolved(droneRecord(i))) }
         for _ in 0..<3 {
             await shell.apply(
                 [.malformedMessage(type: 0x5201, bytes: 3, from: NodeID(high: 2, low: 1), error: "truncated")],

@@ -21,6 +21,8 @@ struct MetricsSnapshot: Sendable {
     var unreadByQueue = 0
     /// Times the UDP socket was bound again after a send error.
     var socketRebinds = 0
+    /// Floods this node held to forward and dropped: other relays had served every neighbour (`NodeCore.floodsPruned`).
+    var floodsPruned = 0
     /// Every round trip measured.
     var roundTrips = LatencyHistogram()
     /// Vehicles of the fleet picture besides this node's own, fresh and stale, and the oldest fresh one's telemetry

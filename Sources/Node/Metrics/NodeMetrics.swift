@@ -34,6 +34,7 @@ public final class NodeMetrics: Sendable {
     private let datagramsIn: [Counter], bytesIn: [Counter], datagramsOut: [Counter], bytesOut: [Counter]
     private let drops: [String: Counter]
     private let rebinds: Counter
+    private let floodsPruned: Counter
     private let vehicles: (live: Gauge, stale: Gauge)
     private let telemetryAge: OptionalGauge
     private let separationNow: OptionalGauge
@@ -116,6 +117,11 @@ public final class NodeMetrics: Sendable {
             })
         rebinds = r.fleetCounter(
             name: "fleetmesh_socket_rebinds_total", help: "Times the mesh socket was bound again after a send error.")
+        floodsPruned = r.fleetCounter(
+            name: "fleetmesh_floods_pruned_total",
+            help:
+                "Floods this relay held to forward and dropped: other relays had sent them to every neighbour they were for."
+        )
         let vehiclesHelp = "Vehicles in this node's fleet picture besides its own, fresh (live) or stale."
         vehicles = (
             r.fleetGauge(name: "fleetmesh_vehicles", labels: [("state", "live")], help: vehiclesHelp),
@@ -253,6 +259,7 @@ public final class NodeMetrics: Sendable {
         byReason["receive_queue"] = s.unreadByQueue
         for (reason, counter) in drops { Self.set(counter, byReason[reason] ?? 0) }
         Self.set(rebinds, s.socketRebinds)
+        Self.set(floodsPruned, s.floodsPruned)
         vehicles.live.set(Double(s.liveVehicles))
         vehicles.stale.set(Double(s.staleVehicles))
         telemetryAge.set(s.oldestTelemetrySeconds)

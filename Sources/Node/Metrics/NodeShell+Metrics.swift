@@ -33,6 +33,7 @@ extension NodeShell {
         s.traffic = tally
         s.rejections = mesh.rejections
         s.socketRebinds = transport?.rebinds ?? 0
+        s.floodsPruned = node.floodsPruned
         if let receive = transport?.receiveBuffer {
             s.unreadByKernel = Int(receive.kernelDrops)
             s.unreadByQueue = Int(receive.queueDrops)
