@@ -4,9 +4,8 @@ import MeshTypes
 /// Forwards held for `forwardHold` and sent packed (PROTOCOL.md §7.2).
 extension NodeCore {
     /// Holds a flood forwarded for another origin (by group), or another origin's telemetry for `peer`, the next hop,
-    /// until the next mesh tick `heldFor` (one to three times `forwardHold`) after the first held.
-    /// A flood (`flood`: its key and the neighbours it is for) may be dropped before it leaves
-    /// (`pruneHeldFlood`).
+    /// until the next mesh tick `heldFor` (one to three times `forwardHold`) after the first held. A flood (`flood`: its
+    /// key and the neighbours it is addressed to) may be dropped before it leaves (`pruneHeldFlood`).
     mutating func hold(
         _ form: (type: UInt16, payload: [UInt8]), to peer: NodeID? = nil,
         flood: (key: HeldFloodKey, for: Set<NodeID>)? = nil, now: MeshInstant

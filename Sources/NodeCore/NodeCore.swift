@@ -287,9 +287,9 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
         // neighbour that is its destination (manual control to a drone next door) goes by unicast: by group every
         // node on the link would open it to drop it.
         var byGroup: [(type: UInt16, payload: [UInt8])] = []
-        // The same, forwarded for other origins: held for `forwardHold` (a flood with the neighbours it is for).
+        // The same, forwarded for other origins: held (`hold`), a flood with the neighbours it is addressed to.
         var forwarded: [(form: (type: UInt16, payload: [UInt8]), flood: HeldFloodKey?)] = []
-        var servedBy: [HeldFloodKey: Set<NodeID>] = [:]
+        var addressed: [HeldFloodKey: Set<NodeID>] = [:]
         var grouped: Set<FloodCopy> = []
         var telemetryOnce: Set<NodeID> = []
         for d in directives {
@@ -313,7 +313,7 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
             case .send(.routed(let env, let payload), let to, .unreliable)
             where env.destination == .broadcast && mesh.reachesOverGroup(to, now: now):
                 let flood = HeldFloodKey(origin: env.origin, sequence: env.sequence)
-                if env.origin != coordinator.nodeID { servedBy[flood, default: []].insert(to) }
+                if env.origin != coordinator.nodeID { addressed[flood, default: []].insert(to) }
                 if grouped.insert(FloodCopy(origin: env.origin, sequence: env.sequence, ttl: env.ttl)).inserted {
                     let form = groupForm(.routed(env, payload))
                     if env.origin == coordinator.nodeID {
@@ -367,7 +367,7 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
         if forwardHold == .zero {
             byGroup += forwarded.map(\.form)
         } else {
-            for f in forwarded { hold(f.form, flood: f.flood.map { ($0, servedBy[$0] ?? []) }, now: now) }
+            for f in forwarded { hold(f.form, flood: f.flood.map { ($0, addressed[$0] ?? []) }, now: now) }
         }
         if !byGroup.isEmpty {
             // Forwards held go with this node's own messages, in the same datagrams.
