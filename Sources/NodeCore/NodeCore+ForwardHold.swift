@@ -13,9 +13,7 @@ extension NodeCore {
         if let peer {
             heldUnicast[peer, default: []].append(form)
         } else {
-            if let flood, coordinator.configuration.prunesRepeatedFloods {
-                heldFloods[flood.key] = HeldFlood(index: heldForwards.count, unserved: flood.for)
-            }
+            if let flood { heldFloods[flood.key] = HeldFlood(index: heldForwards.count, unserved: flood.for) }
             heldForwards.append(form)
         }
         guard heldSince == nil else { return }

@@ -301,7 +301,10 @@ extension CoordinatorCore {
                 let fresh = w.accept(env.sequence, incarnation: env.originIncarnation)
                 duplicateWindows[env.origin] = w
                 guard fresh else {
-                    guard payload.reliability == .unreliable, configuration.prunesRepeatedFloods else { return [] }
+                    // Only a relay holds floods to forward (`NodeCore.pruneHeldFlood`).
+                    guard payload.reliability == .unreliable, configuration.prunesRepeatedFloods, relaysFloods() else {
+                        return []
+                    }
                     return [.floodRepeated(origin: env.origin, sequence: env.sequence, by: from)]
                 }
             } else {

@@ -169,8 +169,7 @@ public actor NodeShell {
         node = NodeCore(mesh: mesh, coordinator: coordinator)
         // Before any event: a handshake started by the first datagram or discovery, before the first mesh tick,
         // carries the wall clock (a restarted node's peers refuse a lower timestamp than its previous run's).
-        node.noteWallClock(
-            Self.wallClockMicros, now: MeshInstant(nanoseconds: UInt64(max(0, (clock.now - started).wholeNanoseconds))))
+        node.noteWallClock(Self.wallClockMicros, now: Self.meshInstant(clock.now, since: started))
         var link: AutopilotLink?
         if configuration.role == .drone {
             let vehicle: any Vehicle
@@ -205,8 +204,11 @@ public actor NodeShell {
         autopilotLink = link
     }
 
-    var now: MeshInstant {
-        MeshInstant(nanoseconds: UInt64(max(0, (clock.now - started).wholeNanoseconds)))
+    var now: MeshInstant { Self.meshInstant(clock.now, since: started) }
+
+    /// The cores' time at `instant`: since the node started.
+    static func meshInstant(_ instant: ContinuousClock.Instant, since started: ContinuousClock.Instant) -> MeshInstant {
+        MeshInstant(nanoseconds: UInt64(max(0, (instant - started).wholeNanoseconds)))
     }
 
     private func seconds(_ t: MeshInstant) -> Double { Double(t.nanoseconds) / 1e9 }
