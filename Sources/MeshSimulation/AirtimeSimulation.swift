@@ -83,6 +83,8 @@ public struct AirtimeSimulation {
     public private(set) var sentBytes = 0
     /// Bytes sent by every node since `resetCounts()`, framing included.
     public private(set) var bytesSent = 0
+    /// The unicast part of `bytesSent`.
+    public private(set) var unicastBytesSent = 0
     private var inFlight: [(to: Int, from: Int, bytes: [UInt8])] = []
     private var counting = false
     private var result: Result
@@ -303,6 +305,7 @@ public struct AirtimeSimulation {
         manualApplied = unicastSent
         unicastBetweenDrones = 0
         bytesSent = 0
+        unicastBytesSent = 0
     }
 
     /// Lets node `i` act now (a command, a manual-control sample) and sends what it sends.
@@ -318,6 +321,7 @@ public struct AirtimeSimulation {
                 unicastSent[i] += 1
                 sentBytes += bytes.count + Self.framing
                 bytesSent += bytes.count + Self.framing
+                unicastBytesSent += bytes.count + Self.framing
                 if i >= stations, to >= stations { unicastBetweenDrones += 1 }
                 if counting {
                     result.bytes += bytes.count + Self.framing

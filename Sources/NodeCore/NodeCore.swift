@@ -265,9 +265,7 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
                     let message = try CoordinatorMessage(type: type, payload: payload)
                     // A message for one node that came by group (builds before 2026-11-29 sent manual control to a
                     // neighbour that way) reached every node of the segment: the others drop it.
-                    if viaGroup, case .routed(let env, _) = message, case .node(let d) = env.destination,
-                        d != coordinator.nodeID
-                    {
+                    if viaGroup, case .routed(let env, _) = message, !env.destination.includes(coordinator.nodeID) {
                         continue
                     }
                     effects += perform(coordinator.onMessage(message, from: from, now: now), now: now)

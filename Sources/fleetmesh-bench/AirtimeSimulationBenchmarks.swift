@@ -49,16 +49,16 @@ enum AirtimeSimulationBenchmarks {
                 settle: .seconds(spread + 5))
             out.line("\(n) drones started over \(spread) s", describe(r))
         }
-        let held = sizes("FLEETMESH_BENCH_AIRSIM_HOLD_BASELINE", "50")
-        let refreshed = sizes("FLEETMESH_BENCH_AIRSIM_REFRESH_BASELINE", "")
-        let rated = sizes("FLEETMESH_BENCH_AIRSIM_RATE_BASELINE", "100")
-        let pruned = sizes("FLEETMESH_BENCH_AIRSIM_PRUNE_BASELINE", "50")
-        fieldRows(
-            out, sizes("FLEETMESH_BENCH_AIRSIM_FIELD", "25,50"), holdBaseline: held, refreshBaseline: refreshed,
-            rateBaseline: rated, pruneBaseline: pruned)
+        let baselines = Baselines(
+            hold: sizes("FLEETMESH_BENCH_AIRSIM_HOLD_BASELINE", "50"),
+            refresh: sizes("FLEETMESH_BENCH_AIRSIM_REFRESH_BASELINE", ""),
+            rate: sizes("FLEETMESH_BENCH_AIRSIM_RATE_BASELINE", "100"),
+            prune: sizes("FLEETMESH_BENCH_AIRSIM_PRUNE_BASELINE", "50"),
+            telemetry: sizes("FLEETMESH_BENCH_AIRSIM_TELEMETRY_BASELINE", "50"))
+        fieldRows(out, sizes("FLEETMESH_BENCH_AIRSIM_FIELD", "25,50"), baselines)
         let strip = sizes("FLEETMESH_BENCH_AIRSIM_STRIP", "50,100")
         stripRows(
-            out, strip, holdBaseline: held, refreshBaseline: refreshed, rateBaseline: rated, pruneBaseline: pruned,
+            out, strip, baselines,
             baseline: environment["FLEETMESH_BENCH_AIRSIM_STRIP_BASELINE"] == nil
                 ? strip : sizes("FLEETMESH_BENCH_AIRSIM_STRIP_BASELINE", ""),
             parts: sizes("FLEETMESH_BENCH_AIRSIM_PARTS", ""))
@@ -70,10 +70,7 @@ enum AirtimeSimulationBenchmarks {
     /// every advertisement floods across the whole fleet. 10 s to form, 10 s counted; then the same with link-state
     /// refreshes every 60 s (age limit 200 s) instead of 10 s, which leaves them out of the window: the difference is
     /// what the 10 s refresh flood costs as the fleet grows.
-    static func fieldRows(
-        _ out: BenchOutput, _ sizes: [Int], holdBaseline: [Int], refreshBaseline: [Int], rateBaseline: [Int],
-        pruneBaseline: [Int]
-    ) {
+    static func fieldRows(_ out: BenchOutput, _ sizes: [Int], _ baselines: Baselines) {
         guard !sizes.isEmpty else { return }
         let layout = AirtimeSimulation.Layout.field(columns: 10, spacing: 20, range: 50)
         var rows: [(nodes: Int, r: AirtimeSimulation.Result)] = []
@@ -97,10 +94,7 @@ enum AirtimeSimulationBenchmarks {
             out.line(
                 "field, \(n) drones: bytes with relays vs every node forwarding",
                 String(format: "%.2f x", r.bitsPerSecond / everyone.bitsPerSecond))
-            if holdBaseline.contains(n) { holdRow(out, "field", n, layout, r) }
-            if refreshBaseline.contains(n) { refreshRow(out, "field", n, layout, r) }
-            if rateBaseline.contains(n) { rateRow(out, "field", n, layout, r) }
-            if pruneBaseline.contains(n) { pruneRow(out, "field", n, layout, r) }
+            baselineRows(out, "field", n, layout, r, baselines)
         }
         growth(out, "field: growth with the fleet (bytes ∝ N^k)", rows.map { ($0.nodes, $0.r.bitsPerSecond) })
         growth(
@@ -112,8 +106,8 @@ enum AirtimeSimulationBenchmarks {
     /// so each node's share should stop growing with the fleet. The baseline in the same run forwards predictions
     /// without a bound (`predictionReach = 0`), as far as the hop limit.
     static func stripRows(
-        _ out: BenchOutput, _ sizes: [Int], holdBaseline: [Int], refreshBaseline: [Int], rateBaseline: [Int],
-        pruneBaseline: [Int], baseline baselineSizes: [Int], parts partSizes: [Int]
+        _ out: BenchOutput, _ sizes: [Int], _ baselines: Baselines, baseline baselineSizes: [Int],
+        parts partSizes: [Int]
     ) {
         guard !sizes.isEmpty else { return }
         let layout = AirtimeSimulation.Layout.field(columns: 4, spacing: 40, range: 100)
@@ -127,10 +121,7 @@ enum AirtimeSimulationBenchmarks {
             out.line(
                 "strip, \(n) drones (\(Int((Double(n + 2) / 4).rounded(.up) * 40)) m long)",
                 describe(r) + "  (simulated in \(clock.now - t0))")
-            if holdBaseline.contains(n) { holdRow(out, "strip", n, layout, r) }
-            if refreshBaseline.contains(n) { refreshRow(out, "strip", n, layout, r) }
-            if rateBaseline.contains(n) { rateRow(out, "strip", n, layout, r) }
-            if pruneBaseline.contains(n) { pruneRow(out, "strip", n, layout, r) }
+            baselineRows(out, "strip", n, layout, r, baselines)
             if partSizes.contains(n) { partRows(out, "strip", n, layout, r) }
             guard baselineSizes.contains(n) else { continue }
             let unbounded = spread(n, layout) {
@@ -144,6 +135,35 @@ enum AirtimeSimulationBenchmarks {
         }
         growth(out, "strip: growth with the fleet (bytes ∝ N^k)", rows)
         growth(out, "strip, baseline (no bound): growth", baseline)
+    }
+
+    /// The fleet sizes at which each baseline runs, in the same run as the fleet it is compared with
+    /// (FLEETMESH_BENCH_AIRSIM_HOLD_BASELINE, _REFRESH_, _RATE_, _PRUNE_ and _TELEMETRY_BASELINE; the last, default 50:
+    /// one telemetry message per station instead of one for all of them).
+    struct Baselines {
+        var hold: [Int]
+        var refresh: [Int]
+        var rate: [Int]
+        var prune: [Int]
+        var telemetry: [Int]
+    }
+
+    /// Every baseline `baselines` asks for at `n` drones, each against `r`.
+    static func baselineRows(
+        _ out: BenchOutput, _ label: String, _ n: Int, _ layout: AirtimeSimulation.Layout,
+        _ r: AirtimeSimulation.Result, _ baselines: Baselines
+    ) {
+        if baselines.hold.contains(n) { holdRow(out, label, n, layout, r) }
+        if baselines.refresh.contains(n) { refreshRow(out, label, n, layout, r) }
+        if baselines.rate.contains(n) { rateRow(out, label, n, layout, r) }
+        if baselines.prune.contains(n) { pruneRow(out, label, n, layout, r) }
+        if baselines.telemetry.contains(n) {
+            // One telemetry message per station, each along its whole route (`sharesTelemetryCopies` off).
+            let each = spread(n, layout) {
+                $0.sharesTelemetryCopies = false
+            }
+            compare(out, "\(label), \(n) drones", "telemetry per station", "telemetry shared", r, each)
+        }
     }
 
     /// The baselines for forwards held one mesh tick and packed (`NodeCore.forwardHold`: the same fleet with each

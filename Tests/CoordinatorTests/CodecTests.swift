@@ -125,6 +125,10 @@ let sampleMessages: [CoordinatorMessage] = {
             LinkStateAdvertisement(
                 origin: a, incarnation: 1, sequence: 2, role: .drone, name: "fenced", uavNumber: 3, numberPinned: false,
                 flying: false, neighbours: [b], geofence: GeofenceStamp(epoch: .max, announcedBy: b))),
+        // Telemetry for several stations (destination kind 2).
+        .routed(
+            Envelope(origin: a, originIncarnation: 3, sequence: 77, destination: .nodes([a, b]), ttl: 8),
+            .telemetry(uavNumber: 17, state: state)),
         // A drone's advertisement naming the station that controls it.
         .linkState(
             LinkStateAdvertisement(
@@ -202,6 +206,47 @@ struct CodecTests {
         badFlags[33] = 0x80
         let e3 = #expect(throws: WireError.self) { try CoordinatorMessage(type: lt, payload: badFlags) }
         #expect(e3?.reason.contains("lsa.flags") == true)
+
+        // Several destinations: kind 2 at offset 33, the count at 34, the NodeIDs from 35 (ascending, no repeats).
+        let a = NodeID(high: 1, low: 1)
+        let b = NodeID(high: 1, low: 2)
+        let state = VehicleState(position: GeoPoint(latitude: 1, longitude: 2, altitude: 3), batteryPercent: 50)
+        func several(_ ids: [NodeID]) -> (UInt16, [UInt8]) {
+            CoordinatorMessage.routed(
+                Envelope(origin: a, originIncarnation: 1, sequence: 1, destination: .nodes(ids), ttl: 8),
+                .telemetry(uavNumber: 1, state: state)
+            ).encode()
+        }
+        let (st, sp) = several([a, b])
+        #expect(Array(sp[33...34]) == [2, 2] && sp.count == 35 + 32 + 25)
+        #expect(
+            try CoordinatorMessage(type: st, payload: sp)
+                == .routed(
+                    Envelope(origin: a, originIncarnation: 1, sequence: 1, destination: .nodes([a, b]), ttl: 8),
+                    .telemetry(uavNumber: 1, state: state)))
+        for (ids, reason) in [
+            ([a], "envelope.destinations.count at offset 34: expected 2…16, found 1"),
+            (
+                [b, a],
+                "envelope.destinations[1] at offset 51: must be above envelope.destinations[0] (ascending, no repeats)"
+            ),
+            (
+                [a, a],
+                "envelope.destinations[1] at offset 51: must be above envelope.destinations[0] (ascending, no repeats)"
+            ),
+            (
+                (1...17).map { NodeID(high: 2, low: UInt64($0)) },
+                "envelope.destinations.count at offset 34: expected 2…16, found 17"
+            ),
+        ] {
+            let (t, bytes) = several(ids)
+            let e = #expect(throws: WireError.self) { try CoordinatorMessage(type: t, payload: bytes) }
+            #expect(e?.reason == reason)
+        }
+        var kind3 = sp
+        kind3[33] = 3
+        let e4 = #expect(throws: WireError.self) { try CoordinatorMessage(type: st, payload: kind3) }
+        #expect(e4?.reason.contains("envelope.destinationKind") == true)
     }
 
     @Test(

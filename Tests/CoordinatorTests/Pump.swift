@@ -10,6 +10,9 @@ struct Pump {
     var links: Set<[Int]> = []
     var inbox: [(to: Int, from: Int, message: CoordinatorMessage)] = []
     var directives: [[Directive]]
+    /// Every message put on a link, by sender and receiver, while `recordsSends` is on.
+    var sends: [(from: Int, to: Int, message: CoordinatorMessage)] = []
+    var recordsSends = false
 
     init(
         _ specs: [(NodeRole, String, pinned: UInt8?, persisted: UInt8?)],
@@ -47,7 +50,9 @@ struct Pump {
         for d in ds {
             if case .send(let m, let to, _) = d {
                 let j = index(to)
-                if links.contains([min(i, j), max(i, j)]) { inbox.append((j, i, m)) }
+                guard links.contains([min(i, j), max(i, j)]) else { continue }
+                inbox.append((j, i, m))
+                if recordsSends { sends.append((i, j, m)) }
             } else {
                 directives[i].append(d)
             }

@@ -81,6 +81,59 @@ struct TelemetryTests {
         #expect(sent(&every, 4, periods: 10) == 10)
     }
 
+    @Test(
+        "a drone's telemetry for two stations is one message as far as their routes share next hops, split where they part"
+    )
+    func telemetryForSeveralStationsSharesItsRoute() {
+        // S1 (0) and S2 (1) both behind R (2); D (4) two hops further: D — M (3) — R — S1, R — S2. And S3 (5) behind
+        // S1, so that S1 delivers one copy and passes it on.
+        func world(shared: Bool) -> Pump {
+            var p = Pump(
+                [
+                    (.station, "S1", nil, nil), (.station, "S2", nil, nil), (.drone, "R", nil, 1),
+                    (.drone, "M", nil, 2), (.drone, "D", nil, 3), (.station, "S3", nil, nil),
+                ],
+                configure: {
+                    $0.sharesTelemetryCopies = shared
+                    $0.telemetryFullRateHops = 0  // every sample to every station (S3 is 4 hops from D)
+                })
+            for (a, b) in [(0, 2), (1, 2), (2, 3), (3, 4), (0, 5)] { p.link(a, b) }
+            p.advance(.seconds(2))
+            let state = VehicleState(position: Self.here, batteryPercent: 77, activity: .hovering, armed: true)
+            p.call(4) { $0.onLocalVehicleState(state, now: $1) }
+            p.recordsSends = true
+            for _ in 0..<10 {
+                p.now = p.now + .milliseconds(100)
+                p.handle(4, p.cores[4].onTick(now: p.now))
+                p.drain()
+            }
+            return p
+        }
+        func telemetry(_ p: Pump, _ from: Int, _ to: Int) -> [Destination] {
+            p.sends.compactMap { s in
+                guard s.from == from, s.to == to, case .routed(let env, .telemetry) = s.message else { return nil }
+                return env.destination
+            }
+        }
+        let p = world(shared: true)
+        let (s1, s2, s3) = (p.id(0), p.id(1), p.id(5))
+        // One copy per period on each shared hop, addressed to all three stations.
+        #expect(telemetry(p, 4, 3) == Array(repeating: .nodes([s1, s2, s3]), count: 10))
+        #expect(telemetry(p, 3, 2) == Array(repeating: .nodes([s1, s2, s3]), count: 10))
+        // R splits: S2 alone, S1 with S3 behind it; S1 keeps its copy and passes S3's on.
+        #expect(telemetry(p, 2, 1) == Array(repeating: .node(s2), count: 10))
+        #expect(telemetry(p, 2, 0) == Array(repeating: .nodes([s1, s3]), count: 10))
+        #expect(telemetry(p, 0, 5) == Array(repeating: .node(s3), count: 10))
+        for station in [0, 1, 5] {
+            let seen = p.cores[station].fleetPicture(now: p.now)
+            #expect(seen.map(\.node) == [p.id(4)] && seen.allSatisfy { !$0.isStale }, "station \(station)")
+        }
+        // Without sharing: a message per station on every hop of its route.
+        let each = world(shared: false)
+        #expect(telemetry(each, 4, 3).count == 30 && telemetry(each, 3, 2).count == 30)
+        #expect(telemetry(each, 2, 0).count == 20)
+    }
+
     @Test("a drone's new number in its advertisement shows in the fleet picture before its next telemetry sample")
     func renumberedByAdvertisement() {
         var p = Pump([(.station, "GS", nil, nil), (.drone, "D", nil, 9)])

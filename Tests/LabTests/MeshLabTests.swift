@@ -102,7 +102,7 @@ import Testing
                     host: 3, tag: tag,
                     [
                         "avahi-publish", "-s", "d2 \(tag)", "_fleetmesh._udp", "47800",
-                        "v=4", "id=\(id)", "inc=00000000000000aa", "role=drone", "name=d2",
+                        "v=5", "id=\(id)", "inc=00000000000000aa", "role=drone", "name=d2",
                         "uav=\(number)", "fp=\(real.fingerprint)",
                     ])
             }

@@ -284,4 +284,36 @@ import Testing
         }
         #expect(checked > 0)
     }
+
+    @Test(
+        "a drone's telemetry for the two stations side by side goes as one message along the shared route: both pictures whole, far fewer unicast bytes"
+    )
+    func telemetryForBothStationsTravelsOnce() {
+        // The strip of `forwardsLeavePacked` (2 stations at one end, 30 drones, up to 6 hops): one message for both
+        // stations against one per station.
+        let layout = AirtimeSimulation.Layout.field(columns: 2, spacing: 20, range: 50)
+        var shared = AirtimeSimulation(drones: 30, group: true, layout: layout)
+        var each = AirtimeSimulation(
+            drones: 30, group: true, layout: layout, configure: { $0.sharesTelemetryCopies = false })
+        shared.advance(.seconds(3))
+        each.advance(.seconds(3))
+        #expect(shared.whole && each.whole)
+        shared.resetCounts()
+        each.resetCounts()
+        shared.advance(.seconds(2))
+        each.advance(.seconds(2))
+        for station in 0..<2 {
+            let fresh = shared.nodes[station].coordinator.fleetPicture(now: shared.now).filter {
+                $0.age < .milliseconds(300)
+            }
+            #expect(fresh.count == 30, "station \(station) has \(fresh.count) drones fresh")
+        }
+        #expect(shared.predictionsMissing == 0)
+        let unicast = shared.unicastBytesSent
+        let unicastEach = each.unicastBytesSent
+        #expect(unicast * 4 < unicastEach * 3, "unicast bytes in 2 s: \(unicast) shared, \(unicastEach) per station")
+        #expect(
+            shared.bytesSent < each.bytesSent, "bytes in 2 s: \(shared.bytesSent) shared, \(each.bytesSent) per station"
+        )
+    }
 }

@@ -1,4 +1,5 @@
 import Coordinator
+import MeshTypes
 import Node
 import Testing
 
@@ -158,7 +159,7 @@ import Testing
 
     @Test func defaultsAreTenAndFiveHertzAndAFiveSecondHover() throws {
         let c = try parse("").coordinator
-        #expect(c.telemetryHz == 10 && c.predictionHz == 5)
+        #expect(c.telemetryHz == 10 && c.predictionHz == 5 && c.hopLimit == 8)
         #expect(c.failsafeHoverAfterMs == 5000 && c.failsafeActionAfterMs == 10_000 && c.failsafeAction == .returnHome)
     }
 
@@ -171,10 +172,18 @@ import Testing
             failsafe_hover_after_ms = 3000
             failsafe_action_after_ms = 4000
             failsafe_action = "land"
+            hop_limit = 12
             """
         ).coordinator
         #expect(c.telemetryHz == 20 && c.predictionHz == 2.5)
         #expect(c.failsafeHoverAfterMs == 3000 && c.failsafeActionAfterMs == 4000 && c.failsafeAction == .land)
+        // The hop limit reaches the core: its routes and its messages' TTL.
+        var core = CoordinatorConfiguration(nodeID: NodeID(high: 1, low: 2), role: .drone, name: "d1")
+        #expect(core.hopLimit == 8)
+        c.apply(to: &core)
+        #expect(core.hopLimit == 12)
+        #expect(error("[coordinator]\nhop_limit = 0").contains("[coordinator] hop_limit: must be 1–64 hops, found 0"))
+        #expect(error("[coordinator]\nhop_limit = 8.5").contains("[coordinator] hop_limit: expected an integer"))
         #expect(
             error("[coordinator]\ntelemetry_hz = 0").contains("[coordinator] telemetry_hz: must be 1–50, found 0.0"))
         #expect(

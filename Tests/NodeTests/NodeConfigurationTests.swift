@@ -101,12 +101,12 @@ private let minimal = """
     }
 
     @Test(arguments: [
-        (["v": "3"], "protocol version 3, this node speaks 4"),
-        (["v": "4", "id": "zz"], "'id' must be 32 hex digits"),
-        (["v": "4", "id": String(repeating: "a", count: 32), "inc": "1", "role": "tank"], "'role'"),
+        (["v": "4"], "protocol version 4, this node speaks 5"),
+        (["v": "5", "id": "zz"], "'id' must be 32 hex digits"),
+        (["v": "5", "id": String(repeating: "a", count: 32), "inc": "1", "role": "tank"], "'role'"),
         (
             [
-                "v": "4", "id": String(repeating: "a", count: 32), "inc": "1", "role": "drone",
+                "v": "5", "id": String(repeating: "a", count: 32), "inc": "1", "role": "drone",
                 "fp": "0123456789abcdef", "uav": "0",
             ], "'uav' must be 1–250"
         ),

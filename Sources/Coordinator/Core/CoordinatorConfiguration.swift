@@ -24,6 +24,10 @@ public struct CoordinatorConfiguration: Sendable {
     /// other relays meanwhile have reached every neighbour it was to serve (``Directive/floodRepeated(origin:sequence:by:)``);
     /// false: every relay forwards what it holds (for comparisons).
     public var prunesRepeatedFloods = true
+    /// Whether a drone's telemetry for several stations leaves as one message for all of them (destination
+    /// ``Destination/nodes(_:)``: a copy per next hop, split where the stations' routes part); false: one message per
+    /// station, each along its whole route (as before; for comparisons).
+    public var sharesTelemetryCopies = true
     /// A node forwards a drone's prediction only while it is within this many metres (horizontally) of the predicted
     /// path, its own position known: beyond, no drone it could pass the prediction to can come near that path within
     /// the prediction's horizon (8 s at 15 m/s is 120 m; the rest is a margin for routes around). A node that does not

@@ -287,9 +287,36 @@ extension CoordinatorCore {
             return neighbours.map { .send(message, to: $0, reliability: payload.reliability) }
         case .node(let d):
             if d == nodeID { return deliverLocally(env, payload, now: now) }
-            refreshRoutes()
-            guard let r = routesStore[d] else { return [] }
-            return [.send(message, to: r.nextHop, reliability: payload.reliability)]
+            return routeCopies(env, payload, to: [d], except: nil)
+        case .nodes(let ds):
+            let here = ds.contains(nodeID) ? deliverLocally(env, payload, now: now) : []
+            return here + routeCopies(env, payload, to: ds.filter { $0 != nodeID }, except: nil)
+        }
+    }
+
+    /// Sends a routed message on towards `targets`: one copy per next hop, addressed to the one target behind it
+    /// (`.node`) or to all of them (`.nodes`), none back to `from` (split horizon) and none to a target without a
+    /// route.
+    mutating func routeCopies(_ env: Envelope, _ payload: MeshPayload, to targets: [NodeID], except from: NodeID?)
+        -> [Directive]
+    {
+        refreshRoutes()
+        if targets.count == 1 {
+            guard let r = routesStore[targets[0]], r.nextHop != from else { return [] }
+            var copy = env
+            copy.destination = .node(targets[0])
+            return [.send(.routed(copy, payload), to: r.nextHop, reliability: payload.reliability)]
+        }
+        var behind: [NodeID: [NodeID]] = [:]
+        for d in targets {
+            guard let r = routesStore[d], r.nextHop != from else { continue }
+            behind[r.nextHop, default: []].append(d)
+        }
+        return behind.keys.sorted().map { hop in
+            let ds = behind[hop]!.sorted()
+            var copy = env
+            copy.destination = ds.count == 1 ? .node(ds[0]) : .nodes(ds)
+            return .send(.routed(copy, payload), to: hop, reliability: payload.reliability)
         }
     }
 
@@ -329,12 +356,17 @@ extension CoordinatorCore {
         case .node(let d):
             if d == nodeID { return deliverLocally(env, payload, now: now) }
             guard env.ttl > 1 else { return [] }
-            refreshRoutes()
-            // Split horizon: never hand a message back to the neighbour it came from.
-            guard let r = routesStore[d], r.nextHop != from else { return [] }
             var fwd = env
             fwd.ttl -= 1
-            return [.send(.routed(fwd, payload), to: r.nextHop, reliability: payload.reliability)]
+            // Split horizon: never hand a message back to the neighbour it came from.
+            return routeCopies(fwd, payload, to: [d], except: from)
+        case .nodes(let ds):
+            // Delivered here if listed; the rest go on, one copy per next hop (split where their routes part).
+            let here = ds.contains(nodeID) ? deliverLocally(env, payload, now: now) : []
+            guard env.ttl > 1 else { return here }
+            var fwd = env
+            fwd.ttl -= 1
+            return here + routeCopies(fwd, payload, to: ds.filter { $0 != nodeID }, except: from)
         }
     }
 

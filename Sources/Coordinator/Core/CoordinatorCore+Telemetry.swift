@@ -109,11 +109,18 @@ extension CoordinatorCore {
             let everyOther = telemetryRounds % 2 == 1
             telemetryRounds &+= 1
             let far = configuration.telemetryFullRateHops
+            var stations: [NodeID] = []
             for station in database.values.filter({ $0.role == .station && $0.origin != nodeID }).map(\.origin).sorted()
             {
                 guard let route = routesStore[station] else { continue }
                 if everyOther, far > 0, Int(route.hops) > far, lease?.holder != station { continue }
-                out += sendRouted(telemetry, to: .node(station), now: now)
+                stations.append(station)
+            }
+            // One message for all of them: a copy per next hop, split where their routes part (`routeCopies`), not
+            // one copy per station along a shared route (two stations side by side: half the hops).
+            let together = configuration.sharesTelemetryCopies ? Destination.maxNodes : 1
+            for some in stations.chunks(of: together) {
+                out += sendRouted(telemetry, to: some.count == 1 ? .node(some[0]) : .nodes(some), now: now)
             }
         }
         // The airspace picture holds airborne drones: a drone on the ground publishes no prediction (a fleet waiting

@@ -83,6 +83,10 @@ extension Envelope {
         case .node(let id):
             w.u8(1)
             w.nodeID(id)
+        case .nodes(let ids):
+            w.u8(2)
+            w.u8(UInt8(ids.count))
+            for id in ids { w.nodeID(id) }
         }
     }
 
@@ -91,10 +95,36 @@ extension Envelope {
         let inc = try r.u64("envelope.originIncarnation")
         let seq = try r.u64("envelope.sequence")
         let ttl = try r.u8("envelope.ttl")
-        let dest: Destination =
-            try r.tag("envelope.destinationKind", max: 1) == 0
-            ? .broadcast : .node(try r.nodeID("envelope.destination"))
+        let dest: Destination
+        switch try r.tag("envelope.destinationKind", max: 2) {
+        case 0: dest = .broadcast
+        case 1: dest = .node(try r.nodeID("envelope.destination"))
+        default: dest = .nodes(try Self.readDestinations(&r))
+        }
         self.init(origin: origin, originIncarnation: inc, sequence: seq, destination: dest, ttl: ttl)
+    }
+
+    /// Destination kind 2's list: a count of 2…16, then that many NodeIDs, each above the one before.
+    private static func readDestinations(_ r: inout WireReader) throws(WireError) -> [NodeID] {
+        let countAt = r.offset
+        let count = Int(try r.u8("envelope.destinations.count"))
+        guard (2...Destination.maxNodes).contains(count) else {
+            throw WireError(
+                "envelope.destinations.count at offset \(countAt): expected 2…\(Destination.maxNodes), found \(count)")
+        }
+        var ids: [NodeID] = []
+        ids.reserveCapacity(count)
+        for i in 0..<count {
+            let at = r.offset
+            let id = try r.nodeID("envelope.destinations[\(i)]")
+            if let last = ids.last, id <= last {
+                throw WireError(
+                    "envelope.destinations[\(i)] at offset \(at): must be above envelope.destinations[\(i - 1)] "
+                        + "(ascending, no repeats)")
+            }
+            ids.append(id)
+        }
+        return ids
     }
 }
 

@@ -58,6 +58,22 @@ public enum Destination: Hashable, Sendable {
     case node(NodeID)
     /// Every reachable node, flooded with duplicate suppression.
     case broadcast
+    /// Several nodes (2…``Destination/maxNodes``, ascending, no repeats): one copy as far as their routes share next
+    /// hops; each node on the way delivers it if listed and passes the rest on, split by next hop (a drone's
+    /// telemetry for several stations).
+    case nodes([NodeID])
+
+    /// The most nodes one ``nodes(_:)`` destination lists.
+    public static let maxNodes = 16
+
+    /// Whether a message for this destination is for `node` (a broadcast is for everyone).
+    public func includes(_ node: NodeID) -> Bool {
+        switch self {
+        case .broadcast: true
+        case .node(let d): d == node
+        case .nodes(let ds): ds.contains(node)
+        }
+    }
 }
 
 /// The header of every routed message.

@@ -13,16 +13,21 @@ public struct CoordinatorSettings: Sendable, Equatable {
     public var failsafeActionAfterMs: Int = 10_000
     /// The second step: return home or land (`failsafe_action` = "return_home" or "land", default "return_home").
     public var failsafeAction: FailsafeAction = .returnHome
+    /// The longest route in hops, also the TTL of routed messages and floods (`hop_limit`, 1–64, default 8): nodes
+    /// further away are unreachable. Every node of a mesh should use the same value (numbers are kept unique, and
+    /// routes exist, only within it).
+    public var hopLimit: Int = 8
 
     public init() {}
 
     /// Applies the settings to a core configuration.
-    func apply(to c: inout CoordinatorConfiguration) {
+    public func apply(to c: inout CoordinatorConfiguration) {
         c.telemetryInterval = .nanoseconds(Int64((1e9 / telemetryHz).rounded()))
         c.predictionInterval = .nanoseconds(Int64((1e9 / predictionHz).rounded()))
         c.failsafeHoverAfter = .milliseconds(failsafeHoverAfterMs)
         c.failsafeActionAfter = .milliseconds(failsafeActionAfterMs)
         c.failsafeAction = failsafeAction
+        c.hopLimit = UInt8(hopLimit)
     }
 
     /// How often the shell hands the core a fresh prediction.

@@ -75,6 +75,7 @@ extension NodeConfiguration {
     static func readCoordinator(_ c: ConfigFields, into config: inout NodeConfiguration) throws(ConfigError) {
         try c.rejectUnknownKeys([
             "telemetry_hz", "prediction_hz", "failsafe_hover_after_ms", "failsafe_action_after_ms", "failsafe_action",
+            "hop_limit",
         ])
         func number(_ key: String, _ range: ClosedRange<Double>) throws(ConfigError) -> Double? {
             guard let v = try c.number(key) else { return nil }
@@ -88,6 +89,7 @@ extension NodeConfiguration {
         if let v = try number("prediction_hz", 1...20) { config.coordinator.predictionHz = v }
         if let v = try ms("failsafe_hover_after_ms") { config.coordinator.failsafeHoverAfterMs = v }
         if let v = try ms("failsafe_action_after_ms") { config.coordinator.failsafeActionAfterMs = v }
+        if let v = try c.integer("hop_limit", in: 1...64, "hops") { config.coordinator.hopLimit = v }
         if let a = try c.string("failsafe_action") {
             switch a {
             case "return_home": config.coordinator.failsafeAction = .returnHome

@@ -5,7 +5,7 @@ import MeshTypes
 /// Keys: `v` protocol version, `id` node id (32 hex), `inc` incarnation (16 hex), `role` station|drone,
 /// `name` display name, `uav` UAV number (drones that have one), `fp` mesh fingerprint (16 hex).
 public struct MeshAdvertisement: Sendable, Equatable {
-    public static let protocolVersion = 4
+    public static let protocolVersion = 5
 
     public var version: Int = MeshAdvertisement.protocolVersion
     public var nodeID: NodeID

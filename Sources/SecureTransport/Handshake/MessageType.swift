@@ -13,5 +13,5 @@ public enum MessageType: UInt8, Sendable, CaseIterable {
 /// The protocol version carried in handshake messages.
 public enum ProtocolVersion {
     /// The only version this implementation speaks.
-    public static let current: UInt8 = 4
+    public static let current: UInt8 = 5
 }
