@@ -134,6 +134,34 @@ struct TelemetryTests {
         #expect(telemetry(each, 2, 0).count == 20)
     }
 
+    @Test("a message for two stations takes the neighbour on a shortest path to both, not each one's first route")
+    func severalDestinationsShareANextHopWherePathsAllow() {
+        // D (4) hears A (2) and B (3); S1 (0) is 2 hops away through either, S2 (1) only through B. D's first shortest
+        // path to S1 goes through A (the lower NodeID), so by first routes the message would split at D.
+        var p = Pump(
+            [
+                (.station, "S1", nil, nil), (.station, "S2", nil, nil), (.drone, "A", nil, 1), (.drone, "B", nil, 2),
+                (.drone, "D", nil, 3),
+            ], configure: { $0.telemetryFullRateHops = 0 })
+        for (a, b) in [(4, 2), (4, 3), (2, 0), (3, 0), (3, 1)] { p.link(a, b) }
+        p.advance(.seconds(2))
+        #expect(p.cores[4].route(to: p.id(0))?.nextHop == p.id(2) && p.cores[4].route(to: p.id(1))?.nextHop == p.id(3))
+        let state = VehicleState(position: Self.here, batteryPercent: 77, activity: .hovering, armed: true)
+        p.call(4) { $0.onLocalVehicleState(state, now: $1) }
+        p.recordsSends = true
+        for _ in 0..<5 {
+            p.now = p.now + .milliseconds(100)
+            p.handle(4, p.cores[4].onTick(now: p.now))
+            p.drain()
+        }
+        let fromD = p.sends.compactMap { s -> (Int, Destination)? in
+            guard s.from == 4, case .routed(let env, .telemetry) = s.message else { return nil }
+            return (s.to, env.destination)
+        }
+        #expect(fromD.count == 5 && fromD.allSatisfy { $0.0 == 3 && $0.1 == .nodes([p.id(0), p.id(1)]) }, "\(fromD)")
+        for station in [0, 1] { #expect(p.cores[station].fleetPicture(now: p.now).map(\.node) == [p.id(4)]) }
+    }
+
     @Test("a drone's new number in its advertisement shows in the fleet picture before its next telemetry sample")
     func renumberedByAdvertisement() {
         var p = Pump([(.station, "GS", nil, nil), (.drone, "D", nil, 9)])

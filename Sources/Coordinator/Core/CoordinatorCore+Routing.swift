@@ -69,6 +69,7 @@ extension CoordinatorCore {
 
     mutating func topologyChanged() {
         routesDirty = true
+        hopsToCache = [:]
         numberingDirty = true
         relaysFloodsCache = nil
     }
@@ -294,9 +295,22 @@ extension CoordinatorCore {
         }
     }
 
+    /// Hops from every node to `target` over the database (0 for the target itself), within the hop limit.
+    mutating func hops(to target: NodeID) -> [NodeID: UInt8] {
+        if let known = hopsToCache[target] { return known }
+        guard let lsa = database[target] else { return [:] }
+        var hops = ShortestPaths.compute(
+            from: target, neighbours: lsa.neighbours, database: database, hopLimit: configuration.hopLimit
+        ).mapValues(\.hops)
+        hops[target] = 0
+        hopsToCache[target] = hops
+        return hops
+    }
+
     /// Sends a routed message on towards `targets`: one copy per next hop, addressed to the one target behind it
     /// (`.node`) or to all of them (`.nodes`), none back to `from` (split horizon) and none to a target without a
-    /// route.
+    /// route. One target goes by its route; several by as few neighbours as possible, each one hop closer to every
+    /// target its copy lists.
     mutating func routeCopies(_ env: Envelope, _ payload: MeshPayload, to targets: [NodeID], except from: NodeID?)
         -> [Directive]
     {
@@ -307,10 +321,28 @@ extension CoordinatorCore {
             copy.destination = .node(targets[0])
             return [.send(.routed(copy, payload), to: r.nextHop, reliability: payload.reliability)]
         }
-        var behind: [NodeID: [NodeID]] = [:]
+        // Each target's neighbours one hop closer to it (its route's next hop among them); then, as long as targets
+        // are left, the neighbour closer to most of them takes them all (the lower NodeID on a tie): two stations side
+        // by side share every hop their shortest paths allow, not only those their first shortest paths share.
+        var closer: [NodeID: [NodeID]] = [:]
         for d in targets {
             guard let r = routesStore[d], r.nextHop != from else { continue }
-            behind[r.nextHop, default: []].append(d)
+            let toD = hops(to: d)
+            let ways = neighbours.filter { n in
+                n != from && (n == d ? r.hops == 1 : toD[n].map { $0 + 1 == r.hops } ?? false)
+            }
+            closer[d] = ways.isEmpty ? [r.nextHop] : ways
+        }
+        var behind: [NodeID: [NodeID]] = [:]
+        var left = Set(closer.keys)
+        while !left.isEmpty {
+            var served: [NodeID: Int] = [:]
+            for d in left { for n in closer[d]! { served[n, default: 0] += 1 } }
+            let best = served.max { a, b in a.value != b.value ? a.value < b.value : a.key > b.key }!.key
+            for d in left where closer[d]!.contains(best) {
+                behind[best, default: []].append(d)
+                left.remove(d)
+            }
         }
         return behind.keys.sorted().map { hop in
             let ds = behind[hop]!.sorted()
