@@ -99,14 +99,7 @@ struct TelemetryTests {
                 })
             for (a, b) in [(0, 2), (1, 2), (2, 3), (3, 4), (0, 5)] { p.link(a, b) }
             p.advance(.seconds(2))
-            let state = VehicleState(position: Self.here, batteryPercent: 77, activity: .hovering, armed: true)
-            p.call(4) { $0.onLocalVehicleState(state, now: $1) }
-            p.recordsSends = true
-            for _ in 0..<10 {
-                p.now = p.now + .milliseconds(100)
-                p.handle(4, p.cores[4].onTick(now: p.now))
-                p.drain()
-            }
+            p.publishTelemetry(4, periods: 10)
             return p
         }
         func telemetry(_ p: Pump, _ from: Int, _ to: Int) -> [Destination] {
@@ -146,14 +139,7 @@ struct TelemetryTests {
         for (a, b) in [(4, 2), (4, 3), (2, 0), (3, 0), (3, 1)] { p.link(a, b) }
         p.advance(.seconds(2))
         #expect(p.cores[4].route(to: p.id(0))?.nextHop == p.id(2) && p.cores[4].route(to: p.id(1))?.nextHop == p.id(3))
-        let state = VehicleState(position: Self.here, batteryPercent: 77, activity: .hovering, armed: true)
-        p.call(4) { $0.onLocalVehicleState(state, now: $1) }
-        p.recordsSends = true
-        for _ in 0..<5 {
-            p.now = p.now + .milliseconds(100)
-            p.handle(4, p.cores[4].onTick(now: p.now))
-            p.drain()
-        }
+        p.publishTelemetry(4, periods: 5)
         let fromD = p.sends.compactMap { s -> (Int, Destination)? in
             guard s.from == 4, case .routed(let env, .telemetry) = s.message else { return nil }
             return (s.to, env.destination)
@@ -277,5 +263,20 @@ struct TelemetryTests {
             viaD1.contains {
                 if case .send(.routed(_, .prediction), let to, _) = $0 { to == line.id(0) } else { false }
             })
+    }
+}
+
+extension Pump {
+    /// Gives drone `i` a hovering state, then ticks it alone `periods` times 100 ms apart, every send on every link
+    /// recorded (its telemetry and what the others pass on of it).
+    mutating func publishTelemetry(_ i: Int, periods: Int) {
+        let state = VehicleState(position: TelemetryTests.here, batteryPercent: 77, activity: .hovering, armed: true)
+        call(i) { $0.onLocalVehicleState(state, now: $1) }
+        recordsSends = true
+        for _ in 0..<periods {
+            now = now + .milliseconds(100)
+            handle(i, cores[i].onTick(now: now))
+            drain()
+        }
     }
 }

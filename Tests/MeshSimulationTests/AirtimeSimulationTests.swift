@@ -200,15 +200,8 @@ import Testing
     func repeatedFloodsArePruned() {
         // 2 stations and 30 drones on a grid 10 wide, 20 m apart, radio range 50 m (the bench's field, 180 × 60 m):
         // every drone within every prediction's reach, the relays of several hops each holding what they forward.
-        let layout = AirtimeSimulation.Layout.field(columns: 10, spacing: 20, range: 50)
-        var pruned = AirtimeSimulation(drones: 30, group: true, layout: layout)
-        var every = AirtimeSimulation(
-            drones: 30, group: true, layout: layout, configure: { $0.prunesRepeatedFloods = false })
-        pruned.advance(.seconds(3))
-        every.advance(.seconds(3))
-        #expect(pruned.whole && every.whole)
-        pruned.resetCounts()
-        every.resetCounts()
+        var (pruned, every) = Self.formedPair(
+            layout: .field(columns: 10, spacing: 20, range: 50), baseline: { $0.prunesRepeatedFloods = false })
         let prunedBefore = pruned.nodes.map(\.floodsPruned).reduce(0, +)
         // For 3 s, every 100 ms: each drone holds every other's prediction, never older than the age limit.
         var oldest: Duration = .zero
@@ -240,14 +233,7 @@ import Testing
     func forwardsLeavePacked() {
         // The strip of `predictionsStopBeyondTheirReach` (2 stations and 30 drones, 300 m long, up to 6 hops to the
         // stations at one end), forwards held 10 ms against forwards leaving at once.
-        let layout = AirtimeSimulation.Layout.field(columns: 2, spacing: 20, range: 50)
-        var held = AirtimeSimulation(drones: 30, group: true, layout: layout)
-        var atOnce = AirtimeSimulation(drones: 30, group: true, layout: layout, forwardHold: .zero)
-        held.advance(.seconds(3))
-        atOnce.advance(.seconds(3))
-        #expect(held.whole && atOnce.whole)
-        held.resetCounts()
-        atOnce.resetCounts()
+        var (held, atOnce) = Self.formedPair(layout: .field(columns: 2, spacing: 20, range: 50), baselineHold: .zero)
         held.advance(.seconds(2))
         atOnce.advance(.seconds(2))
         #expect(held.whole && held.predictionsMissing == 0, "predictions missing: \(held.predictionsMissing)")
@@ -291,15 +277,8 @@ import Testing
     func telemetryForBothStationsTravelsOnce() {
         // The strip of `forwardsLeavePacked` (2 stations at one end, 30 drones, up to 6 hops): one message for both
         // stations against one per station.
-        let layout = AirtimeSimulation.Layout.field(columns: 2, spacing: 20, range: 50)
-        var shared = AirtimeSimulation(drones: 30, group: true, layout: layout)
-        var each = AirtimeSimulation(
-            drones: 30, group: true, layout: layout, configure: { $0.sharesTelemetryCopies = false })
-        shared.advance(.seconds(3))
-        each.advance(.seconds(3))
-        #expect(shared.whole && each.whole)
-        shared.resetCounts()
-        each.resetCounts()
+        var (shared, each) = Self.formedPair(
+            layout: .field(columns: 2, spacing: 20, range: 50), baseline: { $0.sharesTelemetryCopies = false })
         shared.advance(.seconds(2))
         each.advance(.seconds(2))
         for station in 0..<2 {
@@ -315,5 +294,22 @@ import Testing
         #expect(
             shared.bytesSent < each.bytesSent, "bytes in 2 s: \(shared.bytesSent) shared, \(each.bytesSent) per station"
         )
+    }
+
+    /// 2 stations and 30 drones in `layout`, and the same fleet with `baseline`'s changes to every node's configuration
+    /// (or forwards held `baselineHold`): both formed for 3 s (and whole), their counts started over.
+    static func formedPair(
+        layout: AirtimeSimulation.Layout, baselineHold: Duration = .milliseconds(10),
+        baseline: (inout CoordinatorConfiguration) -> Void = { _ in }
+    ) -> (AirtimeSimulation, AirtimeSimulation) {
+        var fleet = AirtimeSimulation(drones: 30, group: true, layout: layout)
+        var other = AirtimeSimulation(
+            drones: 30, group: true, layout: layout, forwardHold: baselineHold, configure: baseline)
+        fleet.advance(.seconds(3))
+        other.advance(.seconds(3))
+        #expect(fleet.whole && other.whole)
+        fleet.resetCounts()
+        other.resetCounts()
+        return (fleet, other)
     }
 }
