@@ -263,8 +263,8 @@ public struct NodeCore<Address: Hashable & Sendable>: Sendable {
             case .message(let type, let payload, let from, let viaGroup):
                 do {
                     let message = try CoordinatorMessage(type: type, payload: payload)
-                    // A message for one node that came by group (builds before 2026-11-29 sent manual control to a
-                    // neighbour that way) reached every node of the segment: the others drop it.
+                    // A message for other nodes that came by group (builds before 2026-11-29 sent manual control to a
+                    // neighbour that way) reached every node of the segment: those it does not name drop it.
                     if viaGroup, case .routed(let env, _) = message, !env.destination.includes(coordinator.nodeID) {
                         continue
                     }
