@@ -154,47 +154,44 @@ enum AirtimeSimulationBenchmarks {
         _ r: AirtimeSimulation.Result, _ baselines: Baselines
     ) {
         if baselines.hold.contains(n) { holdRow(out, label, n, layout, r) }
-        if baselines.refresh.contains(n) { refreshRow(out, label, n, layout, r) }
+        if baselines.refresh.contains(n) {
+            changedRow(out, label, n, layout, r, "refreshes whole", "refreshes without contents") {
+                $0.compactRefreshes = false
+            }
+        }
         if baselines.rate.contains(n) { rateRow(out, label, n, layout, r) }
-        if baselines.prune.contains(n) { pruneRow(out, label, n, layout, r) }
+        if baselines.prune.contains(n) {
+            // Every relay forwards what it holds.
+            changedRow(out, label, n, layout, r, "every relay forwards", "repeated floods pruned") {
+                $0.prunesRepeatedFloods = false
+            }
+        }
         if baselines.telemetry.contains(n) {
-            // One telemetry message per station, each along its whole route (`sharesTelemetryCopies` off).
-            let each = spread(n, layout) {
+            // One telemetry message per station, each along its whole route.
+            changedRow(out, label, n, layout, r, "telemetry per station", "telemetry shared") {
                 $0.sharesTelemetryCopies = false
             }
-            compare(out, "\(label), \(n) drones", "telemetry per station", "telemetry shared", r, each)
         }
     }
 
-    /// The baselines for forwards held one mesh tick and packed (`NodeCore.forwardHold`: the same fleet with each
-    /// forward leaving at once in a datagram of its own; FLEETMESH_BENCH_AIRSIM_HOLD_BASELINE, default 50 drones) and
-    /// for refreshes without contents (`compactRefreshes` off: each refresh whole;
-    /// FLEETMESH_BENCH_AIRSIM_REFRESH_BASELINE, default none), in the same run.
+    /// The same fleet with `change` made to every node's configuration, compared with `r` (`baseline` names the
+    /// change's side, `name` the fleet's).
+    static func changedRow(
+        _ out: BenchOutput, _ label: String, _ n: Int, _ layout: AirtimeSimulation.Layout,
+        _ r: AirtimeSimulation.Result, _ baseline: String, _ name: String,
+        _ change: (inout CoordinatorConfiguration) -> Void
+    ) {
+        compare(out, "\(label), \(n) drones", baseline, name, r, spread(n, layout, configure: change))
+    }
+
+    /// The baseline for forwards held one mesh tick and packed (`NodeCore.forwardHold`: the same fleet with each
+    /// forward leaving at once in a datagram of its own; FLEETMESH_BENCH_AIRSIM_HOLD_BASELINE, default 50 drones), in
+    /// the same run.
     static func holdRow(
         _ out: BenchOutput, _ label: String, _ n: Int, _ layout: AirtimeSimulation.Layout, _ r: AirtimeSimulation.Result
     ) {
         let atOnce = spread(n, layout, forwardHold: .zero)
         compare(out, "\(label), \(n) drones", "forwards at once", "forwards held", r, atOnce)
-    }
-
-    /// The baseline for repeated floods pruned (FLEETMESH_BENCH_AIRSIM_PRUNE_BASELINE, default 50): every relay
-    /// forwards what it holds (`prunesRepeatedFloods` off), in the same run.
-    static func pruneRow(
-        _ out: BenchOutput, _ label: String, _ n: Int, _ layout: AirtimeSimulation.Layout, _ r: AirtimeSimulation.Result
-    ) {
-        let every = spread(n, layout) {
-            $0.prunesRepeatedFloods = false
-        }
-        compare(out, "\(label), \(n) drones", "every relay forwards", "repeated floods pruned", r, every)
-    }
-
-    static func refreshRow(
-        _ out: BenchOutput, _ label: String, _ n: Int, _ layout: AirtimeSimulation.Layout, _ r: AirtimeSimulation.Result
-    ) {
-        let whole = spread(n, layout) {
-            $0.compactRefreshes = false
-        }
-        compare(out, "\(label), \(n) drones", "refreshes whole", "refreshes without contents", r, whole)
     }
 
     /// The baselines for rates falling with distance (FLEETMESH_BENCH_AIRSIM_RATE_BASELINE, default 100: the
@@ -203,15 +200,13 @@ enum AirtimeSimulationBenchmarks {
     static func rateRow(
         _ out: BenchOutput, _ label: String, _ n: Int, _ layout: AirtimeSimulation.Layout, _ r: AirtimeSimulation.Result
     ) {
-        let telemetryOnly = spread(n, layout) {
+        changedRow(out, label, n, layout, r, "every prediction forwarded", "both rates falling") {
             $0.predictionFullRateReach = 0
         }
-        compare(out, "\(label), \(n) drones", "every prediction forwarded", "both rates falling", r, telemetryOnly)
-        let every = spread(n, layout) {
+        changedRow(out, label, n, layout, r, "every rate full", "both rates falling") {
             $0.predictionFullRateReach = 0
             $0.telemetryFullRateHops = 0
         }
-        compare(out, "\(label), \(n) drones", "every rate full", "both rates falling", r, every)
     }
 
     /// Where a fleet's bytes go (FLEETMESH_BENCH_AIRSIM_PARTS, default none): the same fleet again without

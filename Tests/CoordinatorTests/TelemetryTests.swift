@@ -139,13 +139,24 @@ struct TelemetryTests {
         for (a, b) in [(4, 2), (4, 3), (2, 0), (3, 0), (3, 1)] { p.link(a, b) }
         p.advance(.seconds(2))
         #expect(p.cores[4].route(to: p.id(0))?.nextHop == p.id(2) && p.cores[4].route(to: p.id(1))?.nextHop == p.id(3))
-        p.publishTelemetry(4, periods: 5)
-        let fromD = p.sends.compactMap { s -> (Int, Destination)? in
-            guard s.from == 4, case .routed(let env, .telemetry) = s.message else { return nil }
-            return (s.to, env.destination)
+        func fromD() -> [(to: Int, Destination)] {
+            p.sends.compactMap { s -> (Int, Destination)? in
+                guard s.from == 4, case .routed(let env, .telemetry) = s.message else { return nil }
+                return (s.to, env.destination)
+            }
         }
-        #expect(fromD.count == 5 && fromD.allSatisfy { $0.0 == 3 && $0.1 == .nodes([p.id(0), p.id(1)]) }, "\(fromD)")
+        let both = Destination.nodes([p.id(0), p.id(1)])
+        p.publishTelemetry(4, periods: 5)
+        #expect(fromD().count == 5 && fromD().allSatisfy { $0.to == 3 && $0.1 == both }, "\(fromD())")
         for station in [0, 1] { #expect(p.cores[station].fleetPicture(now: p.now).map(\.node) == [p.id(4)]) }
+        // Far from D the links change (S2 now hangs on A, not B; D's own neighbours stay): the copy goes through A,
+        // from hop counts reckoned on the new database, not those of the first copy.
+        p.unlink(3, 1)
+        p.link(2, 1)
+        p.advance(.seconds(2))
+        p.sends = []
+        p.publishTelemetry(4, periods: 5)
+        #expect(fromD().count == 5 && fromD().allSatisfy { $0.to == 2 && $0.1 == both }, "\(fromD())")
     }
 
     @Test("a drone's new number in its advertisement shows in the fleet picture before its next telemetry sample")

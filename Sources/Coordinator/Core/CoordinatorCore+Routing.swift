@@ -56,6 +56,7 @@ extension CoordinatorCore {
         routesStore = ShortestPaths.compute(
             from: nodeID, neighbours: neighbours, database: database,
             hopLimit: configuration.hopLimit)
+        hopsToCache = [:]
         stationReachable = routesStore.keys.contains { database[$0]?.role == .station }
         routesDirty = false
     }
@@ -69,7 +70,6 @@ extension CoordinatorCore {
 
     mutating func topologyChanged() {
         routesDirty = true
-        hopsToCache = [:]
         numberingDirty = true
         relaysFloodsCache = nil
     }
@@ -282,10 +282,9 @@ extension CoordinatorCore {
         let env = Envelope(
             origin: nodeID, originIncarnation: incarnation, sequence: messageSequence,
             destination: destination, ttl: configuration.hopLimit)
-        let message = CoordinatorMessage.routed(env, payload)
         switch destination {
         case .broadcast:
-            return neighbours.map { .send(message, to: $0, reliability: payload.reliability) }
+            return neighbours.map { .send(.routed(env, payload), to: $0, reliability: payload.reliability) }
         case .node(let d):
             if d == nodeID { return deliverLocally(env, payload, now: now) }
             return routeCopies(env, payload, to: [d], except: nil)
@@ -295,7 +294,8 @@ extension CoordinatorCore {
         }
     }
 
-    /// Hops from every node to `target` over the database (0 for the target itself), within the hop limit.
+    /// Hops from every node to `target` over the database (0 for the target itself), within the hop limit; reckoned
+    /// again with the routes (`refreshRoutes`).
     mutating func hops(to target: NodeID) -> [NodeID: UInt8] {
         if let known = hopsToCache[target] { return known }
         guard let lsa = database[target] else { return [:] }
@@ -328,9 +328,7 @@ extension CoordinatorCore {
         for d in targets {
             guard let r = routesStore[d], r.nextHop != from else { continue }
             let toD = hops(to: d)
-            let ways = neighbours.filter { n in
-                n != from && (n == d ? r.hops == 1 : toD[n].map { $0 + 1 == r.hops } ?? false)
-            }
+            let ways = neighbours.filter { n in n != from && toD[n].map { $0 + 1 == r.hops } ?? false }
             closer[d] = ways.isEmpty ? [r.nextHop] : ways
         }
         var behind: [NodeID: [NodeID]] = [:]

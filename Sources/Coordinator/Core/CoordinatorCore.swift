@@ -34,7 +34,8 @@ public struct CoordinatorCore: Sendable {
     var lastOrigination: MeshInstant?
     var routesStore: [NodeID: Route] = [:]
     var routesDirty = false
-    /// Hops from each node to a destination of a message for several nodes (`hops(to:)`), until the topology changes.
+    /// Hops from each node to a destination of a message for several nodes (`hops(to:)`), for the routes in
+    /// `routesStore` (emptied whenever they are reckoned again).
     var hopsToCache: [NodeID: [NodeID: UInt8]] = [:]
     var stationReachable = false
     var nextAgeingAt: MeshInstant
