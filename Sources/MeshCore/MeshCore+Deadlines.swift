@@ -21,9 +21,7 @@ extension MeshCore {
                 membership.nextDeadline(now: now, allowance: ownDelay.allowance(now: now)) { id in
                     Self.quietUntil(id, now: now, clocks: clocks, group: group, rhythm: rhythm, interval: interval)
                 })
-            if let group, membership.peers.values.contains(where: { Self.inSession($0.state) }) {
-                consider(group.lastSent.map { $0 + group.settings.presenceInterval } ?? now)
-            }
+            if let presence = groupPresenceInterval { consider(group?.lastSent.map { $0 + presence } ?? now) }
         }
         for (id, channel) in channels where Self.inSession(membership.peers[id]?.state) {
             consider(channel.nextDeadline)

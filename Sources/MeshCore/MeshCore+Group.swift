@@ -11,6 +11,10 @@ public struct GroupSettings: Sendable, Equatable {
     /// 110 ms, a mesh tick more than the coordinator's 100 ms rhythm: a prediction due in the same tick as a presence
     /// carries it, so a flying drone sends 10 group datagrams a second, not 15.
     public var presenceInterval: Duration
+    /// While no peer is in session (a node just started, or one that lost every peer), a presence datagram leaves this
+    /// often: a neighbour that hears it dials this node at once (discovery by group), so a fleet started together
+    /// forms without waiting for Avahi to resolve anyone's record. `nil`: a node alone stays silent on the group.
+    public var lonePresenceInterval: Duration?
     /// A peer heard on the group within this long gets no unicast heartbeats, and this node's floods reach it by
     /// group. Longer silence (a lost group datagram, a link where multicast does not pass, a peer that does not
     /// speak the group) brings back unicast heartbeats, and unicast floods, to that peer alone.
@@ -21,10 +25,12 @@ public struct GroupSettings: Sendable, Equatable {
     public var echoesPerDatagram: Int
 
     public init(
-        presenceInterval: Duration = .milliseconds(110), freshness: Duration = .milliseconds(200),
-        echoInterval: Duration = .milliseconds(500), echoesPerDatagram: Int = 1
+        presenceInterval: Duration = .milliseconds(110), lonePresenceInterval: Duration? = .milliseconds(500),
+        freshness: Duration = .milliseconds(200), echoInterval: Duration = .milliseconds(500),
+        echoesPerDatagram: Int = 1
     ) {
         self.presenceInterval = presenceInterval
+        self.lonePresenceInterval = lonePresenceInterval
         self.freshness = freshness
         self.echoInterval = echoInterval
         self.echoesPerDatagram = echoesPerDatagram
@@ -152,12 +158,28 @@ extension MeshCore {
         group!.lastSent = t
     }
 
-    /// A presence datagram when nothing went to the group for `presenceInterval` and some peer is in session.
+    /// How long the group may go without a datagram from this node: `presenceInterval` while some peer is in
+    /// session, `lonePresenceInterval` while none is; nil: no presence is due (no group, leaving, or silent alone).
+    var groupPresenceInterval: Duration? {
+        guard let group, !leaving else { return nil }
+        if membership.peers.values.contains(where: { Self.inSession($0.state) }) {
+            return group.settings.presenceInterval
+        }
+        return group.settings.lonePresenceInterval
+    }
+
+    /// A presence datagram when nothing went to the group for `groupPresenceInterval`: with the stamp while some peer
+    /// is in session, empty while none is (a lone presence).
     mutating func groupTick(now t: MeshInstant, into out: inout [Directive]) {
-        guard let g = group, !leaving else { return }
-        if let last = g.lastSent, t - last < g.settings.presenceInterval { return }
-        guard membership.peers.values.contains(where: { Self.inSession($0.state) }) else { return }
-        sendGroup([], now: t, into: &out)
+        guard let interval = groupPresenceInterval else { return }
+        if let last = group?.lastSent, t - last < interval { return }
+        if membership.peers.values.contains(where: { Self.inSession($0.state) }) {
+            sendGroup([], now: t, into: &out)
+        } else {
+            group!.counter &+= 1
+            out.append(.sendGroup(group!.channel.seal([])))
+            group!.lastSent = t
+        }
     }
 
     /// A group datagram from the socket. Heard only from a peer in session, in the incarnation the session knows (the
@@ -199,13 +221,19 @@ extension MeshCore {
                 now: t)
             return
         }
+        // A lone presence (no frames at all) says its sender has no session with anyone: it does not hear this node,
+        // so it is never counted as heard (a drone behind a firewall that drops what comes in would otherwise stay in
+        // session forever at the station that hears it).
         guard Self.inSession(membership.peers[peer]?.state),
-            membership.peers[peer]?.incarnation == message.incarnation
+            membership.peers[peer]?.incarnation == message.incarnation, !message.plaintext.isEmpty
         else {
             // Normal while sessions form (the group is heard before the handshake completes) and after a restart:
             // not counted as a refusal.
             logGroupRefusal(
-                "group datagram from \(peer.short), which is not in session in that incarnation", now: t, into: &out)
+                message.plaintext.isEmpty
+                    ? "lone presence from \(peer.short) (it has no session with anyone): not counted as heard"
+                    : "group datagram from \(peer.short), which is not in session in that incarnation", now: t,
+                into: &out)
             // A lost peer heard again: its link may be back, probed now rather than at its next probe step.
             apply(membership.onHeardOutOfSession(id: peer, address: address, now: t), now: t, into: &out)
             return

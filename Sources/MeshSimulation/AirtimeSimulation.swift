@@ -70,6 +70,8 @@ public struct AirtimeSimulation {
     public var groupPasses = true
     /// Nodes cut off the link (a port down): nothing they send arrives, nothing reaches them.
     public var isolated: Set<Int> = []
+    /// Nodes that receive nothing while what they send still arrives (a firewall that drops what comes in).
+    public var deaf: Set<Int> = []
     /// Unicast and group datagrams each node sent since `resetCounts()`.
     public private(set) var unicastSent: [Int] = []
     public private(set) var groupSent: [Int] = []
@@ -108,14 +110,15 @@ public struct AirtimeSimulation {
     /// `seesRecord(i, j)`: whether node `i`'s DNS-SD finds node `j`'s record (by default every node finds every
     /// other; a node may still learn of another from its group datagrams).
     /// `layout`: one shared link (the default) or a field where each node hears only those in radio range.
-    /// `membership`: every node's failure detection and reconnection timing.
+    /// `membership`: every node's failure detection and reconnection timing; `groupSettings`: its group channel's, when
+    /// `group` is on.
     /// `forwardHold`: how long each node holds the floods it forwards to pack them (``NodeCore/forwardHold``).
     /// `configure`: changes to every node's coordinator configuration (a benchmark's other refresh interval).
     public init(
         stations: Int = 2, drones: Int, group: Bool, startSpread: Duration = .zero, seed: UInt64 = 1,
         layout: Layout = .oneLink, seesRecord: @escaping (Int, Int) -> Bool = { _, _ in true },
-        membership: MembershipConfiguration = .init(), forwardHold: Duration = .milliseconds(10),
-        configure: (inout CoordinatorConfiguration) -> Void = { _ in }
+        membership: MembershipConfiguration = .init(), groupSettings: GroupSettings = .init(),
+        forwardHold: Duration = .milliseconds(10), configure: (inout CoordinatorConfiguration) -> Void = { _ in }
     ) {
         self.seesRecord = seesRecord
         self.stations = stations
@@ -155,7 +158,7 @@ public struct AirtimeSimulation {
             let role: NodeRole = i < stations ? .station : .drone
             let mesh = MeshCore<Int>(
                 key: key, localID: id, incarnation: incarnation, role: role, name: "n\(i)", uavNumber: nil,
-                membership: membership, group: group ? GroupSettings() : nil, random: SeededRandom(seed: rng.next()))
+                membership: membership, group: group ? groupSettings : nil, random: SeededRandom(seed: rng.next()))
             var configuration = CoordinatorConfiguration(nodeID: id, role: role, name: "n\(i)")
             configure(&configuration)
             let coordinator = CoordinatorCore(
@@ -328,7 +331,9 @@ public struct AirtimeSimulation {
                     result.unicastBytes += bytes.count + Self.framing
                     result.unicastFrames += 1
                 }
-                if hears(to, i), !isolated.contains(i), !isolated.contains(to) { inFlight.append((to, i, bytes)) }
+                if hears(to, i), !isolated.contains(i), !isolated.contains(to), !deaf.contains(to) {
+                    inFlight.append((to, i, bytes))
+                }
             case .groupDatagram(let bytes):
                 groupSent[i] += 1
                 sentBytes += bytes.count + Self.framing
@@ -340,9 +345,13 @@ public struct AirtimeSimulation {
                 }
                 guard groupPasses, !isolated.contains(i) else { continue }
                 if let inRange {
-                    for to in inRange[i] where !isolated.contains(to) { inFlight.append((to, i, bytes)) }
+                    for to in inRange[i] where !isolated.contains(to) && !deaf.contains(to) {
+                        inFlight.append((to, i, bytes))
+                    }
                 } else {
-                    for to in nodes.indices where to != i && !isolated.contains(to) { inFlight.append((to, i, bytes)) }
+                    for to in nodes.indices where to != i && !isolated.contains(to) && !deaf.contains(to) {
+                        inFlight.append((to, i, bytes))
+                    }
                 }
             case .peerState(_, _, let from, let to):
                 if counting, from == .established, to != .established { result.flaps += 1 }

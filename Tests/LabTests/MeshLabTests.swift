@@ -407,6 +407,50 @@ import Testing
         }
     }
 
+    @Test(
+        "a frozen avahi-daemon holds up no node: its sessions stay, it answers, and a peer crashed and restarted meanwhile is back by group"
+    )
+    func frozenAvahiDaemonHoldsUpNoNode() async throws {
+        try await Lab.with(hosts: 3) { lab in
+            let a = try lab.startNode(host: 1, name: "a")
+            let b = try lab.startNode(host: 2, name: "b")
+            var c = try lab.startNode(host: 3, name: "c")
+            try await waitUntil("a in session with b and c", timeout: .seconds(15)) {
+                a.peerState("b") == "established" && a.peerState("c") == "established"
+                    && b.peerState("a") == "established" && a.log.contains("DNS-SD record of 'c'")
+            }
+            // Host 1's daemon stops answering (SIGSTOP): every D-Bus call a's Avahi client makes now waits for D-Bus's
+            // timeout (25 s). a is not told: its client still says `running`.
+            func signalDaemon(_ signal: String) -> [String] {
+                ["exec", "1", "sh", "-c", "kill -\(signal) $(cat /run/avahi-daemon/pid)"]
+            }
+            _ = try lab.lab(signalDaemon("STOP"))
+            defer { _ = try? lab.lab(signalDaemon("CONT")) }
+            // c crashes; lost for over 5 s, a resolves c's records afresh (`followLostPeers`): a call to the frozen
+            // daemon, made while a runs.
+            c.kill()
+            try await waitUntil("a sees c lost", timeout: .seconds(5)) { a.peerState("c") == "lost" }
+            let lostAt = ContinuousClock.now
+            var slowest = Duration.zero
+            while ContinuousClock.now - lostAt < .seconds(8) {
+                let asked = ContinuousClock.now
+                let state = try a.status().peers.first { $0.name == "b" }?.state  // 2 s timeout: throws if a is held
+                slowest = max(slowest, ContinuousClock.now - asked)
+                #expect(state == "established", "a's session with b: \(state ?? "none")")
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            #expect(slowest < .seconds(1), "a answered its status in \(slowest) at the slowest")
+            // c comes back (a new incarnation) and a, whose daemon still answers nothing, finds it by group.
+            c = try lab.startNode(host: 3, name: "c")
+            try await waitUntil("a in session with the restarted c", timeout: .seconds(5)) {
+                a.peerState("c") == "established"
+            }
+            #expect(b.peerState("a") == "established")
+            let aID = String(try a.status().node.id.prefix(8))
+            #expect(!b.log.contains("(\(aID)) established → suspect"), "b suspected a while a's daemon was frozen")
+        }
+    }
+
     @Test func nameCollisionTakesAvahisAlternative() async throws {
         try await Lab.with(hosts: 2) { lab in
             let a = try lab.startNode(host: 1, name: "twin")

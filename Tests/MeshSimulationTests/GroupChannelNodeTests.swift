@@ -61,6 +61,36 @@ import Testing
         #expect(silent.nodes[0].mesh.membership.peers.count == 1)
     }
 
+    @Test("nodes alone announce themselves on the group: a fleet of six whose records nobody resolves forms by group")
+    func loneNodesAnnounceThemselves() {
+        var segment = AirtimeSimulation(stations: 1, drones: 5, group: true) { _, _ in false }
+        segment.advance(.seconds(2))
+        #expect(segment.whole)
+        // Silent alone (the behaviour before lone presence): nobody ever speaks first.
+        var silent = AirtimeSimulation(
+            stations: 1, drones: 5, group: true, seesRecord: { _, _ in false },
+            groupSettings: GroupSettings(lonePresenceInterval: nil))
+        silent.advance(.seconds(2))
+        #expect(silent.nodes.allSatisfy { $0.mesh.membership.peers.isEmpty })
+        #expect(silent.groupSent == [0, 0, 0, 0, 0, 0])
+    }
+
+    @Test("a node that hears nobody announces itself alone, and the nodes that still hear it lose it all the same")
+    func aDeafNodeIsLostThoughItsLonePresenceIsHeard() {
+        var segment = AirtimeSimulation(stations: 1, drones: 1, group: true)
+        segment.advance(.seconds(2))
+        #expect(segment.whole)
+        let drone = segment.nodes[1].mesh.localID
+        segment.deaf = [1]  // the drone's firewall drops what comes in; what it sends still arrives
+        segment.resetCounts()
+        segment.advance(.seconds(5))
+        // The drone lost the station and speaks alone on the group (empty datagrams, about 2 a second) ...
+        #expect(segment.nodes[1].mesh.membership.peers.values.allSatisfy { $0.state == .lost })
+        #expect(segment.groupSent[1] > 0)
+        // ... which the station hears but does not count: it loses the drone as it would a silent one.
+        #expect(segment.nodes[0].mesh.membership.peers[drone]?.state == .lost)
+    }
+
     @Test("when group datagrams stop passing, unicast heartbeats and floods take over before anyone is suspected")
     func unicastTakesOverWhenTheGroupFails() {
         var segment = AirtimeSimulation(stations: 1, drones: 3, group: true)

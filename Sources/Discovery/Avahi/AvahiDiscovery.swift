@@ -10,8 +10,11 @@ import ServiceLifecycle
 /// daemon that is absent at start or restarts later is waited for and everything is re-registered when it
 /// (re)appears. Avahi's callbacks copy their C data into Swift values and yield them to the streams of the parts
 /// that subscribed (`subscribe(browsing:publishing:)`), each getting the events of its own service types and the
-/// daemon's comings and goings. Every other call takes the poll lock. On graceful shutdown every advertisement is
-/// withdrawn (Avahi sends goodbye packets) before `run()` returns.
+/// daemon's comings and goings. Every other call takes the poll lock, and none makes its caller wait for it:
+/// `subscribe`, `publish`, `updateTXT`, `resolve` and `stopResolving` return at once and reach Avahi in order on a
+/// queue of their own (each is a synchronous D-Bus round trip to avahi-daemon, which takes seconds when the daemon is
+/// short of CPU; the node that made it must not wait, docs/BENCHMARKS.md §10.20). On graceful shutdown every
+/// advertisement is withdrawn (Avahi sends goodbye packets) before `run()` returns.
 public final class AvahiDiscovery: Service, @unchecked Sendable {
     /// One part of the process listening: the types it browses, the advertisement type it publishes.
     struct Subscriber {
@@ -30,6 +33,8 @@ public final class AvahiDiscovery: Service, @unchecked Sendable {
 
     let logger: Logger
     private let poll: ThreadedPoll
+    /// Where the calls of a running node wait for the poll lock and for avahi-daemon's answers, in order.
+    private let calls = DispatchQueue(label: "fleetmesh.avahi.calls")
 
     // State below is touched only on the poll thread (inside callbacks) or with the poll lock held.
     var client: OpaquePointer?
@@ -55,7 +60,7 @@ public final class AvahiDiscovery: Service, @unchecked Sendable {
     /// `run()` returns.
     public func subscribe(browsing types: [String], publishing type: String? = nil) -> AsyncStream<DiscoveryEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: DiscoveryEvent.self, bufferingPolicy: .unbounded)
-        poll.withLock {
+        later { [self] in
             subscribers.append(
                 Subscriber(browse: Set(types), publishing: type, continuation: continuation))
             if let c = client, running { startBrowsing(c) }
@@ -68,7 +73,7 @@ public final class AvahiDiscovery: Service, @unchecked Sendable {
     /// fails quietly (the browser reports the removal). Without a running daemon nothing happens: when it is back,
     /// browsing starts over and resolves every record.
     public func resolve(_ key: ServiceKey) {
-        poll.withLock {
+        later { [self] in
             guard let c = client, running else { return }
             if let r = resolvers.removeValue(forKey: key) { avahi_service_resolver_free(r) }
             openResolver(key, c)
@@ -80,14 +85,14 @@ public final class AvahiDiscovery: Service, @unchecked Sendable {
     /// records, work in proportion to N² for every daemon (docs/BENCHMARKS.md §10.8). The mesh follows a peer's
     /// records only while it is out of session.
     public func stopResolving(_ key: ServiceKey) {
-        poll.withLock {
+        later { [self] in
             if let r = resolvers.removeValue(forKey: key) { avahi_service_resolver_free(r) }
         }
     }
 
     /// Publishes `advertisement` (replacing one of the same type) as soon as the daemon runs; at once if it does.
     public func publish(_ advertisement: ServiceAdvertisement) {
-        poll.withLock {
+        later { [self] in
             if let old = published[advertisement.type]?.group { avahi_entry_group_free(old) }
             published[advertisement.type] = Published(advertisement: advertisement)
             if let c = client, running { register(advertisement.type, c) }
@@ -96,7 +101,6 @@ public final class AvahiDiscovery: Service, @unchecked Sendable {
 
     public func run() async throws {
         try poll.start()
-        defer { poll.withLock { for s in subscribers { s.continuation.finish() } } }
         await withTaskGroup(of: Void.self) { tasks in
             // Wait for graceful shutdown or cancellation …
             tasks.addTask { try? await gracefulShutdown() }
@@ -106,7 +110,7 @@ public final class AvahiDiscovery: Service, @unchecked Sendable {
             tasks.addTask { [self] in
                 var lastReason: String?
                 while !Task.isCancelled {
-                    let reason: String? = poll.withLock {
+                    let reason: String? = await locked { [self] in
                         guard client == nil else { return nil }
                         do {
                             try makeClient()
@@ -116,7 +120,7 @@ public final class AvahiDiscovery: Service, @unchecked Sendable {
                         }
                     }
                     if let reason, reason != lastReason {
-                        poll.withLock { emit(.daemonUnavailable(reason: reason)) }
+                        later { [self] in emit(.daemonUnavailable(reason: reason)) }
                     }
                     lastReason = reason
                     try? await Task.sleep(for: Self.clientRetryInterval)
@@ -125,7 +129,7 @@ public final class AvahiDiscovery: Service, @unchecked Sendable {
             await tasks.next()
             tasks.cancelAll()
         }
-        shutdown()
+        await shutdown()
     }
 
     /// Why no client could be made, in words an operator can act on.
@@ -141,7 +145,7 @@ public final class AvahiDiscovery: Service, @unchecked Sendable {
     /// Replaces the TXT record of the advertisement of `type` (for example a new UAV number) without re-probing
     /// the name.
     public func updateTXT(type: String, _ txt: [String: String]) {
-        poll.withLock {
+        later { [self] in
             guard var p = published[type], p.advertisement.txt != txt else { return }
             p.advertisement.txt = txt
             published[type] = p
@@ -156,6 +160,17 @@ public final class AvahiDiscovery: Service, @unchecked Sendable {
                     publishing: type)
             }
         }
+    }
+
+    /// Runs `body` on the calls' queue holding the poll lock; returns at once.
+    private func later(_ body: @escaping @Sendable () -> Void) {
+        calls.async { [self] in poll.withLock(body) }
+    }
+
+    /// Runs `body` on the calls' queue holding the poll lock and returns its result, without holding a thread of
+    /// the concurrency pool while it waits (the poll thread holds the lock through every callback).
+    private func locked<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { done in calls.async { [self] in done.resume(returning: poll.withLock(body)) } }
     }
 
     // MARK: - Client lifecycle (lock held)
@@ -182,14 +197,17 @@ public final class AvahiDiscovery: Service, @unchecked Sendable {
         running = false
     }
 
-    private func shutdown() {
-        poll.withLock {
+    /// After the calls queued before it: every advertisement withdrawn, the client freed, the poll thread stopped
+    /// and every subscriber's stream finished.
+    private func shutdown() async {
+        await locked { [self] in
             // Freeing the entry groups withdraws the records: the daemon sends goodbyes (TTL 0).
             freeClientObjects()
             if let c = client { avahi_client_free(c) }
             client = nil
         }
         poll.stop()
+        await locked { [self] in for s in subscribers { s.continuation.finish() } }
     }
 
     fileprivate func clientStateChanged(_ c: OpaquePointer, _ state: AvahiClientState) {

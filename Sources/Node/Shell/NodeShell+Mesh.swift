@@ -183,6 +183,7 @@ extension NodeShell {
             let address = try? PeerEndpoint(host: record.address, port: Int(record.port), scope: scope).socketAddress()
         else { return }
         discoveryKeys[record.key] = (ad.nodeID, address)
+        logger.debug("DNS-SD record of '\(ad.name)' (\(ad.nodeID)) resolved: \(address)")
         apply(
             node.onDiscovered(
                 id: ad.nodeID, incarnation: ad.incarnation, name: ad.name, role: ad.role,
