@@ -21,7 +21,7 @@ extension MeshCore {
                 membership.nextDeadline(now: now, allowance: ownDelay.allowance(now: now)) { id in
                     Self.quietUntil(id, now: now, clocks: clocks, group: group, rhythm: rhythm, interval: interval)
                 })
-            if let presence = groupPresenceInterval { consider(group?.lastSent.map { $0 + presence } ?? now) }
+            if let presence = groupPresence { consider(group?.lastSent.map { $0 + presence.interval } ?? now) }
         }
         for (id, channel) in channels where Self.inSession(membership.peers[id]?.state) {
             consider(channel.nextDeadline)

@@ -158,27 +158,27 @@ extension MeshCore {
         group!.lastSent = t
     }
 
-    /// How long the group may go without a datagram from this node: `presenceInterval` while some peer is in
-    /// session, `lonePresenceInterval` while none is; nil: no presence is due (no group, leaving, or silent alone).
-    var groupPresenceInterval: Duration? {
+    /// When the group is due a presence from this node: after `presenceInterval` with the stamp while some peer is
+    /// in session, after `lonePresenceInterval` empty (`alone`) while none is; nil: none is due (no group, leaving,
+    /// or silent alone).
+    var groupPresence: (interval: Duration, alone: Bool)? {
         guard let group, !leaving else { return nil }
         if membership.peers.values.contains(where: { Self.inSession($0.state) }) {
-            return group.settings.presenceInterval
+            return (group.settings.presenceInterval, false)
         }
-        return group.settings.lonePresenceInterval
+        return group.settings.lonePresenceInterval.map { ($0, true) }
     }
 
-    /// A presence datagram when nothing went to the group for `groupPresenceInterval`: with the stamp while some peer
-    /// is in session, empty while none is (a lone presence).
+    /// A presence datagram when nothing went to the group for `groupPresence`'s interval.
     mutating func groupTick(now t: MeshInstant, into out: inout [Directive]) {
-        guard let interval = groupPresenceInterval else { return }
-        if let last = group?.lastSent, t - last < interval { return }
-        if membership.peers.values.contains(where: { Self.inSession($0.state) }) {
-            sendGroup([], now: t, into: &out)
-        } else {
+        guard let presence = groupPresence else { return }
+        if let last = group?.lastSent, t - last < presence.interval { return }
+        if presence.alone {
             group!.counter &+= 1
             out.append(.sendGroup(group!.channel.seal([])))
             group!.lastSent = t
+        } else {
+            sendGroup([], now: t, into: &out)
         }
     }
 

@@ -72,6 +72,9 @@ public struct AirtimeSimulation {
     public var isolated: Set<Int> = []
     /// Nodes that receive nothing while what they send still arrives (a firewall that drops what comes in).
     public var deaf: Set<Int> = []
+
+    /// Whether datagrams reach node `i` at all (neither cut off nor deaf).
+    private func receives(_ i: Int) -> Bool { !isolated.contains(i) && !deaf.contains(i) }
     /// Unicast and group datagrams each node sent since `resetCounts()`.
     public private(set) var unicastSent: [Int] = []
     public private(set) var groupSent: [Int] = []
@@ -331,9 +334,7 @@ public struct AirtimeSimulation {
                     result.unicastBytes += bytes.count + Self.framing
                     result.unicastFrames += 1
                 }
-                if hears(to, i), !isolated.contains(i), !isolated.contains(to), !deaf.contains(to) {
-                    inFlight.append((to, i, bytes))
-                }
+                if hears(to, i), !isolated.contains(i), receives(to) { inFlight.append((to, i, bytes)) }
             case .groupDatagram(let bytes):
                 groupSent[i] += 1
                 sentBytes += bytes.count + Self.framing
@@ -345,13 +346,9 @@ public struct AirtimeSimulation {
                 }
                 guard groupPasses, !isolated.contains(i) else { continue }
                 if let inRange {
-                    for to in inRange[i] where !isolated.contains(to) && !deaf.contains(to) {
-                        inFlight.append((to, i, bytes))
-                    }
+                    for to in inRange[i] where receives(to) { inFlight.append((to, i, bytes)) }
                 } else {
-                    for to in nodes.indices where to != i && !isolated.contains(to) && !deaf.contains(to) {
-                        inFlight.append((to, i, bytes))
-                    }
+                    for to in nodes.indices where to != i && receives(to) { inFlight.append((to, i, bytes)) }
                 }
             case .peerState(_, _, let from, let to):
                 if counting, from == .established, to != .established { result.flaps += 1 }

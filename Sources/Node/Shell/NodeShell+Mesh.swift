@@ -212,6 +212,9 @@ extension NodeShell {
                 recordsResolvedAgainAt[id].map({ t - $0 >= Self.followLostInterval }) ?? true
             else { continue }
             recordsResolvedAgainAt[id] = t
+            logger.debug(
+                "following the DNS-SD records of '\(peer.name ?? id.short)' (\(id)) again: lost for \(Self.followLostAfter)"
+            )
             for (key, known) in discoveryKeys where known.id == id { discovery.resolve(key) }
         }
     }
