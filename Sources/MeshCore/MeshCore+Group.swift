@@ -263,6 +263,10 @@ extension MeshCore {
                     roundTrips.record(rtt)
                     clocks[peer, default: PeerClock()].onRoundTrip(rtt, now: t)
                 }
+                // The peer hears us again. After a one-way outage its acknowledgements may still wait in its kernel
+                // (its neighbour entry for us failed while it heard nothing: up to 1 s), while what we sent into the
+                // outage holds back, in order, all we send after it: that goes now, not at the next backoff.
+                resumeChannel(with: peer, .heard, now: t, into: &out)
             case .unreliable(let type, let payload):
                 out.append(.groupMessage(type: type, payload: payload, from: peer))
             default:

@@ -72,9 +72,29 @@ public struct AirtimeSimulation {
     public var isolated: Set<Int> = []
     /// Nodes that receive nothing while what they send still arrives (a firewall that drops what comes in).
     public var deaf: Set<Int> = []
+    /// Directions whose unicast datagrams are lost while group datagrams still pass: a kernel whose neighbour entry
+    /// for the peer failed during an outage holds unicast to it until the entry resolves again (up to 1 s later);
+    /// multicast needs no entry.
+    public var unicastHeld: Set<Direction> = []
+
+    /// One direction of one pair: from node `from` to node `to`.
+    public struct Direction: Hashable, Sendable {
+        public var from: Int
+        public var to: Int
+        public init(from: Int, to: Int) {
+            self.from = from
+            self.to = to
+        }
+    }
+    /// Directions that pass nothing, unicast or group: `to` stops hearing `from` (a firewall on `to`).
+    public var drops: Set<Direction> = []
 
     /// Whether datagrams reach node `i` at all (neither cut off nor deaf).
     private func receives(_ i: Int) -> Bool { !isolated.contains(i) && !deaf.contains(i) }
+    /// Whether what node `from` sends reaches node `to` (which it hears).
+    private func delivers(_ from: Int, _ to: Int) -> Bool {
+        receives(to) && (drops.isEmpty || !drops.contains(Direction(from: from, to: to)))
+    }
     /// Unicast and group datagrams each node sent since `resetCounts()`.
     public private(set) var unicastSent: [Int] = []
     public private(set) var groupSent: [Int] = []
@@ -84,6 +104,8 @@ public struct AirtimeSimulation {
     public private(set) var received: [Int] = []
     /// Manual-control samples each node's coordinator handed to its vehicle since `resetCounts()`.
     public private(set) var manualApplied: [Int] = []
+    /// Commands each node's coordinator handed to its vehicle since the last `resetCounts`.
+    public private(set) var commandsExecuted: [Int] = []
     /// Bytes sent by every node since the start, framing included.
     public private(set) var sentBytes = 0
     /// Bytes sent by every node since `resetCounts()`, framing included.
@@ -155,6 +177,7 @@ public struct AirtimeSimulation {
         groupSent = unicastSent
         received = unicastSent
         manualApplied = unicastSent
+        commandsExecuted = unicastSent
         for i in 0..<count {
             let id = NodeID(high: UInt64(i + 1) << 32 | rng.next() >> 32, low: rng.next())
             let incarnation: Incarnation = rng.next()
@@ -309,6 +332,7 @@ public struct AirtimeSimulation {
         groupSent = unicastSent
         received = unicastSent
         manualApplied = unicastSent
+        commandsExecuted = unicastSent
         unicastBetweenDrones = 0
         bytesSent = 0
         unicastBytesSent = 0
@@ -334,7 +358,11 @@ public struct AirtimeSimulation {
                     result.unicastBytes += bytes.count + Self.framing
                     result.unicastFrames += 1
                 }
-                if hears(to, i), !isolated.contains(i), receives(to) { inFlight.append((to, i, bytes)) }
+                if hears(to, i), !isolated.contains(i), delivers(i, to),
+                    unicastHeld.isEmpty || !unicastHeld.contains(Direction(from: i, to: to))
+                {
+                    inFlight.append((to, i, bytes))
+                }
             case .groupDatagram(let bytes):
                 groupSent[i] += 1
                 sentBytes += bytes.count + Self.framing
@@ -346,14 +374,16 @@ public struct AirtimeSimulation {
                 }
                 guard groupPasses, !isolated.contains(i) else { continue }
                 if let inRange {
-                    for to in inRange[i] where receives(to) { inFlight.append((to, i, bytes)) }
+                    for to in inRange[i] where delivers(i, to) { inFlight.append((to, i, bytes)) }
                 } else {
-                    for to in nodes.indices where to != i && receives(to) { inFlight.append((to, i, bytes)) }
+                    for to in nodes.indices where to != i && delivers(i, to) { inFlight.append((to, i, bytes)) }
                 }
             case .peerState(_, _, let from, let to):
                 if counting, from == .established, to != .established { result.flaps += 1 }
             case .coordinator(.applyManualControl):
                 manualApplied[i] += 1
+            case .coordinator(.executeCommand):
+                commandsExecuted[i] += 1
             default:
                 break
             }

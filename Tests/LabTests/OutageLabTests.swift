@@ -7,9 +7,8 @@ import Testing
 /// Link outages in real processes, as the field has them: a station and five drones lose each other for
 /// 1, 3, 6 and 10 s after the loss is detected, and for longer than the forget interval (20 s) — by link (the port goes
 /// down), by firewall both ways and by firewall one way; by firewall both ways one drone's outage lasts 30 s instead
-/// of 6. Every pair must have a command answered by the drone and be back in session within 1 s of the restore (1.5 s
-/// after a link outage or a firewall outage both ways, where the kernel's neighbour resolution adds up to 1 s:
-/// `sessionBound`), and keep its UAV number.
+/// of 6. Every pair must have a command answered by the drone and be back in session within 1.5 s of the restore (the
+/// kernel's neighbour resolution alone may take 1 s of it: `sessionBound`), and keep its UAV number.
 @Suite(.serialized) struct OutageLabTests {
     /// Seconds each drone's outage lasts after its loss was detected: host 2 … host 6; host 6's is longer than the
     /// forget interval configured below (15 s). Past that interval every outage up to the session lifetime (180 s) is
@@ -44,7 +43,7 @@ import Testing
     }
 
     @Test(
-        "outages of 1, 3, 6 (by firewall 30), 10 s and past the forget interval, by link and by firewall both ways and one way: commands again within 1 s (1.5 s by link)",
+        "outages of 1, 3, 6 (by firewall 30), 10 s and past the forget interval, by link and by firewall both ways and one way: commands again within 1.5 s",
         arguments: Kind.selected)
     func everyPairIsBackWithinOneSecondOfTheRestore(kind: Kind) async throws {
         try await Lab.with(hosts: 6) { lab in
@@ -81,15 +80,15 @@ import Testing
                 print(
                     "outage \(kind) host \(r.host) (+\(Self.extra(kind)[r.host]!) s after detection): in session \(ms(r.inSession)) ms, "
                         + "command answered \(ms(r.commandAnswered)) ms after the restore")
-                if r.inSession > Self.sessionBound(kind) || r.commandAnswered > Self.sessionBound(kind) {
+                if r.inSession > Self.sessionBound || r.commandAnswered > Self.sessionBound {
                     print("host \(r.host), \(kind): attempts before the answer: \(r.attempts)")
                     lab.dumpLogs()
                 }
                 #expect(
-                    r.inSession <= Self.sessionBound(kind),
+                    r.inSession <= Self.sessionBound,
                     "host \(r.host), \(kind): back in session \(r.inSession) after the restore")
                 #expect(
-                    r.commandAnswered <= Self.sessionBound(kind),
+                    r.commandAnswered <= Self.sessionBound,
                     "host \(r.host), \(kind): command answered \(r.commandAnswered) after the restore")
             }
             let session = recoveries.map { ms($0.inSession) }.sorted()
@@ -103,20 +102,23 @@ import Testing
 
     static func ms(_ d: Duration) -> Int { Int(d / .milliseconds(1)) }
 
-    /// How soon both sides must show the pair in session again, and a command must be answered: 1 s, but 1.5 s after
-    /// a link outage. A link that comes back does not carry unicast at once: the kernel's neighbour entries for the
-    /// peer failed during the outage, and resolution is retried every RetransTimer (ARP's and IPv6 neighbour
-    /// discovery's `retrans_time_ms`, 1 s by default, RFC 4861 §10), so the first datagram crosses 0–1 s after the
-    /// restore (measured 2026-11-26: packets captured on both hosts started 670 ms after `ip link set up`, and the
-    /// session was up 259 ms after the first one; with `retrans_time_ms = 50` in the lab hosts every pair was back
-    /// in 12–79 ms, 15 of 15). The lab keeps the kernel's default, as the field has it.
-    /// A link outage fails the kernel's neighbour entries (ARP and IPv6 neighbour discovery), and a firewall outage
-    /// both ways fails the IPv6 ones (ip6tables drops ICMPv6 with everything else; ARP passes iptables): a probe to
-    /// that address waits for the kernel's next solicitation, up to `retrans_time_ms` (1 s) after the restore. It
-    /// shows when the peer's IPv4 record was withdrawn during the outage, leaving only its IPv6 address to probe (seen
-    /// in CI: a 10 s firewall outage, both DNS-SD resolutions timed out, back in session 1.065 s after the restore).
-    /// One way, the solicitations' answers still arrive: 1 s.
-    static func sessionBound(_ kind: Kind) -> Duration { kind == .oneWay ? .seconds(1) : .milliseconds(1500) }
+    /// How soon both sides must show the pair in session again, and a command must be answered: 1.5 s, of which the
+    /// kernel may take 1 s. A path that comes back does not carry unicast at once: during the outage the sender's
+    /// neighbour entry for the peer failed (ARP or IPv6 neighbour discovery got no answer), and resolution is retried
+    /// every RetransTimer (`retrans_time_ms`, 1 s by default, RFC 4861 §10), so the first datagram may wait 0–1 s
+    /// after the restore (measured 2026-11-26: packets captured on both hosts started 670 ms after `ip link set up`,
+    /// and the session was up 259 ms after the first one; with `retrans_time_ms = 50` in the lab hosts every pair was
+    /// back in 12–79 ms, 15 of 15). It happens for every kind: a link outage fails ARP and neighbour discovery, a
+    /// firewall (ip6tables) drops neighbour discovery with everything else (ARP passes iptables), and one way the
+    /// solicitations of both sides go unanswered (one side's are dropped, the other's answers are). Seen 2026-11-30
+    /// with tcpdump on a drone that stopped hearing the station for 10 s: once the station's solicitation for the
+    /// drone left just before the rules were removed (dropped), its next one 1.0 s later released the 14 datagrams its
+    /// kernel had queued, the command among them (in session 1,001 ms, answered 1,012 ms after the restore); once
+    /// the drone's own solicitation did the same, holding its acknowledgements, while the command that reached it
+    /// waited behind reliable messages lost in the outage (answered 1,028 ms after the restore). One way, 21 runs:
+    /// host 4's command answered 148–1,056 ms after the restore, 8 of them over 900 ms. The lab keeps the kernel's
+    /// default, as the field has it.
+    static let sessionBound: Duration = .milliseconds(1500)
     func ms(_ d: Duration) -> Int { Self.ms(d) }
 
     /// Cuts one station–drone pair, waits for both sides to see the loss, keeps it cut `extra` seconds more, restores,

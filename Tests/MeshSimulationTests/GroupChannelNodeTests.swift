@@ -146,6 +146,41 @@ import Testing
             "back in session \(String(describing: back)) after the restore")
     }
 
+    @Test(
+        "after a one-way outage a command reaches the drone as soon as the drone echoes the station's group datagrams, though its own unicast to the station is still held"
+    )
+    func aOneWayOutageEndsWhenTheGroupIsEchoed() throws {
+        // The station's reliable messages sent into the outage hold back, in order, everything after them. Its backoff
+        // (at most 1 s) would release them 0–1 s after the restore, depending on the phase; the drone's
+        // acknowledgements would say so at once but wait in its kernel (its neighbour entry for the station failed:
+        // `unicastHeld`). The drone's group echo of the station's stamp says it hears the station again.
+        var slowest: Duration = .zero
+        for phase in 0..<10 {
+            var segment = AirtimeSimulation(stations: 1, drones: 2, group: true)
+            segment.advance(.seconds(3))
+            #expect(segment.whole)
+            let number = try #require(segment.nodes[1].coordinator.uavNumber)
+            let station = segment.nodes[0].mesh.localID
+            // Drone 1 stops hearing the station; the other drone still hears both, so drone 1 is not alone.
+            segment.drops = [.init(from: 0, to: 1)]
+            segment.advance(.seconds(2))
+            #expect(segment.nodes[1].mesh.membership.peers[station]?.state == .lost)
+            let asked = segment.now
+            segment.act(at: 0) { $0.sendCommand(.hover, toUAV: number, now: asked).directives }
+            segment.advance(.seconds(3) + .milliseconds(100 * phase))
+            segment.drops = []
+            segment.unicastHeld = [.init(from: 1, to: 0)]
+            segment.resetCounts()
+            let restored = segment.now
+            while segment.commandsExecuted[1] == 0, segment.now - restored < .seconds(3) {
+                segment.advance(.milliseconds(10))
+            }
+            #expect(segment.commandsExecuted[1] == 1, "phase \(phase): executed \(segment.commandsExecuted[1])")
+            slowest = max(slowest, segment.now - restored)
+        }
+        #expect(slowest <= .milliseconds(500), "the command reached the drone \(slowest) after the restore at worst")
+    }
+
     @Test("manual control to a drone next door goes by unicast: the other drones on the link never receive it")
     func aStreamForOneNodeGoesByUnicast() throws {
         var segment = AirtimeSimulation(stations: 1, drones: 4, group: true)
