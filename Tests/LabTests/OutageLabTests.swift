@@ -45,7 +45,7 @@ import Testing
     @Test(
         "outages of 1, 3, 6 (by firewall 30), 10 s and past the forget interval, by link and by firewall both ways and one way: commands again within 1.5 s",
         arguments: Kind.selected)
-    func everyPairIsBackWithinOneSecondOfTheRestore(kind: Kind) async throws {
+    func everyPairIsBackWithinOneAndAHalfSecondsOfTheRestore(kind: Kind) async throws {
         try await Lab.with(hosts: 6) { lab in
             let membership = "[membership]\nforget_after_ms = \(Self.forgetMs)"
             let station = try lab.startNode(host: 1, name: "station", role: "station", extra: membership)

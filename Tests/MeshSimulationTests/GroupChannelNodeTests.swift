@@ -166,8 +166,12 @@ import Testing
             segment.advance(.seconds(2))
             #expect(segment.nodes[1].mesh.membership.peers[station]?.state == .lost)
             let asked = segment.now
+            segment.resetCounts()
             segment.act(at: 0) { $0.sendCommand(.hover, toUAV: number, now: asked).directives }
             segment.advance(.seconds(3) + .milliseconds(100 * phase))
+            // The station still hears drone 1, so it keeps routing to it directly (its own edges come from its
+            // sessions), not through drone 2: the command waits in its reliable window for the restore.
+            #expect(segment.commandsExecuted[1] == 0, "phase \(phase): the command reached the drone in the outage")
             segment.drops = []
             segment.unicastHeld = [.init(from: 1, to: 0)]
             segment.resetCounts()
