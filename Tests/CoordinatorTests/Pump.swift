@@ -8,6 +8,8 @@ struct Pump {
     var cores: [CoordinatorCore]
     var now = MeshInstant(nanoseconds: 1_000_000_000)
     var links: Set<[Int]> = []
+    /// Directions `[from, to]` of linked pairs that carry nothing (`deafen`).
+    var dropped: Set<[Int]> = []
     var inbox: [(to: Int, from: Int, message: CoordinatorMessage)] = []
     var directives: [[Directive]]
     /// Every message put on a link, by sender and receiver, while `recordsSends` is on.
@@ -46,11 +48,28 @@ struct Pump {
         drain()
     }
 
+    /// Node `a` stops hearing node `b`, which still hears it (a one-way link): `a` loses its session with `b`, `b`
+    /// keeps its session with `a`, and what `b` sends `a` is lost.
+    mutating func deafen(_ a: Int, to b: Int) {
+        dropped.insert([b, a])
+        handle(a, cores[a].onNeighbourDown(id(b), now: now))
+        drain()
+    }
+
+    /// Node `a` hears node `b` again, and opens a session with it.
+    mutating func undeafen(_ a: Int, to b: Int) {
+        dropped.remove([b, a])
+        handle(a, cores[a].onNeighbourUp(id(b), now: now))
+        drain()
+    }
+
     mutating func handle(_ i: Int, _ ds: [Directive]) {
         for d in ds {
             if case .send(let m, let to, _) = d {
                 let j = index(to)
-                guard links.contains([min(i, j), max(i, j)]) else { continue }
+                guard links.contains([min(i, j), max(i, j)]), dropped.isEmpty || !dropped.contains([i, j]) else {
+                    continue
+                }
                 inbox.append((j, i, m))
                 if recordsSends { sends.append((i, j, m)) }
             } else {

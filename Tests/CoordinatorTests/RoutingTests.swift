@@ -66,6 +66,60 @@ struct RoutingTests {
         #expect(ShortestPaths.compute(from: me, neighbours: [b], database: db, hopLimit: 8)[c]?.hops == 2)
     }
 
+    /// A station and two drones, all linked and settled past `oneWayGrace`.
+    static func triangle() -> Pump {
+        var p = Pump([(.station, "S", nil, nil), (.drone, "A", nil, nil), (.drone, "B", nil, nil)])
+        p.link(0, 1)
+        p.link(0, 2)
+        p.link(1, 2)
+        p.advance(.seconds(3))
+        return p
+    }
+
+    @Test(
+        "a neighbour that stops hearing this node is routed around through one that hears both, its commands included, and directly again once it hears this node"
+    )
+    func aOneWayLinkIsRoutedAround() throws {
+        var p = Self.triangle()
+        #expect(p.cores[0].route(to: p.id(1)) == Route(nextHop: p.id(1), hops: 1))
+        let number = try #require(p.cores[1].uavNumber)
+        // Drone A stops hearing the station; the station still hears A, so it keeps its session with it.
+        p.deafen(1, to: 0)
+        p.advance(.milliseconds(500))
+        #expect(p.cores[0].neighbours.contains(p.id(1)))
+        #expect(p.cores[0].unheardBy == [p.id(1)])
+        #expect(p.cores[0].route(to: p.id(1)) == Route(nextHop: p.id(2), hops: 2))
+        // A command goes through B and is executed; before, it went out on the link A no longer hears.
+        let command = p.command(0, .hover, to: number)
+        p.advance(.milliseconds(500))
+        #expect(p.executions(1) == [command])
+        // A hears the station again: its advertisement lists the station, the route is direct again.
+        p.undeafen(1, to: 0)
+        p.advance(.milliseconds(500))
+        #expect(p.cores[0].unheardBy.isEmpty)
+        #expect(p.cores[0].route(to: p.id(1)) == Route(nextHop: p.id(1), hops: 1))
+    }
+
+    @Test(
+        "an advertisement without this node that arrives within oneWayGrace of the session opening marks the link one-way only if nothing newer replaced it by the grace's end"
+    )
+    func anEarlyAdvertisementDoesNotMarkTheLink() {
+        var p = Pump([(.station, "S", nil, nil), (.drone, "A", nil, nil), (.drone, "B", nil, nil)])
+        p.link(0, 1)
+        p.link(0, 2)
+        p.link(1, 2)
+        p.advance(.milliseconds(500))
+        p.deafen(1, to: 0)
+        p.advance(.milliseconds(500))
+        // Made 1 s after the session opened: it may have been made before, and be on its way late.
+        #expect(p.cores[0].unheardBy.isEmpty)
+        #expect(p.cores[0].route(to: p.id(1))?.nextHop == p.id(1))
+        // At the grace's end the advertisement held, still without the station, counts.
+        p.advance(.seconds(1))
+        #expect(p.cores[0].unheardBy == [p.id(1)])
+        #expect(p.cores[0].route(to: p.id(1))?.nextHop == p.id(2))
+    }
+
     @Test("a restarted node's advertisements overtake those of its earlier life")
     func restartSequenceJump() {
         var p = Self.line(3)

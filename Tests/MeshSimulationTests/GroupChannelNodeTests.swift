@@ -161,18 +161,19 @@ import Testing
             #expect(segment.whole)
             let number = try #require(segment.nodes[1].coordinator.uavNumber)
             let station = segment.nodes[0].mesh.localID
-            // Drone 1 stops hearing the station; the other drone still hears both, so drone 1 is not alone.
-            segment.drops = [.init(from: 0, to: 1)]
+            // Drone 1 stops hearing the station; drone 2, which the station no longer hears nor reaches, keeps drone 1
+            // company (a node alone would be lost) without being a way round.
+            let apart: Set<AirtimeSimulation.Direction> = [.init(from: 0, to: 2), .init(from: 2, to: 0)]
+            segment.drops = apart.union([.init(from: 0, to: 1)])
             segment.advance(.seconds(2))
             #expect(segment.nodes[1].mesh.membership.peers[station]?.state == .lost)
             let asked = segment.now
             segment.resetCounts()
             segment.act(at: 0) { $0.sendCommand(.hover, toUAV: number, now: asked).directives }
             segment.advance(.seconds(3) + .milliseconds(100 * phase))
-            // The station still hears drone 1, so it keeps routing to it directly (its own edges come from its
-            // sessions), not through drone 2: the command waits in its reliable window for the restore.
+            // No way round: the command waits in the station's reliable window for the restore.
             #expect(segment.commandsExecuted[1] == 0, "phase \(phase): the command reached the drone in the outage")
-            segment.drops = []
+            segment.drops = apart
             segment.unicastHeld = [.init(from: 1, to: 0)]
             segment.resetCounts()
             let restored = segment.now

@@ -44,6 +44,10 @@ public struct CoordinatorConfiguration: Sendable {
     /// neighbours come up one by one, and flooding each change made formation cost O(N³) messages. The first change
     /// after a quiet spell goes at once; a change of the node's own state (number, controller…) never waits.
     public var linkStateMinInterval: Duration = .milliseconds(200)
+    /// A neighbour's advertisement that does not list this node marks the link one-way (`unheardBy`: routes go around
+    /// it) only when it arrives this long after the session opened: one made before the session may still be on its
+    /// way when it opens.
+    public var oneWayGrace: Duration = .seconds(2)
     /// How long a new advertisement heard from its origin waits before this node repeats it to neighbours that may
     /// lack it. Meanwhile a newer version replaces it (a forming node's neighbour list grows by the moment) and every
     /// neighbour that sends the same version shows it has it, so a forming full mesh repeats almost nothing. Further

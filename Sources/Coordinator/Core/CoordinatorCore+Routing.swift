@@ -8,6 +8,9 @@ extension CoordinatorCore {
         guard peer != nodeID, !neighbours.contains(peer) else { return [] }
         neighbours.append(peer)
         neighbours.sort()
+        neighbourSince[peer] = now
+        unheardBy.remove(peer)
+        twoWayCheckAt[peer] = nil
         topologyChanged()
         neighboursChanged = true
         var out = originateAdvertisementIfDue(now: now)
@@ -34,6 +37,9 @@ extension CoordinatorCore {
     public mutating func onNeighbourDown(_ peer: NodeID, now: MeshInstant) -> [Directive] {
         guard let i = neighbours.firstIndex(of: peer) else { return [] }
         neighbours.remove(at: i)
+        neighbourSince[peer] = nil
+        unheardBy.remove(peer)
+        twoWayCheckAt[peer] = nil
         topologyChanged()
         neighboursChanged = true
         return []
@@ -54,8 +60,8 @@ extension CoordinatorCore {
     public mutating func refreshRoutes() {
         guard routesDirty else { return }
         routesStore = ShortestPaths.compute(
-            from: nodeID, neighbours: neighbours, database: database,
-            hopLimit: configuration.hopLimit)
+            from: nodeID, neighbours: unheardBy.isEmpty ? neighbours : neighbours.filter { !unheardBy.contains($0) },
+            database: database, hopLimit: configuration.hopLimit)
         hopsToCache = [:]
         stationReachable = routesStore.keys.contains { database[$0]?.role == .station }
         routesDirty = false
@@ -191,6 +197,7 @@ extension CoordinatorCore {
         // A refresh changes nothing that routes, numbers or relays are reckoned from.
         if !refresh { advertisementChanged(lsa, previous: previous) }
         var out: [Directive] = []
+        if neighbours.contains(lsa.origin) { out += checkTwoWay(lsa, previous: previous, now: now) }
         if from == lsa.origin {
             // First hop: repeated after `linkStateFloodDelay` (`floodDue`). A version newer still replaces it and
             // keeps the earlier moment, so a stream of changes is not held back.
@@ -218,6 +225,42 @@ extension CoordinatorCore {
             if predictions[lsa.origin]?.incarnation == lsa.incarnation {
                 predictions[lsa.origin]!.uavNumber = lsa.uavNumber ?? 0
             }
+        }
+        return out
+    }
+
+    /// Whether neighbour `lsa.origin` hears this node, by its advertisement: one made after the session opened that
+    /// does not list this node marks the link one-way (`unheardBy`), one that lists it clears the mark. Routes are
+    /// reckoned again when it changes, and outstanding commands go on their new routes: through a neighbour that hears
+    /// both, while the direct link carries only one way.
+    ///
+    /// A new incarnation's first advertisements count as made at a session's start (a neighbour that restarts may
+    /// open a new session without a down and up).
+    mutating func checkTwoWay(
+        _ lsa: LinkStateAdvertisement, previous: LinkStateAdvertisement?, now: MeshInstant
+    ) -> [Directive] {
+        let origin = lsa.origin
+        if let previous, previous.incarnation != lsa.incarnation { neighbourSince[origin] = now }
+        let omits = !lsa.neighbours.contains(nodeID)
+        let since = neighbourSince[origin] ?? now
+        let early = now - since < configuration.oneWayGrace
+        // Too early to tell: the same advertisement, if nothing newer replaces it, is checked at the grace's end.
+        twoWayCheckAt[origin] = omits && early ? since + configuration.oneWayGrace : nil
+        let unheard = omits && !early
+        guard unheard != unheardBy.contains(origin) else { return [] }
+        if unheard { unheardBy.insert(origin) } else { unheardBy.remove(origin) }
+        topologyChanged()
+        return sendCommandsOnNewRoutes(now: now)
+    }
+
+    /// Checks again the neighbours whose advertisement without this node came too early to tell (`twoWayCheckAt`).
+    mutating func checkTwoWayDue(now: MeshInstant) -> [Directive] {
+        guard !twoWayCheckAt.isEmpty else { return [] }
+        var out: [Directive] = []
+        for (origin, at) in twoWayCheckAt.sorted(by: { $0.key < $1.key }) where at <= now {
+            twoWayCheckAt[origin] = nil
+            guard neighbours.contains(origin), let lsa = database[origin] else { continue }
+            out += checkTwoWay(lsa, previous: lsa, now: now)
         }
         return out
     }

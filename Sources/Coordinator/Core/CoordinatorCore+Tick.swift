@@ -6,8 +6,9 @@ extension CoordinatorCore {
     /// commands again whose route changed and retransmits commands.
     public mutating func onTick(now: MeshInstant) -> [Directive] {
         ageDatabase(now: now)
+        var out = checkTwoWayDue(now: now)
         refreshRoutes()
-        var out = evaluateNumbering(now: now)
+        out += evaluateNumbering(now: now)
         out += checkLease(now: now)
         out += checkFailsafe(now: now)
         out += originateAdvertisementIfDue(now: now)

@@ -15,6 +15,14 @@ public struct CoordinatorCore: Sendable {
     // MARK: Routing
     /// Current neighbours (direct sessions), sorted.
     public internal(set) var neighbours: [NodeID] = []
+    /// When the session with each neighbour opened (this start of it).
+    var neighbourSince: [NodeID: MeshInstant] = [:]
+    /// Neighbours this node hears but that do not hear it: their advertisement, made after the session opened, does not
+    /// list this node (a one-way link). Routes do not start with them (`ShortestPaths`).
+    public internal(set) var unheardBy: Set<NodeID> = []
+    /// Neighbours whose advertisement without this node came within `oneWayGrace` of the session opening: checked
+    /// again at the grace's end, against the advertisement held then.
+    var twoWayCheckAt: [NodeID: MeshInstant] = [:]
     /// Other nodes' latest advertisements.
     var database: [NodeID: LinkStateAdvertisement] = [:]
     var databaseHeardAt: [NodeID: MeshInstant] = [:]

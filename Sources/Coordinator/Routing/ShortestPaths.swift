@@ -2,8 +2,9 @@ import MeshTypes
 
 /// Breadth-first shortest paths over the link-state database.
 ///
-/// An edge u–v counts only when both advertisements list each other (for this node's own edges the neighbour
-/// layer's session is proof enough). Neighbours are expanded in NodeID order, so every node with the same
+/// An edge u–v counts only when both advertisements list each other (for this node's own edges, `neighbours`: those
+/// it has a session with and that hear it, `CoordinatorCore.unheardBy`). Neighbours are expanded in NodeID order, so
+/// every node with the same
 /// database computes the same tree: the next hop is the first hop of the lexicographically first shortest path.
 enum ShortestPaths {
     static func compute(
