@@ -79,6 +79,8 @@ public enum DiscoveryEvent: Sendable, Equatable {
     case renamed(from: String, to: String)
     /// Publishing failed; the reason is Avahi's error text.
     case publishFailed(reason: String)
+    /// A browse result appeared (resolved at once only for subscribers that asked for it).
+    case found(ServiceKey)
     /// A service was resolved, or its TXT record or address changed.
     case resolved(ServiceRecord)
     /// A service went away (goodbye packet or expiry).

@@ -78,7 +78,7 @@ struct DNSSDBrowse: Sendable {
                 value.records[key] = nil
             case .lookupFailed(let reason):
                 value.lookupFailures.append(reason)
-            case .published, .renamed, .publishFailed:
+            case .found, .published, .renamed, .publishFailed:
                 break
             }
         }

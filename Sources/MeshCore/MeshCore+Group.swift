@@ -158,6 +158,10 @@ extension MeshCore {
         group!.lastSent = t
     }
 
+    /// How many peers this node has heard on the group channel (and not forgotten): none means the group brings it
+    /// nobody, and DNS-SD is its way to find peers.
+    public var peersHeardByGroup: Int { group?.heard.count ?? 0 }
+
     /// When the group is due a presence from this node: after `presenceInterval` with the stamp while some peer is
     /// in session, after `lonePresenceInterval` empty (`alone`) while none is; nil: none is due (no group, leaving,
     /// or silent alone).

@@ -24,7 +24,13 @@ import Testing
             #expect(sa.node.publishedName == "station-a")
             // Each node counts its own traffic: what one sent, the other received (two hosts, no loss), and the kernel
             // put at least that many frames on the link.
-            try await waitUntil("6 s of traffic", timeout: .seconds(15)) { try a.status().node.uptimeMs > 6000 }
+            // 8 s: past the moment a record of a node still unknown would be resolved (5 s after it was browsed, looked
+            // at once a second).
+            try await waitUntil("8 s of traffic", timeout: .seconds(15)) { try a.status().node.uptimeMs > 8000 }
+            // Each found the other by group: neither resolved the other's DNS-SD record (BENCHMARKS §10.22).
+            for n in [a, b] {
+                #expect(!n.log.contains("DNS-SD record of"), "\(n.name) resolved a record: \(n.log)")
+            }
             let (ta, tb) = (try #require(try a.status().node.traffic), try #require(try b.status().node.traffic))
             let (tb2, ta2) = (try #require(try b.status().node.traffic), try #require(try a.status().node.traffic))
             // Counted while the other side's counter moved on: the sent count lies between the two readings.
@@ -42,6 +48,29 @@ import Testing
             let kernelPackets = try #require(Int(fields[9]))
             #expect(
                 kernelPackets >= ta2.datagramsOut, "eth0 sent \(kernelPackets) frames, the node \(ta2.datagramsOut)")
+        }
+    }
+
+    /// A link whose multicast carries mDNS but not the group channel (host 2 drops the group's address both ways): the
+    /// two nodes never hear each other by group, so each resolves the other's DNS-SD record once it has stayed unknown
+    /// for 5 s, and they meet by unicast.
+    @Test func aNodeTheGroupDoesNotReachIsFoundByItsRecord() async throws {
+        try await Lab.with(hosts: 2) { lab in
+            for t in ["-A INPUT -d", "-A OUTPUT -d"] {
+                let rule = try shell(
+                    lab.onHost(
+                        2, ["ip6tables"] + t.split(separator: " ").map(String.init) + ["ff02::464d", "-j", "DROP"]))
+                try #require(rule.status == 0, "ip6tables: \(rule.output)")
+            }
+            let a = try lab.startNode(host: 1, name: "a", role: "station")
+            let b = try lab.startNode(host: 2, name: "b")
+            try await waitUntil("a and b in session through their records", timeout: .seconds(20)) {
+                a.peerState("b") == "established" && b.peerState("a") == "established"
+            }
+            // One side resolving the other's record is enough: its handshake brings the other side the peer.
+            #expect(
+                a.log.contains("resolving the DNS-SD record 'b'") || b.log.contains("resolving the DNS-SD record 'a'"),
+                "\(a.log)\n\(b.log)")
         }
     }
 
@@ -85,7 +114,9 @@ import Testing
     @Test("forged adverts (a real drone's name and number, or its very id) never show as that drone, nor as any peer")
     func forgedAdvertsAreListedApartAndNeverAsThePeer() async throws {
         try await Lab.with(hosts: 3) { lab in
-            let station = try lab.startNode(host: 1, name: "station", role: "station")
+            // The station without the group channel resolves every record at once (with it, a record of a name no peer
+            // holds waits 30 s while the group brings peers: PROTOCOL §1.3); d2 with it, and the two interoperate.
+            let station = try lab.startNode(host: 1, name: "station", role: "station", network: "group = false")
             let drone = try lab.startNode(host: 2, name: "d2")
             var number = 0
             try await waitUntil("the station sees d2 with its number", timeout: .seconds(15)) {
@@ -417,7 +448,7 @@ import Testing
             var c = try lab.startNode(host: 3, name: "c")
             try await waitUntil("a in session with b and c", timeout: .seconds(15)) {
                 a.peerState("b") == "established" && a.peerState("c") == "established"
-                    && b.peerState("a") == "established" && a.log.contains("DNS-SD record of 'c'")
+                    && b.peerState("a") == "established" && a.log.contains("DNS-SD record 'c' found")
             }
             // Host 1's daemon stops answering (SIGSTOP): every D-Bus call a's Avahi client makes now waits for D-Bus's
             // timeout (25 s). a is not told: its client still says `running`.
@@ -426,7 +457,7 @@ import Testing
             }
             _ = try lab.lab(signalDaemon("STOP"))
             defer { _ = try? lab.lab(signalDaemon("CONT")) }
-            // c crashes; lost for over 5 s, a resolves c's records afresh (`followLostPeers`): a call to the frozen
+            // c crashes; lost for over 5 s, a resolves c's records (`resolveFoundRecords`): a call to the frozen
             // daemon, made while a runs. Until and after it, a answers at once and keeps its session with b (each
             // status request times out after 2 s: it throws if a is held).
             c.kill()

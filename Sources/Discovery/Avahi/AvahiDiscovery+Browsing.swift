@@ -29,7 +29,10 @@ extension AvahiDiscovery {
         let key = ServiceKey(name: name, type: type, domain: domain, interfaceIndex: interface, family: family)
         switch event {
         case AVAHI_BROWSER_NEW:
-            guard resolvers[key] == nil, let c = client else { return }
+            emit(.found(key), browsing: type)
+            guard resolvers[key] == nil, let c = client,
+                subscribers.contains(where: { $0.browse.contains(type) && $0.resolvesFound })
+            else { return }
             openResolver(key, c)
         case AVAHI_BROWSER_REMOVE:
             if let r = resolvers.removeValue(forKey: key) { avahi_service_resolver_free(r) }

@@ -20,6 +20,8 @@ public final class AvahiDiscovery: Service, @unchecked Sendable {
     struct Subscriber {
         var browse: Set<String>
         var publishing: String?
+        /// Whether every browse result is resolved as it appears (otherwise only on `resolve(_:)`).
+        var resolvesFound: Bool
         var continuation: AsyncStream<DiscoveryEvent>.Continuation
     }
 
@@ -55,14 +57,18 @@ public final class AvahiDiscovery: Service, @unchecked Sendable {
 
     /// Events for one part of the process: records of the `browsing` types (resolved, changed, removed, lookup
     /// failures), what happens to its own advertisement of type `publishing` (published, renamed, failed), and the
-    /// daemon's availability. Each browse result's resolver stays open, so a changed TXT record or address is
-    /// reported again, until the service is removed or `stopResolving(_:)` closes it. The stream finishes when
-    /// `run()` returns.
-    public func subscribe(browsing types: [String], publishing type: String? = nil) -> AsyncStream<DiscoveryEvent> {
+    /// daemon's availability. Every browse result is reported as `found`; with `resolvingFound` it is also resolved at
+    /// once, and otherwise only when the subscriber asks (`resolve(_:)`). A resolver stays open, so a changed TXT
+    /// record or address is reported again, until the service is removed or `stopResolving(_:)` closes it. The
+    /// stream finishes when `run()` returns.
+    public func subscribe(
+        browsing types: [String], publishing type: String? = nil, resolvingFound: Bool = true
+    ) -> AsyncStream<DiscoveryEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: DiscoveryEvent.self, bufferingPolicy: .unbounded)
         later { [self] in
             subscribers.append(
-                Subscriber(browse: Set(types), publishing: type, continuation: continuation))
+                Subscriber(
+                    browse: Set(types), publishing: type, resolvesFound: resolvingFound, continuation: continuation))
             if let c = client, running { startBrowsing(c) }
         }
         return stream

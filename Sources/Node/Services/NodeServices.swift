@@ -103,11 +103,13 @@ public struct NodeServices: CustomStringConvertible {
             "node \(configuration.name) (\(shell.nodeID)) \(configuration.role.rawValue) listening on UDP \(transport.port), mesh \(shell.fingerprint)"
         )
 
-        // The mesh's part of the Avahi client: its record and the peers' records.
+        // The mesh's part of the Avahi client: its record and the peers' records. With the group channel, peers find
+        // each other by group, and a browsed record is resolved only if its node stays unknown (`resolveFoundRecords`).
         let meshDiscovery = discovery.map {
             $0.subscribe(
                 browsing: configuration.discover ? [NodeConfiguration.serviceType] : [],
-                publishing: configuration.advertise ? NodeConfiguration.serviceType : nil)
+                publishing: configuration.advertise ? NodeConfiguration.serviceType : nil,
+                resolvingFound: !configuration.usesGroup)
         }
         if configuration.advertise {
             discovery?.publish(
