@@ -33,7 +33,7 @@ extension CoordinatorCore {
         for (origin, at) in twoWayCheckAt.sorted(by: { $0.key < $1.key }) where at <= now {
             twoWayCheckAt[origin] = nil
             guard neighbours.contains(origin), let lsa = database[origin] else { continue }
-            out += checkTwoWay(lsa, previous: lsa, now: now)
+            out += checkTwoWay(lsa, previous: lsa, now: now)  // the same advertisement: no new incarnation
         }
         return out
     }

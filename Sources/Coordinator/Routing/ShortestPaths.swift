@@ -4,8 +4,8 @@ import MeshTypes
 ///
 /// An edge u–v counts only when both advertisements list each other (for this node's own edges, `neighbours`: those
 /// it has a session with and that hear it, `CoordinatorCore.unheardBy`). Neighbours are expanded in NodeID order, so
-/// every node with the same
-/// database computes the same tree: the next hop is the first hop of the lexicographically first shortest path.
+/// every node with the same database computes the same tree: the next hop is the first hop of the lexicographically
+/// first shortest path.
 enum ShortestPaths {
     static func compute(
         from me: NodeID, neighbours: [NodeID], database: [NodeID: LinkStateAdvertisement],

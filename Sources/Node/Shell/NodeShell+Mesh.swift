@@ -157,15 +157,15 @@ extension NodeShell {
             logger.error("avahi: \(reason)")
         case .found(let key):
             // Only reported to be resolved later when the node has a group channel (otherwise resolved at once).
-            if configuration.usesGroup, discoveryKeys[key] == nil, foundRecords[key] == nil {
+            if configuration.usesGroup, discoveryKeys[key] == nil, foundRecords.since[key] == nil {
                 logger.debug("DNS-SD record '\(key.name)' found (\(key))")
-                foundRecords[key] = t
+                foundRecords.found(key, now: t)
             }
         case .resolved(let record):
-            foundRecords[record.key] = nil
+            foundRecords.forget(record.key)
             resolved(record, now: t)
         case .removed(let key):
-            foundRecords[key] = nil
+            foundRecords.forget(key)
             if let (id, address) = discoveryKeys.removeValue(forKey: key) {
                 logger.debug("DNS-SD record of \(id) on \(key) removed")
                 apply(node.onDiscoveryRemoved(id: id, address: address, now: t), now: t)
@@ -228,39 +228,23 @@ extension NodeShell {
         }
     }
 
-    /// With a group channel, a browsed record is resolved only if no peer of its name is known this long after it
-    /// appeared, while the group brings this node nobody: every node announces itself on the group from its start and
-    /// is dialled from there (PROTOCOL §6.3), and each resolution costs every avahi-daemon on the link queries and
-    /// answers (for a fleet forming at once, work in proportion to N² for every daemon; BENCHMARKS §10.22). A node
-    /// whose group is blocked (a link whose multicast passes mDNS but not the group) hears nobody there, resolves the
-    /// records and dials the others; one side finding the other is enough for a session.
-    static let resolveFoundAfter: Duration = .seconds(5)
-    /// The same while this node hears peers on the group: then a node still unknown is on its way (its handshake
-    /// waits in a busy fleet), or the group does not reach it (it dials this node itself), or it is another mesh's or
-    /// a forged advert (listed apart once resolved).
-    static let resolveFoundWhileGroupHeardAfter: Duration = .seconds(30)
-
-    /// Resolves the browsed records whose node is still unknown (or lost) `resolveFoundAfter` (or
-    /// `resolveFoundWhileGroupHeardAfter`) after they appeared; a record of a peer known by name waits, and is resolved
-    /// if that peer is lost as long as `followLostAfter`. Called from the shell's tick; looks once a second.
+    /// Resolves the browsed records `FoundRecords` says are due (with a group channel, PROTOCOL §1.3). Called from the
+    /// shell's tick; looks once a second.
     func resolveFoundRecords(now t: MeshInstant) {
-        guard let discovery, !foundRecords.isEmpty, t - foundRecordsCheckedAt >= .seconds(1) else { return }
-        foundRecordsCheckedAt = t
-        var known: [String: (state: PeerState, since: MeshInstant)] = [:]
+        guard let discovery, foundRecords.isCheckDue(now: t) else { return }
+        var known: [String: FoundRecords.KnownPeer] = [:]
         for peer in node.mesh.membership.peers.values {
-            if let name = peer.name { known[name] = (peer.state, peer.stateSince) }
+            if let name = peer.name { known[name] = .init(lostSince: peer.state == .lost ? peer.stateSince : nil) }
         }
-        let after = node.mesh.peersHeardByGroup > 0 ? Self.resolveFoundWhileGroupHeardAfter : Self.resolveFoundAfter
-        for (key, since) in foundRecords.sorted(by: { $0.value < $1.value }) {
-            if key.name == publishedName { continue }  // this node's own record
-            if let peer = known[key.name] {
-                guard peer.state == .lost, t - peer.since >= Self.followLostAfter else { continue }
-                logger.debug("following the DNS-SD records of '\(key.name)' again: lost for \(Self.followLostAfter)")
-            } else {
-                guard t - since >= after else { continue }
+        let due = foundRecords.due(
+            now: t, known: known, hearsGroup: node.mesh.peersHeardByGroup > 0, ownName: publishedName)
+        for (key, reason) in due {
+            switch reason {
+            case .lost:
+                logger.debug("following the DNS-SD records of '\(key.name)' again: lost for \(FoundRecords.lostFor)")
+            case .unknown(let after):
                 logger.debug("resolving the DNS-SD record '\(key.name)': no peer of that name known after \(after)")
             }
-            foundRecords[key] = nil
             discovery.resolve(key)
         }
     }

@@ -70,9 +70,8 @@ public actor NodeShell {
     /// peers were last looked for.
     var recordsResolvedAgainAt: [NodeID: MeshInstant] = [:]
     var lostPeersCheckedAt = MeshInstant(nanoseconds: 0)
-    /// Peers' DNS-SD records browsed and not resolved yet (with a group channel: `resolveFoundRecords`), since when.
-    var foundRecords: [ServiceKey: MeshInstant] = [:]
-    var foundRecordsCheckedAt = MeshInstant(nanoseconds: 0)
+    /// Peers' DNS-SD records browsed and not resolved yet (with a group channel: `resolveFoundRecords`).
+    var foundRecords = FoundRecords()
     /// A drone's vehicle (the simulator or an autopilot) with collision avoidance above it.
     var pilot: VehiclePilot?
     /// Drones with `vehicle = "mavlink:…"`: the link to the autopilot (`AutopilotLinkService` runs it).
