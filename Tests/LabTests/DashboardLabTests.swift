@@ -155,6 +155,13 @@ import Testing
             #expect(m[#"fleetmesh_datagrams_total{direction="in",kind="group"}"#] ?? 0 > 0, "\(m)")
             #expect(types["fleetmesh_rtt_seconds"] == "histogram" && m["fleetmesh_rtt_seconds_count{}"] ?? 0 > 0)
             #expect(m[#"fleetmesh_rtt_seconds_bucket{le="1.0"}"#] ?? 0 > 0, "\(m)")
+            // Every group datagram waited for the node's next tick or datagram, and was counted doing so.
+            #expect(types["fleetmesh_group_wait_seconds"] == "histogram", "\(types)")
+            #expect(
+                m["fleetmesh_group_wait_seconds_count{}"] != nil
+                    && m["fleetmesh_group_wait_seconds_count{}"]
+                        == m[#"fleetmesh_datagrams_total{direction="in",kind="group"}"#],
+                "\(m)")
             #expect(m[#"fleetmesh_commands_total{outcome="completed"}"#] ?? 0 >= 1, "\(m)")
             #expect(m[#"fleetmesh_vehicles{state="live"}"#] == 1, "\(m)")
             #expect((0..<2).contains(m["fleetmesh_telemetry_age_max_seconds{}"] ?? -1), "\(m)")

@@ -72,6 +72,7 @@ struct Exposition {
         s.unreadByKernel = 9
         s.unreadByQueue = 10
         for ms in [0.05, 0.1, 0.3, 2.0, 2000] { s.roundTrips.record(.microseconds(Int64(ms * 1000))) }
+        for ms in [3.0, 30.0] { s.groupWaits.record(.microseconds(Int64(ms * 1000))) }
         s.liveVehicles = 2
         s.staleVehicles = 1
         s.oldestTelemetrySeconds = 0.25
@@ -130,6 +131,12 @@ struct Exposition {
         #expect(e.samples.filter { $0.name == "fleetmesh_rtt_seconds_bucket" }.count == 14)
         #expect(e.value("fleetmesh_rtt_seconds_count") == 5)
         #expect(abs((e.value("fleetmesh_rtt_seconds_sum") ?? 0) - 2.00245) < 1e-9)
+        // The group datagrams' waits: 3 ms under 5 ms, 30 ms under 50 ms.
+        #expect(e.types["fleetmesh_group_wait_seconds"] == "histogram")
+        #expect(e.value("fleetmesh_group_wait_seconds_bucket", ["le": "0.0025"]) == 0)
+        #expect(e.value("fleetmesh_group_wait_seconds_bucket", ["le": "0.005"]) == 1)
+        #expect(e.value("fleetmesh_group_wait_seconds_bucket", ["le": "0.05"]) == 2)
+        #expect(e.value("fleetmesh_group_wait_seconds_count") == 2)
 
         #expect(e.value("fleetmesh_vehicles", ["state": "live"]) == 2)
         #expect(e.value("fleetmesh_vehicles", ["state": "stale"]) == 1)
@@ -145,7 +152,7 @@ struct Exposition {
             #expect(e.help[name]?.isEmpty == false, "\(name) has no help")
             #expect(name.hasPrefix("fleetmesh_"), "\(name)")
         }
-        #expect(e.types.count == 24, "\(e.types.keys.sorted())")
+        #expect(e.types.count == 25, "\(e.types.keys.sorted())")
     }
 
     @Test func countsKeptElsewhereShowAsTheyStandAndEventsAddUp() throws {

@@ -31,6 +31,31 @@ struct UDPTransportTests {
         await sender.close()
         await receiver.close()
     }
+
+    /// With `holding`, datagrams of that kind (the node's group datagrams) wait for `takeHeld()`, in arrival order, and
+    /// never reach the stream; every other datagram still goes to the stream at once.
+    @Test func datagramsOfTheHeldKindWaitForTheOwnerToTakeThem() async throws {
+        let logger = Logger(label: "udp-test")
+        let group = MultiThreadedEventLoopGroup.singleton
+        let receiver = try await UDPTransport.bind(port: 0, group: group, logger: logger, holding: 4)
+        let sender = try await UDPTransport.bind(port: 0, group: group, logger: logger)
+        let to = try SocketAddress(ipAddress: "::1", port: receiver.port)
+        sender.send([.unicast([4, 1], to: to), .unicast([3, 1], to: to), .unicast([4, 2], to: to)])
+        sender.send([.unicast([4, 3], to: to), .unicast([3, 2], to: to)])
+        // The stream gets the others; the datagrams were sent in order on loopback, so by the time the last of them
+        // is in the stream every held one before it has been read.
+        #expect(try await receiver.firstDatagrams(2) == [[3, 1], [3, 2]])
+        let held = receiver.takeHeld()
+        #expect(held.map(\.bytes) == [[4, 1], [4, 2], [4, 3]])
+        #expect(held.allSatisfy { $0.from.port == sender.port })
+        #expect(receiver.takeHeld().isEmpty, "taken twice")
+        // An empty datagram is not of the held kind.
+        sender.send([.unicast([], to: to)])
+        #expect(try await receiver.firstDatagrams(1) == [[]])
+        #expect(receiver.takeHeld().isEmpty)
+        await sender.close()
+        await receiver.close()
+    }
 }
 
 /// The drone emulator's sockets: made in a network namespace of their own (the test makes one, with only loopback).

@@ -237,6 +237,11 @@ public final class NodeMetrics: Sendable {
             Self.emit(
                 s.roundTrips, name: "fleetmesh_rtt_seconds",
                 help: "Round trips to peers measured by heartbeats and group echoes, in seconds.", into: &out)
+            Self.emit(
+                s.groupWaits, name: "fleetmesh_group_wait_seconds",
+                help:
+                    "How long group datagrams waited between the socket's read and the node's next tick or datagram, in seconds.",
+                into: &out)
             return out
         }
     }

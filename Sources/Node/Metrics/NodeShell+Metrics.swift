@@ -39,6 +39,7 @@ extension NodeShell {
             s.unreadByQueue = Int(receive.queueDrops)
         }
         s.roundTrips = mesh.roundTrips
+        s.groupWaits = groupWaits
         for v in core.fleetPicture(now: t) where v.node != nodeID {
             if v.isStale {
                 s.staleVehicles += 1

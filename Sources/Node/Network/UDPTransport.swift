@@ -6,6 +6,9 @@ import NIOPosix
 
 /// The node's UDP socket: one dual-stack IPv6 socket (IPv4 peers appear as IPv4-mapped addresses).
 /// Received datagrams are yielded to `datagrams`; `send` queues a datagram and `flush` pushes the queue out.
+/// Datagrams of one kind (their first byte, `holding`) can instead wait in a queue until the owner takes them
+/// (`takeHeld()`): the node takes its group datagrams at its next tick, so a datagram that needs no answer soon does not
+/// wake the node's actor on its own.
 ///
 /// A datagram channel closes itself when `sendmsg` fails with errors such as EPERM (a firewall drop) or
 /// ENETUNREACH (a radio link down). A node must outlive those, so the transport then binds the same port
@@ -29,6 +32,8 @@ public final class UDPTransport: Sendable {
     private let multicast: MulticastGroup?
     /// The network namespace the socket is made in (`bind(…networkNamespace:)`); nil: the process's own.
     private let networkNamespace: String?
+    /// Datagrams whose first byte is this wait for `takeHeld()` instead of going to `datagrams`.
+    private let holding: UInt8?
 
     private struct State {
         var channel: Channel?
@@ -44,6 +49,8 @@ public final class UDPTransport: Sendable {
         var kernelDropsBefore: UInt64 = 0
         /// The kernel's drops on this socket, as last read.
         var kernelDropsNow: UInt64 = 0
+        /// Datagrams of the held kind read since `takeHeld()` last took them, oldest first (at most ``queueLimit``).
+        var held: [Datagram] = []
     }
 
     /// The socket's receive buffer, and the datagrams that reached the node but were never read. Read from the kernel
@@ -51,7 +58,8 @@ public final class UDPTransport: Sendable {
     public struct ReceiveBuffer: Sendable, Hashable {
         /// Datagrams the kernel dropped because the buffer was full, on every socket this transport bound.
         public var kernelDrops: UInt64 = 0
-        /// Datagrams read from the socket but dropped because the queue to the node's actor (``queueLimit``) was full.
+        /// Datagrams read from the socket but dropped because the queue to the node's actor, or the held ones' queue,
+        /// (``queueLimit`` each) was full.
         public var queueDrops: UInt64 = 0
         /// The buffer's size in bytes, as the kernel grants it (it doubles what is asked, up to twice
         /// `net.core.rmem_max`); nil until first read.
@@ -94,8 +102,9 @@ public final class UDPTransport: Sendable {
     private init(
         port: Int, group: EventLoopGroup, continuation: AsyncStream<Datagram>.Continuation,
         datagrams: AsyncStream<Datagram>, logger: Logger, multicast: MulticastGroup?, networkNamespace: String?,
-        state: NIOLockedValueBox<State>
+        holding: UInt8?, state: NIOLockedValueBox<State>
     ) {
+        self.holding = holding
         self.multicast = multicast
         self.port = port
         self.group = group
@@ -108,19 +117,22 @@ public final class UDPTransport: Sendable {
 
     /// Binds `[::]:port` (0 picks a free port); with `multicast`, joins that group on its interfaces. With
     /// `networkNamespace` (a path such as `/run/netns/NAME`) the socket is made in that network namespace: the lab's
-    /// drone emulator gives each of its drones one.
+    /// drone emulator gives each of its drones one. With `holding`, datagrams whose first byte is that value wait for
+    /// `takeHeld()` instead of going to `datagrams`.
     public static func bind(
         port: Int, group: EventLoopGroup, logger: Logger, multicast: MulticastGroup? = nil,
-        networkNamespace: String? = nil
+        networkNamespace: String? = nil, holding: UInt8? = nil
     ) async throws -> UDPTransport {
         let (stream, continuation) = AsyncStream.makeStream(
             of: Datagram.self, bufferingPolicy: .bufferingNewest(queueLimit))
         let state = NIOLockedValueBox(State())
         let (channel, devices) = try await makeChannel(
-            port: port, group: group, networkNamespace: networkNamespace, continuation: continuation, state: state)
+            port: port, group: group, networkNamespace: networkNamespace, holding: holding, continuation: continuation,
+            state: state)
         let transport = UDPTransport(
             port: channel.localAddress?.port ?? port, group: group, continuation: continuation,
-            datagrams: stream, logger: logger, multicast: multicast, networkNamespace: networkNamespace, state: state)
+            datagrams: stream, logger: logger, multicast: multicast, networkNamespace: networkNamespace,
+            holding: holding, state: state)
         await transport.checkReceiveBuffer(of: channel)
         await transport.adopt(channel, devices: devices)
         return transport
@@ -182,7 +194,7 @@ public final class UDPTransport: Sendable {
 
     /// The channel, and the devices of the namespace it was made in when that is not the process's own.
     private static func makeChannel(
-        port: Int, group: EventLoopGroup, networkNamespace: String?,
+        port: Int, group: EventLoopGroup, networkNamespace: String?, holding: UInt8?,
         continuation: AsyncStream<Datagram>.Continuation, state: NIOLockedValueBox<State>
     ) async throws -> (Channel, [NIONetworkDevice]?) {
         let bootstrap = DatagramBootstrap(group: group)
@@ -195,7 +207,7 @@ public final class UDPTransport: Sendable {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
-                        InboundHandler(continuation: continuation, state: state))
+                        InboundHandler(continuation: continuation, holding: holding, state: state))
                 }
             }
         guard let networkNamespace else { return (try await bootstrap.bind(host: "::", port: port).get(), nil) }
@@ -235,8 +247,8 @@ public final class UDPTransport: Sendable {
         while !state.withLockedValue({ $0.closing }) {
             do {
                 let (channel, devices) = try await UDPTransport.makeChannel(
-                    port: port, group: group, networkNamespace: networkNamespace, continuation: continuation,
-                    state: state)
+                    port: port, group: group, networkNamespace: networkNamespace, holding: holding,
+                    continuation: continuation, state: state)
                 let (count, cause) = state.withLockedValue { s -> (Int, String) in
                     s.rebinds += 1
                     return (s.rebinds, s.lastSendError ?? "unknown error")
@@ -333,6 +345,15 @@ public final class UDPTransport: Sendable {
         return targets.count
     }
 
+    /// The held datagrams (`bind(…holding:)`) read since the last call, oldest first.
+    public func takeHeld() -> [Datagram] {
+        state.withLockedValue { s in
+            guard !s.held.isEmpty else { return [] }
+            defer { s.held = [] }
+            return s.held
+        }
+    }
+
     public func flush() {
         state.withLockedValue { $0.channel }?.flush()
     }
@@ -351,17 +372,30 @@ public final class UDPTransport: Sendable {
     private final class InboundHandler: ChannelInboundHandler, Sendable {
         typealias InboundIn = AddressedEnvelope<ByteBuffer>
         let continuation: AsyncStream<Datagram>.Continuation
+        let holding: UInt8?
         let state: NIOLockedValueBox<State>
 
-        init(continuation: AsyncStream<Datagram>.Continuation, state: NIOLockedValueBox<State>) {
+        init(continuation: AsyncStream<Datagram>.Continuation, holding: UInt8?, state: NIOLockedValueBox<State>) {
             self.continuation = continuation
+            self.holding = holding
             self.state = state
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let envelope = unwrapInboundIn(data)
-            let result = continuation.yield(
-                Datagram(bytes: Array(envelope.data.readableBytesView), from: envelope.remoteAddress))
+            let datagram = Datagram(bytes: Array(envelope.data.readableBytesView), from: envelope.remoteAddress)
+            if let holding, datagram.bytes.first == holding {
+                // Held for the owner's next look: no task is resumed, no thread woken.
+                state.withLockedValue { s in
+                    if s.held.count >= UDPTransport.queueLimit {
+                        s.held.removeFirst()
+                        s.receive.queueDrops += 1
+                    }
+                    s.held.append(datagram)
+                }
+                return
+            }
+            let result = continuation.yield(datagram)
             if case .dropped = result { state.withLockedValue { $0.receive.queueDrops += 1 } }
         }
 

@@ -95,7 +95,9 @@ public struct NodeServices: CustomStringConvertible {
         let transport = try await UDPTransport.bind(
             port: configuration.port, group: MultiThreadedEventLoopGroup.singleton, logger: logger,
             multicast: configuration.usesGroup ? .init(interfaces: configuration.groupInterfaces) : nil,
-            networkNamespace: configuration.networkNamespace)
+            networkNamespace: configuration.networkNamespace,
+            // Group datagrams wait for the node's next tick (`NodeShell.receiveHeld`) instead of waking it each.
+            holding: MessageType.group.rawValue)
         let discovery = self.discovery
         await shell.attach(transport, discovery: discovery)
         let ad = await shell.advertisement

@@ -40,13 +40,39 @@ extension NodeShell {
     // MARK: - Events in
 
     func receive(_ datagram: UDPTransport.Datagram) {
+        receiveHeld()
         let t = now
         let waited = clock.now - datagram.arrivedAt
         noteOwnDelay(waited, now: t)
+        apply(handle(datagram, waited: waited, now: t), now: t)
+    }
+
+    /// The group datagrams the socket held since the last look (`UDPTransport.takeHeld`), handled in one go with one
+    /// batch of replies. Called at every mesh and coordinator tick and before every other datagram: a group datagram
+    /// waits at most until the next of those (both ticks come at least every 50 ms), and wakes no thread of its own —
+    /// on a link with N neighbours, most of what a node receives is their group datagrams. Their wait is not the node's
+    /// lateness (the ticks measure that); it is counted in `groupWaits`.
+    func receiveHeld() {
+        guard let held = transport?.takeHeld(), !held.isEmpty else { return }
+        let t = now
+        let reading = clock.now
+        var effects: [NodeCore<SocketAddress>.Effect] = []
+        for datagram in held {
+            let waited = reading - datagram.arrivedAt
+            groupWaits.record(waited)
+            effects += handle(datagram, waited: waited, now: t)
+        }
+        apply(effects, now: t)
+    }
+
+    /// One datagram through the node core: counted, then handled with the instant it was read from the socket.
+    private func handle(
+        _ datagram: UDPTransport.Datagram, waited: Duration, now t: MeshInstant
+    ) -> [NodeCore<SocketAddress>.Effect] {
         traffic.received(datagram.bytes.count, now: t)
         tally.received(datagram.bytes)
         let arrived = waited > .zero && waited < t - MeshInstant(nanoseconds: 0) ? t - waited : t
-        apply(node.onDatagram(datagram.bytes, from: datagram.from, now: t, arrivedAt: arrived), now: t)
+        return node.onDatagram(datagram.bytes, from: datagram.from, now: t, arrivedAt: arrived)
     }
 
     /// The mesh layer's timer: handshakes, heartbeats, suspicion and loss, probes, retransmissions. `due`: the
@@ -54,10 +80,12 @@ extension NodeShell {
     /// `NodeTickService.meshShortest` after `due` and at most `meshLongest` (an event may bring it forward:
     /// `MeshAlarm`).
     func meshTick(due: ContinuousClock.Instant) -> ContinuousClock.Instant {
-        let t = now
-        noteOwnDelay(clock.now - due, now: t)
-        meshTicks &+= 1
+        let late = clock.now - due
         inMeshTick = true
+        receiveHeld()  // before the tick's checks: what was heard counts
+        let t = now
+        noteOwnDelay(late, now: t)
+        meshTicks &+= 1
         apply(node.onMeshTick(now: t, wallClockMicros: Self.wallClockMicros), now: t)
         inMeshTick = false
         _ = node.takeMeshWakeHint()  // the deadline below covers what the tick scheduled

@@ -47,6 +47,8 @@ public actor NodeShell {
     /// The mesh socket's datagrams and bytes in and out (`status`), and by kind (the metrics).
     var traffic = TrafficMeter()
     var tally = DatagramTally()
+    /// How long group datagrams waited between the socket's read and the node's next look (`receiveHeld`).
+    var groupWaits = LatencyHistogram()
     /// The node's Prometheus metrics (`GET /metrics`): figures sampled from this actor at each scrape, and counters of
     /// what happens now and then.
     public nonisolated let metrics: NodeMetrics
@@ -220,6 +222,7 @@ public actor NodeShell {
     /// The 50 ms tick: one control cycle of the drone's vehicle (`VehiclePilot.cycle`: the vehicle, collision
     /// avoidance against the airspace picture, what to publish) fed to the coordinator, then the coordinator's timers.
     func tick() {
+        receiveHeld()
         let t = now
         if var p = pilot {
             let cycle = p.cycle(
