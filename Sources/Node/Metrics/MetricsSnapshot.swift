@@ -25,7 +25,7 @@ struct MetricsSnapshot: Sendable {
     var floodsPruned = 0
     /// Every round trip measured.
     var roundTrips = LatencyHistogram()
-    /// How long group datagrams waited between the socket's read and the node's next look (`NodeShell.receiveHeld`).
+    /// How long group datagrams waited between their arrival and the node's next look (`NodeShell.receiveHeld`).
     var groupWaits = LatencyHistogram()
     /// Vehicles of the fleet picture besides this node's own, fresh and stale, and the oldest fresh one's telemetry
     /// age in seconds (nil: none).

@@ -240,7 +240,7 @@ public final class NodeMetrics: Sendable {
             Self.emit(
                 s.groupWaits, name: "fleetmesh_group_wait_seconds",
                 help:
-                    "How long group datagrams waited between the socket's read and the node's next tick or datagram, in seconds.",
+                    "How long group datagrams waited between their arrival and the node's next tick or datagram, in seconds.",
                 into: &out)
             return out
         }

@@ -6,9 +6,10 @@ import NIOPosix
 
 /// The node's UDP socket: one dual-stack IPv6 socket (IPv4 peers appear as IPv4-mapped addresses).
 /// Received datagrams are yielded to `datagrams`; `send` queues a datagram and `flush` pushes the queue out.
-/// Datagrams of one kind (their first byte, `holding`) can instead wait in a queue until the owner takes them
-/// (`takeHeld()`): the node takes its group datagrams at its next tick, so a datagram that needs no answer soon does not
-/// wake the node's actor on its own.
+/// Datagrams of one kind (their first byte, `holding`) can instead wait until the owner takes them (`takeHeld()`): the
+/// node takes its group datagrams at its next tick, so a datagram that needs no answer soon wakes no thread on its own.
+/// Such a transport reads the multicast group from sockets of its own (``GroupSocket``), which no event loop watches;
+/// where it cannot, its event loop keeps them in a queue.
 ///
 /// A datagram channel closes itself when `sendmsg` fails with errors such as EPERM (a firewall drop) or
 /// ENETUNREACH (a radio link down). A node must outlive those, so the transport then binds the same port
@@ -51,6 +52,12 @@ public final class UDPTransport: Sendable {
         var kernelDropsNow: UInt64 = 0
         /// Datagrams of the held kind read since `takeHeld()` last took them, oldest first (at most ``queueLimit``).
         var held: [Datagram] = []
+        /// The group's sockets (``GroupSocket``), one per joined interface, by interface index; made once, kept across
+        /// rebinds of the unicast socket.
+        var groupSockets: [Int: GroupSocket] = [:]
+        var groupSocketList: [GroupSocket] = []
+        /// The kernel's drops on the group's sockets, as last read.
+        var groupKernelDrops: UInt64 = 0
     }
 
     /// The socket's receive buffer, and the datagrams that reached the node but were never read. Read from the kernel
@@ -173,10 +180,30 @@ public final class UDPTransport: Sendable {
             logger.warning("group channel off: cannot set multicast options: \(error)")
             return []
         }
+        // A transport that holds group datagrams reads them from sockets of their own (``GroupSocket``), which only its
+        // owner's ticks read: the unicast socket then gets none (`IPV6_MULTICAST_ALL` off: only groups it joined).
+        // Not for a socket made in another namespace (the lab's emulator), nor where the option is missing (Linux
+        // before 4.20): those join on the unicast socket, as a transport that holds nothing does.
+        var ownSockets = holding != nil && networkNamespace == nil
+        if ownSockets {
+            do {
+                try await channel.setOption(
+                    ChannelOptions.Types.SocketOption(
+                        level: .ipv6, name: NIOBSDSocket.Option(rawValue: GroupSocket.multicastAllOption)), value: 0
+                ).get()
+            } catch {
+                logger.notice("group datagrams read by the event loop: cannot set IPV6_MULTICAST_ALL: \(error)")
+                ownSockets = false
+            }
+        }
         for (index, device) in chosen.sorted(by: { $0.key < $1.key }) {
             do {
                 let groupAddress = try SocketAddress(ipAddress: multicast.address, port: port)
-                try await multicastChannel.joinGroup(groupAddress, device: device).get()
+                if ownSockets, makeGroupSocket(interfaceIndex: index, name: device.name) {
+                    // joined by its own socket
+                } else {
+                    try await multicastChannel.joinGroup(groupAddress, device: device).get()
+                }
                 var a = sockaddr_in6()
                 a.sin6_family = sa_family_t(AF_INET6)
                 a.sin6_port = in_port_t(UInt16(port)).bigEndian
@@ -188,8 +215,28 @@ public final class UDPTransport: Sendable {
             }
         }
         let names = targets.map { $0.description }.joined(separator: ", ")
-        logger.info("group channel: \(targets.isEmpty ? "no interface joined" : names)")
+        let reader = state.withLockedValue { $0.groupSockets.isEmpty } ? "" : " (read at the node's ticks)"
+        logger.info("group channel: \(targets.isEmpty ? "no interface joined" : names)\(reader)")
         return targets
+    }
+
+    /// Makes the group's socket on interface `index` unless there is one; false if it cannot (logged: the unicast
+    /// socket joins instead).
+    private func makeGroupSocket(interfaceIndex index: Int, name: String) -> Bool {
+        guard let multicast else { return false }
+        if state.withLockedValue({ $0.groupSockets[index] != nil }) { return true }
+        do {
+            let socket = try GroupSocket(group: multicast.address, port: port, interfaceIndex: index, interface: name)
+            state.withLockedValue { s in
+                s.groupSockets[index] = socket
+                s.groupSocketList = s.groupSockets.sorted { $0.key < $1.key }.map(\.value)
+            }
+            return true
+        } catch {
+            logger.warning(
+                "group channel on \(name): its own socket failed (\(error)); the event loop reads it instead")
+            return false
+        }
     }
 
     /// The channel, and the devices of the namespace it was made in when that is not the process's own.
@@ -274,11 +321,14 @@ public final class UDPTransport: Sendable {
         guard let provider = channel as? SocketOptionProvider else { return }
         let info: EventLoopFuture<SocketMemoryInfo> = provider.unsafeGetSocketOption(
             level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_MEMINFO))
+        let groupSockets = state.withLockedValue { $0.groupSocketList }
+        let groupDrops = groupSockets.reduce(UInt64(0)) { $0 + $1.kernelDrops }
         info.whenSuccess { m in
             state.withLockedValue { s in
                 guard s.channel === channel else { return }
                 s.kernelDropsNow = UInt64(m.8)
-                s.receive.kernelDrops = s.kernelDropsBefore + s.kernelDropsNow
+                s.groupKernelDrops = groupDrops
+                s.receive.kernelDrops = s.kernelDropsBefore + s.kernelDropsNow + s.groupKernelDrops
                 s.receive.queued = Int(m.0)
                 s.receive.capacity = Int(m.1)
                 s.receive.readings &+= 1
@@ -345,13 +395,16 @@ public final class UDPTransport: Sendable {
         return targets.count
     }
 
-    /// The held datagrams (`bind(…holding:)`) read since the last call, oldest first.
+    /// The held datagrams (`bind(…holding:)`) read since the last call: those the event loop kept, oldest first, then
+    /// those waiting in the group's own sockets, read now.
     public func takeHeld() -> [Datagram] {
-        state.withLockedValue { s in
-            guard !s.held.isEmpty else { return [] }
-            defer { s.held = [] }
-            return s.held
+        let (taken, sockets) = state.withLockedValue { s in
+            defer { if !s.held.isEmpty { s.held = [] } }
+            return (s.held, s.groupSocketList)
         }
+        var held = taken
+        for socket in sockets { socket.read(into: &held) }
+        return held
     }
 
     public func flush() {
@@ -366,6 +419,14 @@ public final class UDPTransport: Sendable {
             s.closing = true
             return s.channel
         }
+        let sockets = state.withLockedValue { s in
+            defer {
+                s.groupSockets = [:]
+                s.groupSocketList = []
+            }
+            return s.groupSocketList
+        }
+        for socket in sockets { socket.close() }
         if let channel { try? await channel.close() } else { continuation.finish() }
     }
 

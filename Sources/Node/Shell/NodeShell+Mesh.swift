@@ -40,6 +40,8 @@ extension NodeShell {
     // MARK: - Events in
 
     func receive(_ datagram: UDPTransport.Datagram) {
+        // The group datagrams that came before it first: a station's target goes by group and the follow command
+        // after it by unicast; handled the other way round, the drone would have no target to follow.
         receiveHeld()
         let t = now
         let waited = clock.now - datagram.arrivedAt
@@ -47,7 +49,7 @@ extension NodeShell {
         apply(handle(datagram, waited: waited, now: t), now: t)
     }
 
-    /// The group datagrams the socket held since the last look (`UDPTransport.takeHeld`), handled in one go with one
+    /// The group datagrams that arrived since the last look (`UDPTransport.takeHeld`), handled in one go with one
     /// batch of replies. Called at every mesh and coordinator tick and before every other datagram: a group datagram
     /// waits at most until the next of those (both ticks come at least every 50 ms), and wakes no thread of its own —
     /// on a link with N neighbours, most of what a node receives is their group datagrams. Their wait is not the node's

@@ -47,7 +47,7 @@ public actor NodeShell {
     /// The mesh socket's datagrams and bytes in and out (`status`), and by kind (the metrics).
     var traffic = TrafficMeter()
     var tally = DatagramTally()
-    /// How long group datagrams waited between the socket's read and the node's next look (`receiveHeld`).
+    /// How long group datagrams waited between their arrival and the node's next look (`receiveHeld`).
     var groupWaits = LatencyHistogram()
     /// The node's Prometheus metrics (`GET /metrics`): figures sampled from this actor at each scrape, and counters of
     /// what happens now and then.
