@@ -9,8 +9,9 @@ import NIOCore
 /// loop's thread and another of the node's. Each datagram carries the kernel's receive time (`SO_TIMESTAMPNS`), so the
 /// time it waited in the socket is not taken for link delay.
 final class GroupSocket: @unchecked Sendable {
-    /// The interface's name, for logs.
+    /// The interface's name, for logs, and its index.
     let interface: String
+    let interfaceIndex: Int
     /// The descriptor; -1 once closed. Reads and the close take the lock, so a read never meets a reused descriptor.
     private let descriptor: NIOLockedValueBox<CInt>
     /// Where a datagram and its control messages are read to: touched only under `descriptor`'s lock (hence
@@ -29,6 +30,7 @@ final class GroupSocket: @unchecked Sendable {
     /// Makes the socket, binds it and joins the group on interface `index`. Throws with the step and errno that failed.
     init(group: String, port: Int, interfaceIndex index: Int, interface: String) throws {
         self.interface = interface
+        self.interfaceIndex = index
         let fd = Glibc.socket(
             AF_INET6, CInt(SOCK_DGRAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue) | CInt(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw GroupSocketError(step: "socket", errno: errno) }

@@ -26,17 +26,17 @@ public final class UDPTransport: Sendable {
     public let datagrams: AsyncStream<Datagram>
     /// The port the socket is bound to.
     public let port: Int
-    private let state: NIOLockedValueBox<State>
+    let state: NIOLockedValueBox<State>
     private let continuation: AsyncStream<Datagram>.Continuation
     private let group: EventLoopGroup
-    private let logger: Logger
-    private let multicast: MulticastGroup?
+    let logger: Logger
+    let multicast: MulticastGroup?
     /// The network namespace the socket is made in (`bind(…networkNamespace:)`); nil: the process's own.
-    private let networkNamespace: String?
+    let networkNamespace: String?
     /// Datagrams whose first byte is this wait for `takeHeld()` instead of going to `datagrams`.
-    private let holding: UInt8?
+    let holding: UInt8?
 
-    private struct State {
+    struct State {
         var channel: Channel?
         var closing = false
         var rebinds = 0
@@ -52,10 +52,9 @@ public final class UDPTransport: Sendable {
         var kernelDropsNow: UInt64 = 0
         /// Datagrams of the held kind read since `takeHeld()` last took them, oldest first (at most ``queueLimit``).
         var held: [Datagram] = []
-        /// The group's sockets (``GroupSocket``), one per joined interface, by interface index; made once, kept across
-        /// rebinds of the unicast socket.
-        var groupSockets: [Int: GroupSocket] = [:]
-        var groupSocketList: [GroupSocket] = []
+        /// The group's sockets (``GroupSocket``), one per joined interface; made once, kept across rebinds of the
+        /// unicast socket.
+        var groupSockets: [GroupSocket] = []
         /// The kernel's drops on the group's sockets, as last read.
         var groupKernelDrops: UInt64 = 0
     }
@@ -91,20 +90,6 @@ public final class UDPTransport: Sendable {
     public static let largestDatagram = 65_536
     /// How often the receive buffer's figures are read.
     public static let receiveBufferReadInterval: TimeAmount = .milliseconds(100)
-
-    /// The link-local multicast group a transport joins, and sends group datagrams to, on its port.
-    public struct MulticastGroup: Sendable {
-        /// The group's IPv6 address (link-local scope).
-        public var address: String
-        /// Interfaces to join it on; empty: every interface that is up, multicast-capable, not loopback, with an IPv6
-        /// address.
-        public var interfaces: [String]
-
-        public init(address: String = "ff02::464d", interfaces: [String] = []) {
-            self.address = address
-            self.interfaces = interfaces
-        }
-    }
 
     private init(
         port: Int, group: EventLoopGroup, continuation: AsyncStream<Datagram>.Continuation,
@@ -157,86 +142,6 @@ public final class UDPTransport: Sendable {
         logger.notice(
             "the mesh socket's receive buffer is \(granted / 1024) KiB, not the \(2 * Self.requestedReceiveBuffer / 1024) KiB asked for: net.core.rmem_max is \(limit) (the fleetmesh package raises it to \(Self.recommendedReceiveBufferLimit) in /usr/lib/sysctl.d/60-fleetmesh.conf; `fleetmesh doctor` checks it)"
         )
-    }
-
-    /// Joins the multicast group on its interfaces (hop limit 1, no loopback of this node's own datagrams) and
-    /// returns where group datagrams go. An interface that cannot join is logged and skipped.
-    private func join(_ channel: Channel, devices: [NIONetworkDevice]?) async -> [SocketAddress] {
-        guard let multicast, let multicastChannel = channel as? MulticastChannel else { return [] }
-        let devices = devices ?? (try? System.enumerateDevices()) ?? []
-        var chosen: [Int: NIONetworkDevice] = [:]
-        for d in devices where d.address?.protocol == .inet6 && d.name != "lo" && d.multicastSupported {
-            if multicast.interfaces.isEmpty || multicast.interfaces.contains(d.name) { chosen[d.interfaceIndex] = d }
-        }
-        var targets: [SocketAddress] = []
-        do {
-            try await channel.setOption(
-                ChannelOptions.Types.SocketOption(level: .ipv6, name: .ipv6_multicast_loop), value: 0
-            ).get()
-            try await channel.setOption(
-                ChannelOptions.Types.SocketOption(level: .ipv6, name: .ipv6_multicast_hops), value: 1
-            ).get()
-        } catch {
-            logger.warning("group channel off: cannot set multicast options: \(error)")
-            return []
-        }
-        // A transport that holds group datagrams reads them from sockets of their own (``GroupSocket``), which only its
-        // owner's ticks read: the unicast socket then gets none (`IPV6_MULTICAST_ALL` off: only groups it joined).
-        // Not for a socket made in another namespace (the lab's emulator), nor where the option is missing (Linux
-        // before 4.20): those join on the unicast socket, as a transport that holds nothing does.
-        var ownSockets = holding != nil && networkNamespace == nil
-        if ownSockets {
-            do {
-                try await channel.setOption(
-                    ChannelOptions.Types.SocketOption(
-                        level: .ipv6, name: NIOBSDSocket.Option(rawValue: GroupSocket.multicastAllOption)), value: 0
-                ).get()
-            } catch {
-                logger.notice("group datagrams read by the event loop: cannot set IPV6_MULTICAST_ALL: \(error)")
-                ownSockets = false
-            }
-        }
-        for (index, device) in chosen.sorted(by: { $0.key < $1.key }) {
-            do {
-                let groupAddress = try SocketAddress(ipAddress: multicast.address, port: port)
-                if ownSockets, makeGroupSocket(interfaceIndex: index, name: device.name) {
-                    // joined by its own socket
-                } else {
-                    try await multicastChannel.joinGroup(groupAddress, device: device).get()
-                }
-                var a = sockaddr_in6()
-                a.sin6_family = sa_family_t(AF_INET6)
-                a.sin6_port = in_port_t(UInt16(port)).bigEndian
-                _ = inet_pton(AF_INET6, multicast.address, &a.sin6_addr)
-                a.sin6_scope_id = UInt32(index)
-                targets.append(SocketAddress(a, host: "\(multicast.address)%\(device.name)"))
-            } catch {
-                logger.warning("group channel: cannot join \(multicast.address) on \(device.name): \(error)")
-            }
-        }
-        let names = targets.map { $0.description }.joined(separator: ", ")
-        let reader = state.withLockedValue { $0.groupSockets.isEmpty } ? "" : " (read at the node's ticks)"
-        logger.info("group channel: \(targets.isEmpty ? "no interface joined" : names)\(reader)")
-        return targets
-    }
-
-    /// Makes the group's socket on interface `index` unless there is one; false if it cannot (logged: the unicast
-    /// socket joins instead).
-    private func makeGroupSocket(interfaceIndex index: Int, name: String) -> Bool {
-        guard let multicast else { return false }
-        if state.withLockedValue({ $0.groupSockets[index] != nil }) { return true }
-        do {
-            let socket = try GroupSocket(group: multicast.address, port: port, interfaceIndex: index, interface: name)
-            state.withLockedValue { s in
-                s.groupSockets[index] = socket
-                s.groupSocketList = s.groupSockets.sorted { $0.key < $1.key }.map(\.value)
-            }
-            return true
-        } catch {
-            logger.warning(
-                "group channel on \(name): its own socket failed (\(error)); the event loop reads it instead")
-            return false
-        }
     }
 
     /// The channel, and the devices of the namespace it was made in when that is not the process's own.
@@ -321,7 +226,7 @@ public final class UDPTransport: Sendable {
         guard let provider = channel as? SocketOptionProvider else { return }
         let info: EventLoopFuture<SocketMemoryInfo> = provider.unsafeGetSocketOption(
             level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_MEMINFO))
-        let groupSockets = state.withLockedValue { $0.groupSocketList }
+        let groupSockets = state.withLockedValue { $0.groupSockets }
         let groupDrops = groupSockets.reduce(UInt64(0)) { $0 + $1.kernelDrops }
         info.whenSuccess { m in
             state.withLockedValue { s in
@@ -395,18 +300,6 @@ public final class UDPTransport: Sendable {
         return targets.count
     }
 
-    /// The held datagrams (`bind(…holding:)`) read since the last call: those the event loop kept, oldest first, then
-    /// those waiting in the group's own sockets, read now.
-    public func takeHeld() -> [Datagram] {
-        let (taken, sockets) = state.withLockedValue { s in
-            defer { if !s.held.isEmpty { s.held = [] } }
-            return (s.held, s.groupSocketList)
-        }
-        var held = taken
-        for socket in sockets { socket.read(into: &held) }
-        return held
-    }
-
     public func flush() {
         state.withLockedValue { $0.channel }?.flush()
     }
@@ -420,11 +313,8 @@ public final class UDPTransport: Sendable {
             return s.channel
         }
         let sockets = state.withLockedValue { s in
-            defer {
-                s.groupSockets = [:]
-                s.groupSocketList = []
-            }
-            return s.groupSocketList
+            defer { s.groupSockets = [] }
+            return s.groupSockets
         }
         for socket in sockets { socket.close() }
         if let channel { try? await channel.close() } else { continuation.finish() }
